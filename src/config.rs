@@ -1,0 +1,148 @@
+//! Configuration: Rocket's figment (`Rocket.toml`, then `ROCKET_*` variables) with
+//! Stockbook's own keys (DECISIONS §0), validated once at start.
+
+use std::collections::BTreeMap;
+
+use rocket::figment::providers::{Env, Format, Serialized, Toml};
+use rocket::figment::{Figment, Profile};
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignupMode {
+    /// Only the first account may sign up.
+    FirstUser,
+    /// Anyone may sign up.
+    Open,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    Essential,
+    Pro,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synchronous {
+    Full,
+    Normal,
+}
+
+impl Synchronous {
+    pub fn pragma_value(self) -> &'static str {
+        match self {
+            Self::Full => "FULL",
+            Self::Normal => "NORMAL",
+        }
+    }
+}
+
+/// Endpoints of one import platform; tests point them at a local server.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PlatformConfig {
+    pub base_url: Option<String>,
+    pub authorize_url: Option<String>,
+    pub token_url: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AppConfig {
+    pub database: String,
+    pub signup: SignupMode,
+    pub plan: Plan,
+    pub allow_negative_stock: bool,
+    pub session_days: u32,
+    pub synchronous: Synchronous,
+    pub platforms: BTreeMap<String, PlatformConfig>,
+}
+
+#[derive(Deserialize)]
+struct RawConfig {
+    database: String,
+    signup: String,
+    plan: String,
+    allow_negative_stock: bool,
+    session_days: i64,
+    synchronous: String,
+    #[serde(default)]
+    platforms: BTreeMap<String, PlatformConfig>,
+}
+
+/// The figment `main` uses: Rocket's own sources, with Stockbook's defaults underneath.
+pub fn figment() -> Figment {
+    let profile = Profile::from_env_or("ROCKET_PROFILE", rocket::Config::DEFAULT_PROFILE);
+    Figment::from(rocket::Config::default())
+        .merge(Serialized::defaults(defaults()))
+        .merge(Toml::file(Env::var_or("ROCKET_CONFIG", "Rocket.toml")).nested())
+        .merge(Env::prefixed("ROCKET_").ignore(&["PROFILE"]).global())
+        .select(profile)
+}
+
+/// Stockbook's defaults, merged over Rocket's.
+pub fn defaults() -> serde_json::Value {
+    serde_json::json!({
+        "database": "stockbook.db",
+        "signup": "first-user",
+        "plan": "pro",
+        "allow_negative_stock": false,
+        "session_days": 14,
+        "synchronous": "full",
+        "limits": { "json": "32 MiB" },
+        "log_level": "off",
+    })
+}
+
+impl AppConfig {
+    /// Reads and validates the configuration; the error names the bad key.
+    pub fn from_figment(figment: &Figment) -> Result<Self, String> {
+        let raw: RawConfig = figment
+            .extract()
+            .map_err(|e| format!("invalid configuration: {e}"))?;
+        let signup = match raw.signup.as_str() {
+            "first-user" => SignupMode::FirstUser,
+            "open" => SignupMode::Open,
+            other => return Err(bad_key("signup", "`first-user` or `open`", other)),
+        };
+        let plan = match raw.plan.as_str() {
+            "essential" => Plan::Essential,
+            "pro" => Plan::Pro,
+            other => return Err(bad_key("plan", "`essential` or `pro`", other)),
+        };
+        let synchronous = match raw.synchronous.to_ascii_lowercase().as_str() {
+            "full" => Synchronous::Full,
+            "normal" => Synchronous::Normal,
+            other => return Err(bad_key("synchronous", "`full` or `normal`", other)),
+        };
+        let session_days = u32::try_from(raw.session_days)
+            .ok()
+            .filter(|d| (1..=3650).contains(d))
+            .ok_or_else(|| {
+                bad_key(
+                    "session_days",
+                    "a whole number of days from 1 to 3650",
+                    &raw.session_days.to_string(),
+                )
+            })?;
+        if raw.database.trim().is_empty() {
+            return Err(bad_key("database", "a file path or `:memory:`", ""));
+        }
+        Ok(Self {
+            database: raw.database,
+            signup,
+            plan,
+            allow_negative_stock: raw.allow_negative_stock,
+            session_days,
+            synchronous,
+            platforms: raw.platforms,
+        })
+    }
+
+    pub fn platform(&self, id: &str) -> PlatformConfig {
+        self.platforms.get(id).cloned().unwrap_or_default()
+    }
+}
+
+fn bad_key(key: &str, expected: &str, got: &str) -> String {
+    format!("invalid configuration key `{key}`: expected {expected}, got `{got}`")
+}

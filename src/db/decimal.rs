@@ -1,0 +1,205 @@
+//! Exact decimals from the JSON parser to the database and back.
+//!
+//! Each kind of number is a newtype over [`Decimal`] with a fixed number of decimal
+//! places. JSON carries them as numbers (serde_json's `arbitrary_precision` keeps the
+//! digits exactly as sent); SQLite stores them as INTEGERs scaled by 10^places, so SQL can
+//! `SUM` and compare them exactly and no value ever becomes a binary float.
+//!
+//! Parsing refuses more decimal places than the kind allows (trailing zeros do not
+//! count) and magnitudes above 10^12: a 400, never a silent rounding (DECISIONS §12).
+
+use std::fmt;
+use std::str::FromStr;
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Largest magnitude accepted from a client.
+pub const MAX_MAGNITUDE: i64 = 1_000_000_000_000;
+
+/// Parses a decimal from text as a JSON number or CSV cell writes it (`12`, `-0.5`, `1e3`).
+pub fn parse_decimal(s: &str) -> Option<Decimal> {
+    let s = s.trim();
+    if s.contains(['e', 'E']) {
+        Decimal::from_scientific(s).ok()
+    } else {
+        Decimal::from_str_exact(s).ok()
+    }
+}
+
+/// Checks places and magnitude; the error text completes "Invalid value for field `x`: ".
+pub fn check(value: Decimal, places: u32) -> Result<Decimal, String> {
+    let v = value.normalize();
+    if v.abs() > Decimal::from(MAX_MAGNITUDE) {
+        return Err("magnitude above 10^12".to_owned());
+    }
+    if v.scale() > places {
+        return Err(format!("at most {places} decimal places"));
+    }
+    Ok(v)
+}
+
+/// Rounds half away from zero to `dp` places (the service's one rounding rule).
+pub fn round(value: Decimal, dp: u32) -> Decimal {
+    value
+        .round_dp_with_strategy(dp, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
+        .normalize()
+}
+
+macro_rules! scaled_decimal {
+    ($(#[$doc:meta])* $name:ident, $places:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(Decimal);
+
+        impl $name {
+            pub const PLACES: u32 = $places;
+            pub const ZERO: Self = Self(Decimal::ZERO);
+
+            /// Validated construction (places and magnitude).
+            pub fn new(value: Decimal) -> Result<Self, String> {
+                check(value, $places).map(Self)
+            }
+
+            /// Construction for values the service computed itself; rounds half away from
+            /// zero to the kind's places.
+            pub fn rounded(value: Decimal) -> Self {
+                Self(round(value, $places))
+            }
+
+            pub fn from_i64(v: i64) -> Self {
+                Self(Decimal::from(v))
+            }
+
+            pub fn value(self) -> Decimal {
+                self.0
+            }
+
+            pub fn is_zero(self) -> bool {
+                self.0.is_zero()
+            }
+
+            pub fn is_sign_negative(self) -> bool {
+                self.0 < Decimal::ZERO
+            }
+
+            /// The scaled integer stored in SQLite.
+            pub fn to_scaled(self) -> i64 {
+                (self.0 * Decimal::from(10_i64.pow($places)))
+                    .trunc()
+                    .to_i64()
+                    .unwrap_or(i64::MAX)
+            }
+
+            pub fn from_scaled(v: i64) -> Self {
+                Self(Decimal::new(v, $places).normalize())
+            }
+        }
+
+        impl std::ops::Add for $name {
+            type Output = Self;
+            fn add(self, o: Self) -> Self {
+                Self((self.0 + o.0).normalize())
+            }
+        }
+
+        impl std::ops::Sub for $name {
+            type Output = Self;
+            fn sub(self, o: Self) -> Self {
+                Self((self.0 - o.0).normalize())
+            }
+        }
+
+        impl std::ops::Neg for $name {
+            type Output = Self;
+            fn neg(self) -> Self {
+                Self(-self.0)
+            }
+        }
+
+        impl std::iter::Sum for $name {
+            fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self::ZERO, |a, b| a + b)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0.normalize(), f)
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                let d = parse_decimal(s).ok_or_else(|| format!("`{s}` is not a number"))?;
+                Self::new(d)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                Serialize::serialize(&self.0.normalize(), s)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let n = serde_json::Number::deserialize(d)?;
+                let dec = parse_decimal(n.as_str())
+                    .ok_or_else(|| serde::de::Error::custom("not a decimal number"))?;
+                Self::new(dec).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+                Ok(ToSqlOutput::from(self.to_scaled()))
+            }
+        }
+
+        impl FromSql for $name {
+            fn column_result(v: ValueRef<'_>) -> FromSqlResult<Self> {
+                match v {
+                    ValueRef::Integer(i) => Ok(Self::from_scaled(i)),
+                    _ => Err(FromSqlError::InvalidType),
+                }
+            }
+        }
+    };
+}
+
+scaled_decimal!(
+    /// A stock quantity: up to 3 decimal places.
+    Qty,
+    3
+);
+scaled_decimal!(
+    /// A unit price or cost: up to 4 decimal places.
+    Price,
+    4
+);
+scaled_decimal!(
+    /// A money amount (or hours): up to 2 decimal places.
+    Money,
+    2
+);
+
+/// A percentage such as a VAT rate or a discount: 0 to 100, up to 2 decimal places.
+pub fn check_percent(field: &str, v: Decimal) -> Result<Decimal, crate::error::AppError> {
+    let v = check(v, 2).map_err(|e| crate::error::AppError::invalid(field, e))?;
+    if v < Decimal::ZERO || v > Decimal::from(100) {
+        return Err(crate::error::AppError::invalid(
+            field,
+            "must be from 0 to 100",
+        ));
+    }
+    Ok(v)
+}
+
+/// Serialises a computed [`Decimal`] (report figures) as a JSON number.
+pub fn ser_decimal<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    Serialize::serialize(&v.normalize(), s)
+}

@@ -1,0 +1,118 @@
+//! The database layer: an r2d2 pool of rusqlite connections, per-connection pragmas, the
+//! embedded refinery migrations, and the two ways to use a connection:
+//! [`Db::read`] for queries and [`Db::write`] for a `BEGIN IMMEDIATE` transaction that
+//! commits when the closure returns `Ok` and rolls back otherwise.
+
+pub mod decimal;
+
+use std::time::Duration;
+
+use r2d2::{Pool, PooledConnection};
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::config::Synchronous;
+use crate::error::{AppError, AppResult};
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+#[derive(Clone)]
+pub struct Db {
+    pool: Pool<SqliteConnectionManager>,
+    in_memory: bool,
+}
+
+impl Db {
+    /// Opens (creating if needed) and migrates the database at `path`; `:memory:` gives a
+    /// fresh private in-memory database.
+    pub fn open(path: &str, synchronous: Synchronous) -> Result<Self, String> {
+        let in_memory = path == ":memory:";
+        let sync = synchronous.pragma_value();
+        let manager = if in_memory {
+            SqliteConnectionManager::memory()
+        } else {
+            SqliteConnectionManager::file(path)
+        }
+        .with_init(move |c| init_connection(c, sync, in_memory));
+        // An in-memory database is one connection: it serialises everything, which is what
+        // the tests want, and nothing can see a half-made database.
+        let size = if in_memory { 1 } else { 8 };
+        let pool = Pool::builder()
+            .max_size(size)
+            .connection_timeout(Duration::from_secs(30))
+            .build(manager)
+            .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+        let db = Self { pool, in_memory };
+        db.migrate()
+            .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+        Ok(db)
+    }
+
+    pub fn is_in_memory(&self) -> bool {
+        self.in_memory
+    }
+
+    fn migrate(&self) -> Result<(), String> {
+        let mut conn = self.pool.get().map_err(|e| e.to_string())?;
+        embedded::migrations::runner()
+            .run(&mut *conn)
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    pub fn conn(&self) -> AppResult<PooledConnection<SqliteConnectionManager>> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `f` on a pooled connection (reads; no transaction is opened).
+    pub fn read_sync<T>(&self, f: impl FnOnce(&Connection) -> AppResult<T>) -> AppResult<T> {
+        let conn = self.conn()?;
+        f(&conn)
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction: committed on `Ok`, rolled back on `Err`.
+    pub fn write_sync<T>(&self, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+        let mut conn = self.conn()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// [`Db::read_sync`] off the async worker threads.
+    pub async fn read<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> AppResult<T> + Send + 'static,
+    {
+        let db = self.clone();
+        rocket::tokio::task::spawn_blocking(move || db.read_sync(f))
+            .await
+            .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
+    }
+
+    /// [`Db::write_sync`] off the async worker threads.
+    pub async fn write<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+    {
+        let db = self.clone();
+        rocket::tokio::task::spawn_blocking(move || db.write_sync(f))
+            .await
+            .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
+    }
+}
+
+fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> rusqlite::Result<()> {
+    if !in_memory {
+        c.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    c.pragma_update(None, "foreign_keys", "ON")?;
+    c.pragma_update(None, "busy_timeout", 5000)?;
+    c.pragma_update(None, "synchronous", synchronous)?;
+    c.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}

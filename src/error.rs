@@ -1,0 +1,169 @@
+//! One error type for the whole service, rendered as the §7 body:
+//! `{statusCode, statusMessage, message}`.
+//!
+//! Internal causes (SQLite, I/O) are logged and never sent to the client.
+
+use std::io::Cursor;
+
+use rocket::http::{ContentType, Header, Status};
+use rocket::request::Request;
+use rocket::response::{self, Responder, Response};
+use serde::Serialize;
+
+pub type AppResult<T> = Result<T, AppError>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after: u64 },
+    /// The database stayed locked past the busy timeout: the client may retry.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Anything unexpected. The text is logged, never sent.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AppError {
+    pub fn bad_request(msg: impl Into<String>) -> Self {
+        Self::BadRequest(msg.into())
+    }
+    pub fn not_found(msg: impl Into<String>) -> Self {
+        Self::NotFound(msg.into())
+    }
+    pub fn conflict(msg: impl Into<String>) -> Self {
+        Self::Conflict(msg.into())
+    }
+    pub fn forbidden(msg: impl Into<String>) -> Self {
+        Self::Forbidden(msg.into())
+    }
+    pub fn internal(msg: impl Into<String>) -> Self {
+        Self::Internal(msg.into())
+    }
+    pub fn missing(field: &str) -> Self {
+        Self::BadRequest(format!("Missing required field: {field}"))
+    }
+    pub fn invalid(field: &str, why: impl std::fmt::Display) -> Self {
+        Self::BadRequest(format!("Invalid value for field `{field}`: {why}"))
+    }
+
+    pub fn status(&self) -> Status {
+        match self {
+            Self::BadRequest(_) => Status::BadRequest,
+            Self::Unauthorized(_) => Status::Unauthorized,
+            Self::Forbidden(_) => Status::Forbidden,
+            Self::NotFound(_) => Status::NotFound,
+            Self::Conflict(_) => Status::Conflict,
+            Self::PayloadTooLarge(_) => Status::PayloadTooLarge,
+            Self::UnsupportedMediaType(_) => Status::UnsupportedMediaType,
+            Self::TooManyRequests { .. } => Status::TooManyRequests,
+            Self::Unavailable(_) => Status::ServiceUnavailable,
+            Self::Internal(_) => Status::InternalServerError,
+        }
+    }
+
+    /// The message a client may see.
+    pub fn public_message(&self) -> String {
+        match self {
+            Self::Internal(_) => "Internal server error".to_owned(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The §7 error body.
+#[derive(Serialize)]
+pub struct ErrorBody {
+    #[serde(rename = "statusCode")]
+    pub status_code: u16,
+    #[serde(rename = "statusMessage")]
+    pub status_message: String,
+    pub message: String,
+}
+
+impl ErrorBody {
+    pub fn new(status: Status, message: impl Into<String>) -> Self {
+        Self {
+            status_code: status.code,
+            status_message: status.reason_lossy().to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Builds the JSON error response for a status and message.
+pub fn error_response<'r>(status: Status, message: String) -> Response<'r> {
+    let body = serde_json::to_vec(&ErrorBody::new(status, message)).unwrap_or_default();
+    Response::build()
+        .status(status)
+        .header(ContentType::JSON)
+        .sized_body(body.len(), Cursor::new(body))
+        .finalize()
+}
+
+impl<'r> Responder<'r, 'static> for AppError {
+    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
+        if let Self::Internal(cause) = &self {
+            eprintln!("stockbook: internal error: {cause}");
+        }
+        let mut res = error_response(self.status(), self.public_message());
+        match &self {
+            Self::TooManyRequests { retry_after, .. } => {
+                res.set_header(Header::new("Retry-After", retry_after.max(&1).to_string()));
+            }
+            Self::Unavailable(_) => {
+                res.set_header(Header::new("Retry-After", "1"));
+            }
+            _ => {}
+        }
+        Ok(res)
+    }
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ffi::ErrorCode;
+        if let rusqlite::Error::SqliteFailure(code, msg) = &e {
+            match code.code {
+                ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
+                    return Self::Unavailable("The database is busy; retry the request".into());
+                }
+                ErrorCode::ConstraintViolation => {
+                    let detail = msg.clone().unwrap_or_default();
+                    return match code.extended_code {
+                        // SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY
+                        2067 | 1555 => Self::Conflict(format!("Duplicate value: {detail}")),
+                        // SQLITE_CONSTRAINT_FOREIGNKEY
+                        787 => Self::Conflict("The record is in use by other records".into()),
+                        // SQLITE_CONSTRAINT_CHECK / NOTNULL
+                        275 | 1299 => Self::BadRequest(format!("Invalid value: {detail}")),
+                        _ => Self::Internal(e.to_string()),
+                    };
+                }
+                _ => {}
+            }
+        }
+        Self::Internal(e.to_string())
+    }
+}
+
+impl From<r2d2::Error> for AppError {
+    fn from(e: r2d2::Error) -> Self {
+        eprintln!("stockbook: connection pool: {e}");
+        Self::Unavailable("The database is busy; retry the request".into())
+    }
+}

@@ -1,0 +1,151 @@
+//! `JsonBody<T>`: the one way a request body enters the service.
+//!
+//! It enforces the JSON-only rule for mutations (415), the `limits.json` size (413),
+//! and turns every serde failure into a §7 message that names the field:
+//! `Missing required field: <field>` or ``Invalid value for field `x`: ...``.
+//! An empty body reads as `{}`, so a missing body reports the first missing field.
+
+use rocket::data::{self, Data, FromData, ToByteUnit};
+use rocket::request::Request;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+
+use crate::error::AppError;
+use crate::http::stash::stash;
+
+pub struct JsonBody<T>(pub T);
+
+impl<T> JsonBody<T> {
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> std::ops::Deref for JsonBody<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// Rejects a request whose content type is not JSON (the CSRF rule of DECISIONS §1).
+pub fn require_json(req: &Request<'_>) -> Result<(), AppError> {
+    match req.content_type() {
+        Some(ct) if ct.is_json() => Ok(()),
+        _ => Err(AppError::UnsupportedMediaType(
+            "Request body must be application/json".into(),
+        )),
+    }
+}
+
+#[rocket::async_trait]
+impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
+    type Error = ();
+
+    async fn from_data(req: &'r Request<'_>, data: Data<'r>) -> data::Outcome<'r, Self> {
+        match read(req, data).await {
+            Ok(v) => data::Outcome::Success(Self(v)),
+            Err(e) => {
+                let status = e.status();
+                stash(req, e);
+                data::Outcome::Error((status, ()))
+            }
+        }
+    }
+}
+
+async fn read<T: DeserializeOwned>(req: &Request<'_>, data: Data<'_>) -> Result<T, AppError> {
+    require_json(req)?;
+    let limit = req.limits().get("json").unwrap_or_else(|| 32.mebibytes());
+    let bytes = data
+        .open(limit)
+        .into_bytes()
+        .await
+        .map_err(|e| AppError::bad_request(format!("Could not read the request body: {e}")))?;
+    if !bytes.is_complete() {
+        return Err(AppError::PayloadTooLarge(format!(
+            "Request body is larger than the limit of {limit}"
+        )));
+    }
+    parse_json(&bytes)
+}
+
+/// Parses a JSON body into `T` with field-naming error messages.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
+    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        bytes
+    };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        describe(&path, e.inner())
+    })?;
+    de.end()
+        .map_err(|e| AppError::bad_request(format!("Malformed JSON: {e}")))?;
+    Ok(value)
+}
+
+fn describe(path: &str, e: &serde_json::Error) -> AppError {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => {
+            AppError::bad_request(format!("Malformed JSON: {e}"))
+        }
+        Category::Data => {
+            let msg = strip_position(&e.to_string());
+            let join = |field: &str| {
+                if path.is_empty() || path == "." {
+                    field.to_owned()
+                } else {
+                    format!("{path}.{field}")
+                }
+            };
+            if let Some(rest) = msg.strip_prefix("missing field `") {
+                let field = rest.trim_end_matches('`');
+                return AppError::missing(&join(field));
+            }
+            if path.is_empty() || path == "." {
+                return AppError::bad_request(format!("Invalid request body: {msg}"));
+            }
+            if msg.starts_with("invalid type: null") {
+                return AppError::missing(path);
+            }
+            AppError::invalid(path, msg)
+        }
+    }
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+/// For PUT fields that may be set to null: absent is `None`, null is `Some(None)`.
+pub fn nullable<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Parses an identifier sent by a client (body field or query parameter): 400 when it is
+/// not a UUID. Returns the canonical lower-case hyphenated form.
+pub fn parse_id(field: &str, s: &str) -> Result<String, AppError> {
+    uuid::Uuid::parse_str(s.trim())
+        .map(|u| u.hyphenated().to_string())
+        .map_err(|_| AppError::invalid(field, "not a UUID"))
+}
+
+/// Parses an optional UUID query parameter.
+pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppError> {
+    match s {
+        None => Ok(None),
+        Some(s) if s.is_empty() => Ok(None),
+        Some(s) => parse_id(field, s).map(Some),
+    }
+}

@@ -1,0 +1,104 @@
+//! The HTTP surface: one constructor, [`build_rocket`], used by `main` and by every test.
+
+pub mod assets;
+pub mod body;
+pub mod catchers;
+pub mod paging;
+pub mod stash;
+
+use rocket::fairing::AdHoc;
+use rocket::figment::Figment;
+use rocket::http::{Header, Status};
+use rocket::response::{self, Responder};
+use rocket::serde::json::Json;
+use rocket::{get, routes, Build, Request, Rocket};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::clock::Clock;
+use crate::config::AppConfig;
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+
+/// A 201 answer: `{data: record}`.
+pub struct Created<T>(pub T);
+
+impl<'r, T: Serialize> Responder<'r, 'static> for Created<T> {
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
+        let mut res = Json(json!({ "data": self.0 })).respond_to(req)?;
+        res.set_status(Status::Created);
+        Ok(res)
+    }
+}
+
+/// `{data: value}` with 200.
+pub fn data<T: Serialize>(value: T) -> Json<Value> {
+    Json(json!({ "data": value }))
+}
+
+/// A required, non-blank text field; trimmed.
+pub fn required_text(field: &str, s: &str) -> AppResult<String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(AppError::missing(field));
+    }
+    Ok(t.to_owned())
+}
+
+/// Everything the app needs at run time, built once from the configuration.
+pub struct App {
+    pub config: AppConfig,
+    pub db: Db,
+    pub clock: Clock,
+}
+
+impl App {
+    /// Reads the configuration and opens (creating and migrating) the database.
+    pub fn from_figment(figment: &Figment) -> Result<Self, String> {
+        let config = AppConfig::from_figment(figment)?;
+        let db = Db::open(&config.database, config.synchronous)?;
+        Ok(Self {
+            config,
+            db,
+            clock: Clock::default(),
+        })
+    }
+}
+
+/// The whole service: session API at `/api`, public API at `/api/v1`, web app at `/`.
+pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
+    let db_path = app.config.database.clone();
+    rocket::custom(figment)
+        .manage(app.db)
+        .manage(app.config)
+        .manage(app.clock)
+        .mount("/api", routes![health])
+        .mount("/api", crate::auth::routes::routes())
+        .mount("/api", crate::entities::routes())
+        .mount("/", assets::routes())
+        .register("/", catchers::all())
+        .attach(AdHoc::on_response("security headers", |_, res| {
+            Box::pin(async move {
+                res.set_header(Header::new("X-Content-Type-Options", "nosniff"));
+                res.set_header(Header::new("X-Frame-Options", "DENY"));
+                res.set_header(Header::new("Referrer-Policy", "same-origin"));
+            })
+        }))
+        .attach(AdHoc::on_liftoff("announce", move |rocket| {
+            Box::pin(async move {
+                let c = rocket.config();
+                println!(
+                    "Stockbook {} listening on http://{}:{} with database {}",
+                    env!("CARGO_PKG_VERSION"),
+                    c.address,
+                    c.port,
+                    db_path
+                );
+            })
+        }))
+}
+
+#[get("/health")]
+fn health() -> Json<Value> {
+    data(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}

@@ -1,0 +1,72 @@
+//! Paging of list endpoints. The session API takes optional `limit` and `offset` (no
+//! default limit, DECISIONS §2); the public API defaults to 50 and serves at most 200
+//! (§8, DECISIONS §10). Values that are not whole numbers in range are a 400.
+
+use rocket::FromForm;
+
+use crate::error::{AppError, AppResult};
+
+/// Query parameters every session list endpoint accepts.
+#[derive(Debug, Default, FromForm)]
+pub struct ListQuery {
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    pub limit: Option<i64>,
+    pub offset: i64,
+}
+
+impl Page {
+    /// `LIMIT` for SQL: -1 means no limit in SQLite.
+    pub fn sql_limit(self) -> i64 {
+        self.limit.unwrap_or(-1)
+    }
+}
+
+impl ListQuery {
+    pub fn page(&self) -> AppResult<Page> {
+        parse_page(self.limit.as_deref(), self.offset.as_deref(), None)
+    }
+}
+
+/// `default_limit` set: public API rules (default, capped at 200).
+pub fn parse_page(
+    limit: Option<&str>,
+    offset: Option<&str>,
+    default_limit: Option<i64>,
+) -> AppResult<Page> {
+    let limit = match limit {
+        None => default_limit,
+        Some(s) => {
+            let n: i64 = s
+                .trim()
+                .parse()
+                .map_err(|_| AppError::invalid("limit", "must be a whole number"))?;
+            if n < 1 {
+                return Err(AppError::invalid("limit", "must be at least 1"));
+            }
+            Some(if default_limit.is_some() {
+                n.min(200)
+            } else {
+                n
+            })
+        }
+    };
+    let offset = match offset {
+        None => 0,
+        Some(s) => {
+            let n: i64 = s
+                .trim()
+                .parse()
+                .map_err(|_| AppError::invalid("offset", "must be a whole number"))?;
+            if n < 0 {
+                return Err(AppError::invalid("offset", "must not be negative"));
+            }
+            n
+        }
+    };
+    Ok(Page { limit, offset })
+}

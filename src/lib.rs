@@ -1,0 +1,13 @@
+//! Stockbook: inventory and small-business accounting for UK businesses, served from one
+//! binary over one SQLite file. See README.md for the layout.
+
+pub mod auth;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod entities;
+pub mod error;
+pub mod http;
+pub mod scope;
+
+pub use http::{build_rocket, App};
