@@ -8,6 +8,7 @@ pub mod db;
 pub mod entities;
 pub mod error;
 pub mod http;
+pub mod inventory;
 pub mod scope;
 
 pub use http::{build_rocket, App};

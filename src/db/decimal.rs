@@ -187,6 +187,12 @@ scaled_decimal!(
     2
 );
 
+scaled_decimal!(
+    /// A percentage (VAT rate, discount, margin): up to 2 decimal places.
+    Percent,
+    2
+);
+
 /// A percentage such as a VAT rate or a discount: 0 to 100, up to 2 decimal places.
 pub fn check_percent(field: &str, v: Decimal) -> Result<Decimal, crate::error::AppError> {
     let v = check(v, 2).map_err(|e| crate::error::AppError::invalid(field, e))?;

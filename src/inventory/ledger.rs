@@ -1,0 +1,321 @@
+//! The stock-movement ledger: the single place where a stock quantity changes.
+//!
+//! [`apply_movement`] validates one movement, checks it cannot take stock below zero,
+//! updates the stock row (creating it when absent) and the product's aggregate
+//! `stock_qty`, applies weighted-average costing for purchases with a `unit_cost`, and
+//! appends the immutable ledger row, all in the caller's transaction. So, after every
+//! request (DECISIONS §5):
+//!
+//! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
+//! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).
+
+use rusqlite::{params, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use time::Date;
+
+use super::{LocationRef, ProductRef};
+use crate::db::decimal::{Price, Qty};
+use crate::error::{AppError, AppResult};
+use crate::scope::same_entity;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovementType {
+    Purchase,
+    Sale,
+    Adjustment,
+    Return,
+    TransferIn,
+    TransferOut,
+    StockTake,
+    TransferCancelled,
+}
+
+impl MovementType {
+    pub const ALL: [Self; 8] = [
+        Self::Purchase,
+        Self::Sale,
+        Self::Adjustment,
+        Self::Return,
+        Self::TransferIn,
+        Self::TransferOut,
+        Self::StockTake,
+        Self::TransferCancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Purchase => "purchase",
+            Self::Sale => "sale",
+            Self::Adjustment => "adjustment",
+            Self::Return => "return",
+            Self::TransferIn => "transfer_in",
+            Self::TransferOut => "transfer_out",
+            Self::StockTake => "stock_take",
+            Self::TransferCancelled => "transfer_cancelled",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// Who asks for the movement. A client (POST /api/stock-movements, stock row edits) is
+/// held to the sign rules, may not write `transfer_cancelled`, and may not touch an
+/// inactive location; the system (transfers, stock takes) completes documents that were
+/// already under way there (DECISIONS §12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Client,
+    System,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewMovement<'a> {
+    pub product: &'a ProductRef,
+    pub location: Option<&'a LocationRef>,
+    pub qty: Qty,
+    pub kind: MovementType,
+    pub reference: Option<String>,
+    pub notes: Option<String>,
+    pub date: Date,
+    pub unit_cost: Option<Price>,
+    pub origin: Origin,
+}
+
+/// A ledger row as the API shows it: `product_id` expanded, `location_id` a plain id.
+#[derive(Debug, Clone, Serialize)]
+pub struct Movement {
+    pub id: String,
+    pub product_id: MovementProduct,
+    pub qty: Qty,
+    #[serde(rename = "type")]
+    pub kind: MovementType,
+    pub location_id: Option<String>,
+    pub reference: Option<String>,
+    pub notes: Option<String>,
+    pub date: String,
+    pub unit_cost: Option<Price>,
+    pub entity_id: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MovementProduct {
+    pub id: String,
+    pub name: String,
+    pub sku: String,
+}
+
+/// Checks the sign rule of a movement type (DECISIONS §5): 400 on a breach.
+pub fn check_sign(kind: MovementType, qty: Qty) -> AppResult<()> {
+    if qty.is_zero() {
+        return Err(AppError::invalid("qty", "must not be 0"));
+    }
+    let positive = !qty.is_sign_negative();
+    match kind {
+        MovementType::Purchase | MovementType::TransferIn if !positive => Err(AppError::invalid(
+            "qty",
+            format!("a {} must be positive", kind.as_str()),
+        )),
+        MovementType::Sale | MovementType::TransferOut if positive => Err(AppError::invalid(
+            "qty",
+            format!("a {} must be negative", kind.as_str()),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Applies one movement in `tx`. See the module documentation.
+pub fn apply_movement(
+    tx: &Transaction,
+    m: &NewMovement<'_>,
+    allow_negative: bool,
+    now: &str,
+) -> AppResult<Movement> {
+    let product = m.product;
+    if m.origin == Origin::Client {
+        if m.kind == MovementType::TransferCancelled {
+            return Err(AppError::invalid(
+                "type",
+                "transfer_cancelled movements are made by the system only",
+            ));
+        }
+        check_sign(m.kind, m.qty)?;
+        if m.unit_cost.is_some() && m.kind != MovementType::Purchase {
+            return Err(AppError::invalid(
+                "unit_cost",
+                "only a purchase may carry a unit cost",
+            ));
+        }
+    } else if m.qty.is_zero() {
+        return Err(AppError::internal(
+            "the system tried to write a zero movement",
+        ));
+    }
+
+    // Current product figures, read inside the transaction (not from the caller's copy).
+    let (stock_qty, cost_price): (Qty, Price) = tx.query_row(
+        "SELECT stock_qty, cost_price FROM products WHERE id = ?1",
+        [&product.id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+
+    if let Some(loc) = m.location {
+        same_entity(
+            "location_id",
+            product.entity_id.as_deref(),
+            Some(&loc.entity_id),
+        )?;
+        if m.origin == Origin::Client && !loc.active {
+            return Err(AppError::conflict(format!(
+                "Location {} is inactive and cannot take stock changes",
+                loc.name
+            )));
+        }
+        let held = stock_row_quantity(tx, &product.id, &loc.id)?;
+        let after = held.unwrap_or(Qty::ZERO) + m.qty;
+        if after.is_sign_negative() && !allow_negative {
+            return Err(AppError::conflict(format!(
+                "Insufficient stock at {}: {} needs {}, has {}",
+                loc.name,
+                product.sku,
+                -m.qty,
+                held.unwrap_or(Qty::ZERO)
+            )));
+        }
+        match held {
+            Some(_) => {
+                tx.execute(
+                    "UPDATE warehouse_stock SET quantity = ?1 WHERE product_id = ?2 AND location_id = ?3",
+                    params![after, product.id, loc.id],
+                )?;
+            }
+            None => {
+                insert_stock_row(tx, product, loc, after, Qty::ZERO, now)?;
+            }
+        }
+    } else {
+        let unallocated = stock_qty - located_total(tx, &product.id)?;
+        let after = unallocated + m.qty;
+        if after.is_sign_negative() && !allow_negative {
+            return Err(AppError::conflict(format!(
+                "Insufficient unallocated stock: {} needs {}, has {}",
+                product.sku, -m.qty, unallocated
+            )));
+        }
+    }
+
+    let mut new_cost = cost_price;
+    if let (MovementType::Purchase, Some(unit_cost)) = (m.kind, m.unit_cost) {
+        new_cost = weighted_average_cost(stock_qty, cost_price, m.qty, unit_cost);
+    }
+    tx.execute(
+        "UPDATE products SET stock_qty = ?1, cost_price = ?2, updated_at = ?3 WHERE id = ?4",
+        params![stock_qty + m.qty, new_cost, now, product.id],
+    )?;
+
+    let mv = Movement {
+        id: uuid::Uuid::new_v4().to_string(),
+        product_id: MovementProduct {
+            id: product.id.clone(),
+            name: product.name.clone(),
+            sku: product.sku.clone(),
+        },
+        qty: m.qty,
+        kind: m.kind,
+        location_id: m.location.map(|l| l.id.clone()),
+        reference: m.reference.clone(),
+        notes: m.notes.clone(),
+        date: m.date.to_string(),
+        unit_cost: m.unit_cost,
+        entity_id: product.entity_id.clone(),
+        created_at: now.to_owned(),
+    };
+    tx.execute(
+        "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty, type,
+             reference, notes, date, unit_cost, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            mv.id,
+            product.owner_id,
+            mv.entity_id,
+            product.id,
+            mv.location_id,
+            mv.qty,
+            mv.kind.as_str(),
+            mv.reference,
+            mv.notes,
+            mv.date,
+            mv.unit_cost,
+            now
+        ],
+    )?;
+    Ok(mv)
+}
+
+/// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive
+/// stock before, the unit cost itself (DECISIONS §5, §12).
+pub fn weighted_average_cost(old_qty: Qty, old_cost: Price, qty: Qty, unit_cost: Price) -> Price {
+    if old_qty.value() <= Decimal::ZERO {
+        return unit_cost;
+    }
+    let total = old_qty.value() + qty.value();
+    let value = old_qty.value() * old_cost.value() + qty.value() * unit_cost.value();
+    Price::rounded(value / total)
+}
+
+/// The quantity of a stock row, or `None` when the row does not exist.
+pub fn stock_row_quantity(
+    tx: &Transaction,
+    product_id: &str,
+    location_id: &str,
+) -> AppResult<Option<Qty>> {
+    Ok(tx
+        .query_row(
+            "SELECT quantity FROM warehouse_stock WHERE product_id = ?1 AND location_id = ?2",
+            [product_id, location_id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Σ quantity of a product over its stock rows.
+pub fn located_total(tx: &Transaction, product_id: &str) -> AppResult<Qty> {
+    let scaled: i64 = tx.query_row(
+        "SELECT COALESCE(SUM(quantity), 0) FROM warehouse_stock WHERE product_id = ?1",
+        [product_id],
+        |r| r.get(0),
+    )?;
+    Ok(Qty::from_scaled(scaled))
+}
+
+/// Creates a stock row (used by the ledger and by the stock-row upsert).
+pub fn insert_stock_row(
+    tx: &Transaction,
+    product: &ProductRef,
+    loc: &LocationRef,
+    quantity: Qty,
+    reorder_point: Qty,
+    now: &str,
+) -> AppResult<String> {
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id, quantity,
+             reorder_point, reserved_quantity, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
+        params![
+            id,
+            product.owner_id,
+            loc.entity_id,
+            product.id,
+            loc.id,
+            quantity,
+            reorder_point,
+            now
+        ],
+    )?;
+    Ok(id)
+}
