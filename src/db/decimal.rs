@@ -141,7 +141,7 @@ macro_rules! scaled_decimal {
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                Serialize::serialize(&self.0.normalize(), s)
+                ser_decimal(&self.0, s)
             }
         }
 
@@ -206,6 +206,12 @@ pub fn check_percent(field: &str, v: Decimal) -> Result<Decimal, crate::error::A
 }
 
 /// Serialises a computed [`Decimal`] (report figures) as a JSON number.
+/// (serde_json's `arbitrary_precision` keeps every digit of the number).
 pub fn ser_decimal<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-    Serialize::serialize(&v.normalize(), s)
+    let n: serde_json::Number = v
+        .normalize()
+        .to_string()
+        .parse()
+        .map_err(serde::ser::Error::custom)?;
+    n.serialize(s)
 }
