@@ -110,6 +110,11 @@ impl SessionUser {
     pub fn id(&self) -> &str {
         &self.user.id
     }
+
+    /// The records this user may touch: everything they own.
+    pub fn scope(&self) -> crate::scope::Scope {
+        crate::scope::Scope::user(self.user.id.clone())
+    }
 }
 
 #[rocket::async_trait]

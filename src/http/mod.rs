@@ -75,6 +75,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())
+        .mount("/api", crate::inventory::routes())
         .mount("/", assets::routes())
         .register("/", catchers::all())
         .attach(AdHoc::on_response("security headers", |_, res| {

@@ -6,6 +6,16 @@
 //! every request.
 
 pub mod ledger;
+pub mod locations;
+pub mod products;
+pub mod stock_rows;
+
+/// The session routes of the inventory.
+pub fn routes() -> Vec<rocket::Route> {
+    let mut r = products::routes();
+    r.extend(locations::routes());
+    r
+}
 
 use rusqlite::{Connection, OptionalExtension};
 

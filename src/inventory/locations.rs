@@ -1,0 +1,250 @@
+//! Warehouse locations: `/api/warehouse-locations` (§4.2, DECISIONS §4).
+//!
+//! `name` is required on create as well as `entity_id` (a location is shown by its name
+//! everywhere). DELETE is refused while anything references the location: its stock rows,
+//! movements, transfer orders or stock takes (the foreign keys find them).
+
+use rocket::serde::json::Json;
+use rocket::{delete, post, put, routes, Route, State};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::auth::SessionUser;
+use crate::clock::{rfc3339, Clock};
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{nullable, parse_id, JsonBody};
+use crate::http::paging::ListQuery;
+use crate::http::{data, required_text, Created};
+use crate::scope::Scope;
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, update, remove]
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Location {
+    pub id: String,
+    pub name: String,
+    pub address: Option<String>,
+    pub status: String,
+    pub entity_id: String,
+    pub created_at: String,
+}
+
+const COLUMNS: &str = "id, name, address, status, entity_id, created_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Location> {
+    Ok(Location {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        address: r.get(2)?,
+        status: r.get(3)?,
+        entity_id: r.get(4)?,
+        created_at: r.get(5)?,
+    })
+}
+
+pub fn get_location(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Location> {
+    let (cond, mut args) = scope.condition("");
+    args.insert(0, id.to_owned());
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM warehouse_locations WHERE id = ? AND {cond}"),
+        params_from_iter(args.iter()),
+        from_row,
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
+}
+
+/// Locations visible to `scope` (optionally of one entity), by name.
+pub fn list_locations(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    limit: i64,
+    offset: i64,
+) -> AppResult<Vec<Location>> {
+    let (cond, mut args) = scope.condition("");
+    let mut sql = format!("SELECT {COLUMNS} FROM warehouse_locations WHERE {cond}");
+    if let Some(e) = entity {
+        sql.push_str(" AND entity_id = ?");
+        args.push(e.to_owned());
+    }
+    sql.push_str(&format!(
+        " ORDER BY name COLLATE NOCASE, seq LIMIT {limit} OFFSET {offset}"
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+#[rocket::get("/warehouse-locations?<entityId>&<q..>")]
+#[allow(non_snake_case)]
+async fn list(
+    user: SessionUser,
+    entityId: Option<String>,
+    q: ListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            list_locations(
+                conn,
+                &scope,
+                entity.as_deref(),
+                page.sql_limit(),
+                page.offset,
+            )
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[derive(Deserialize)]
+struct CreateBody {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    address: Option<String>,
+    entity_id: String,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+fn check_status(s: &str) -> AppResult<String> {
+    match s {
+        "active" | "inactive" => Ok(s.to_owned()),
+        _ => Err(AppError::invalid(
+            "status",
+            "must be `active` or `inactive`",
+        )),
+    }
+}
+
+#[post("/warehouse-locations", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<CreateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Created<Location>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let name = required_text("name", b.name.as_deref().unwrap_or(""))?;
+    let status = check_status(b.status.as_deref().unwrap_or("active"))?;
+    let now = rfc3339(clock.now());
+    let loc = db
+        .write(move |tx| {
+            let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
+            let id = uuid::Uuid::new_v4().to_string();
+            tx.execute(
+                "INSERT INTO warehouse_locations (id, owner_id, entity_id, name, address, status, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    id,
+                    scope.owner_id,
+                    entity,
+                    name,
+                    b.address.map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()),
+                    status,
+                    now
+                ],
+            )?;
+            get_location(tx, &scope, &id)
+        })
+        .await?;
+    Ok(Created(loc))
+}
+
+#[derive(Deserialize)]
+struct UpdateBody {
+    id: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    address: Option<Option<String>>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+#[put("/warehouse-locations", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<UpdateBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let id = parse_id("id", &b.id)?;
+    let name = b
+        .name
+        .as_deref()
+        .map(|n| required_text("name", n))
+        .transpose()?;
+    let status = b.status.as_deref().map(check_status).transpose()?;
+    let loc = db
+        .write(move |tx| {
+            let mut l = get_location(tx, &scope, &id)?;
+            if let Some(n) = name {
+                l.name = n;
+            }
+            if let Some(a) = b.address {
+                l.address = a.map(|a| a.trim().to_owned()).filter(|a| !a.is_empty());
+            }
+            if let Some(s) = status {
+                l.status = s;
+            }
+            tx.execute(
+                "UPDATE warehouse_locations SET name = ?1, address = ?2, status = ?3 WHERE id = ?4",
+                params![l.name, l.address, l.status, l.id],
+            )?;
+            Ok(l)
+        })
+        .await?;
+    Ok(data(loc))
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+#[delete("/warehouse-locations", data = "<body>")]
+async fn remove(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let id = parse_id("id", &body.id)?;
+    db.write(move |tx| {
+        let l = get_location(tx, &scope, &id)?;
+        let used: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM warehouse_stock WHERE location_id = ?1)
+                 OR EXISTS (SELECT 1 FROM stock_movements WHERE location_id = ?1)
+                 OR EXISTS (SELECT 1 FROM transfer_orders
+                            WHERE source_location_id = ?1 OR destination_location_id = ?1)
+                 OR EXISTS (SELECT 1 FROM stock_takes WHERE location_id = ?1)",
+            [&id],
+            |r| r.get(0),
+        )?;
+        if used {
+            return Err(AppError::conflict(format!(
+                "Location {} is in use by stock, movements, transfer orders or stock takes; \
+                 deactivate it instead",
+                l.name
+            )));
+        }
+        tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [&id])?;
+        Ok(())
+    })
+    .await?;
+    Ok(data(json!({ "success": true })))
+}

@@ -1,0 +1,610 @@
+//! Products: `/api/products` (§4.1, DECISIONS §3).
+//!
+//! `stock_qty` is never written directly: on create it becomes an opening `adjustment`
+//! movement without location, and a PUT of `stock_qty` records an unallocated
+//! `adjustment` for the difference, both through the ledger.
+
+use std::collections::HashMap;
+
+use rocket::serde::json::Json;
+use rocket::{delete, get, post, put, routes, FromForm, Route, State};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ledger::{self, MovementType, NewMovement, Origin};
+use super::stock_rows::{self, StockRow};
+use crate::auth::SessionUser;
+use crate::clock::{rfc3339, Clock};
+use crate::config::AppConfig;
+use crate::db::decimal::{Percent, Price, Qty};
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{nullable, parse_id, JsonBody};
+use crate::http::paging::parse_page;
+use crate::http::{data, required_text, Created};
+use crate::scope::Scope;
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, update, remove]
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Product {
+    pub id: String,
+    pub name: String,
+    pub sku: String,
+    pub description: Option<String>,
+    pub category: String,
+    pub unit_price: Price,
+    pub cost_price: Price,
+    pub vat_rate: Percent,
+    pub stock_qty: Qty,
+    pub low_stock_threshold: Qty,
+    pub unit: String,
+    pub notes: Option<String>,
+    pub barcode: Option<String>,
+    pub active: bool,
+    pub entity_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub stock_levels: Vec<StockRow>,
+}
+
+const COLUMNS: &str = "p.id, p.name, p.sku, p.description, p.category, p.unit_price, p.cost_price,
+    p.vat_rate, p.stock_qty, p.low_stock_threshold, p.unit, p.notes, p.barcode, p.active,
+    p.entity_id, p.created_at, p.updated_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Product> {
+    Ok(Product {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        sku: r.get(2)?,
+        description: r.get(3)?,
+        category: r.get(4)?,
+        unit_price: r.get(5)?,
+        cost_price: r.get(6)?,
+        vat_rate: r.get(7)?,
+        stock_qty: r.get(8)?,
+        low_stock_threshold: r.get(9)?,
+        unit: r.get(10)?,
+        notes: r.get(11)?,
+        barcode: r.get(12)?,
+        active: r.get(13)?,
+        entity_id: r.get(14)?,
+        created_at: r.get(15)?,
+        updated_at: r.get(16)?,
+        stock_levels: Vec::new(),
+    })
+}
+
+/// Filters of the product list.
+#[derive(Debug, Default, Clone)]
+pub struct ProductFilter {
+    pub entity_id: Option<String>,
+    pub q: Option<String>,
+    pub category: Option<String>,
+    pub active: Option<bool>,
+    pub limit: Option<i64>,
+    pub offset: i64,
+}
+
+/// Lists products visible to `scope`, by name, with their stock levels.
+pub fn list_products(
+    conn: &Connection,
+    scope: &Scope,
+    f: &ProductFilter,
+) -> AppResult<Vec<Product>> {
+    let (cond, mut args) = scope.condition("p");
+    let mut sql = format!("SELECT {COLUMNS} FROM products p WHERE {cond}");
+    if let Some(e) = &f.entity_id {
+        sql.push_str(" AND p.entity_id = ?");
+        args.push(e.clone());
+    }
+    if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+        sql.push_str(
+            " AND (instr(lower(p.name), ?) > 0 OR instr(lower(p.sku), ?) > 0
+                   OR instr(lower(COALESCE(p.barcode, '')), ?) > 0)",
+        );
+        let q = q.to_lowercase();
+        args.extend([q.clone(), q.clone(), q]);
+    }
+    if let Some(c) = &f.category {
+        sql.push_str(" AND p.category = ? COLLATE NOCASE");
+        args.push(c.clone());
+    }
+    if let Some(a) = f.active {
+        sql.push_str(if a {
+            " AND p.active = 1"
+        } else {
+            " AND p.active = 0"
+        });
+    }
+    sql.push_str(&format!(
+        " ORDER BY p.name COLLATE NOCASE, p.seq LIMIT {} OFFSET {}",
+        f.limit.unwrap_or(-1),
+        f.offset
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let mut products = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut products)?;
+    Ok(products)
+}
+
+fn attach_stock_levels(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    products: &mut [Product],
+) -> AppResult<()> {
+    if products.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<StockRow> = if products.len() <= 500 {
+        let marks = vec!["?"; products.len()].join(",");
+        let ids: Vec<&dyn rusqlite::ToSql> = products
+            .iter()
+            .map(|p| &p.id as &dyn rusqlite::ToSql)
+            .collect();
+        stock_rows::query(conn, &format!("s.product_id IN ({marks})"), &ids)?
+    } else {
+        let (cond, mut args) = scope.condition("s");
+        let mut cond = cond;
+        if let Some(e) = entity {
+            cond.push_str(" AND s.entity_id = ?");
+            args.push(e.to_owned());
+        }
+        let refs: Vec<&dyn rusqlite::ToSql> =
+            args.iter().map(|a| a as &dyn rusqlite::ToSql).collect();
+        stock_rows::query(conn, &cond, &refs)?
+    };
+    let mut by_product: HashMap<String, Vec<StockRow>> = HashMap::new();
+    for r in rows {
+        by_product
+            .entry(r.product_id.id.clone())
+            .or_default()
+            .push(r);
+    }
+    for p in products.iter_mut() {
+        p.stock_levels = by_product.remove(&p.id).unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// One product visible to `scope`, with stock levels: 404 when unknown or foreign.
+pub fn get_product(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Product> {
+    let (cond, mut args) = scope.condition("p");
+    args.insert(0, id.to_owned());
+    let mut p = conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM products p WHERE p.id = ? AND {cond}"),
+            params_from_iter(args.iter()),
+            from_row,
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))?;
+    p.stock_levels = stock_rows::query(conn, "s.product_id = ?", &[&p.id])?;
+    Ok(p)
+}
+
+/// The fields of a product create (session and public API share this).
+#[derive(Debug, Deserialize)]
+pub struct NewProduct {
+    pub name: String,
+    #[serde(default)]
+    pub sku: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub unit_price: Option<Price>,
+    #[serde(default)]
+    pub cost_price: Option<Price>,
+    #[serde(default)]
+    pub vat_rate: Option<Percent>,
+    #[serde(default)]
+    pub stock_qty: Option<Qty>,
+    #[serde(default)]
+    pub low_stock_threshold: Option<Qty>,
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default)]
+    pub barcode: Option<String>,
+    #[serde(default)]
+    pub active: Option<bool>,
+    #[serde(default)]
+    pub entity_id: Option<String>,
+    /// Set by imports: the platform and its id for the product.
+    #[serde(skip)]
+    pub provider: Option<String>,
+    #[serde(skip)]
+    pub provider_ref: Option<String>,
+}
+
+fn non_negative_price(field: &str, v: Price) -> AppResult<Price> {
+    if v.is_sign_negative() {
+        return Err(AppError::invalid(field, "must not be negative"));
+    }
+    Ok(v)
+}
+
+fn non_negative_qty(field: &str, v: Qty) -> AppResult<Qty> {
+    if v.is_sign_negative() {
+        return Err(AppError::invalid(field, "must not be negative"));
+    }
+    Ok(v)
+}
+
+fn percent(field: &str, v: Percent) -> AppResult<Percent> {
+    crate::db::decimal::check_percent(field, v.value())?;
+    Ok(v)
+}
+
+fn opt_text(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+/// Refuses a SKU already used in the same entity (or by the owner without entity).
+fn check_sku_free(
+    tx: &Connection,
+    owner: &str,
+    entity: Option<&str>,
+    sku: &str,
+    except: Option<&str>,
+) -> AppResult<()> {
+    let taken: Option<String> = tx
+        .query_row(
+            "SELECT id FROM products WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
+                 AND sku = ?3 COLLATE NOCASE AND id <> ?4",
+            params![owner, entity.unwrap_or(""), sku, except.unwrap_or("")],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match taken {
+        Some(_) => Err(AppError::conflict(format!("SKU already exists: {sku}"))),
+        None => Ok(()),
+    }
+}
+
+/// `SKU-00001`, the next free generated number in the entity (DECISIONS §3, §12).
+fn next_sku(tx: &Connection, owner: &str, entity: Option<&str>) -> AppResult<String> {
+    let max: Option<i64> = tx.query_row(
+        "SELECT MAX(CAST(substr(sku, 5) AS INTEGER)) FROM products
+         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
+           AND sku LIKE 'SKU-%' AND substr(sku, 5) GLOB '[0-9]*'
+           AND NOT substr(sku, 5) GLOB '*[^0-9]*'",
+        params![owner, entity.unwrap_or("")],
+        |r| r.get(0),
+    )?;
+    Ok(format!("SKU-{:05}", max.unwrap_or(0) + 1))
+}
+
+/// Creates a product in `tx` (the session API, the public API and imports call this).
+pub fn create_product(
+    tx: &Transaction,
+    scope: &Scope,
+    p: NewProduct,
+    allow_negative: bool,
+    clock: &Clock,
+) -> AppResult<Product> {
+    let name = required_text("name", &p.name)?;
+    let entity = scope.entity_opt(tx, "entity_id", p.entity_id.as_deref())?;
+    let unit_price = non_negative_price("unit_price", p.unit_price.unwrap_or_default())?;
+    let cost_price = non_negative_price("cost_price", p.cost_price.unwrap_or_default())?;
+    let vat_rate = percent("vat_rate", p.vat_rate.unwrap_or(Percent::from_i64(20)))?;
+    let threshold = non_negative_qty(
+        "low_stock_threshold",
+        p.low_stock_threshold.unwrap_or(Qty::from_i64(5)),
+    )?;
+    let opening = non_negative_qty("stock_qty", p.stock_qty.unwrap_or_default())?;
+    let sku = match opt_text(p.sku) {
+        Some(s) => {
+            check_sku_free(tx, &scope.owner_id, entity.as_deref(), &s, None)?;
+            s
+        }
+        None => next_sku(tx, &scope.owner_id, entity.as_deref())?,
+    };
+    let now = rfc3339(clock.now());
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO products (id, owner_id, entity_id, name, sku, description, category,
+             unit_price, cost_price, vat_rate, stock_qty, low_stock_threshold, unit, notes,
+             barcode, active, provider, provider_ref, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18)",
+        params![
+            id,
+            scope.owner_id,
+            entity,
+            name,
+            sku,
+            opt_text(p.description),
+            opt_text(p.category).unwrap_or_default(),
+            unit_price,
+            cost_price,
+            vat_rate,
+            threshold,
+            opt_text(p.unit).unwrap_or_else(|| "pcs".to_owned()),
+            opt_text(p.notes),
+            opt_text(p.barcode),
+            p.active.unwrap_or(true),
+            p.provider,
+            p.provider_ref,
+            now
+        ],
+    )?;
+    if !opening.is_zero() {
+        let product = super::product_ref(tx, scope, &id)?;
+        ledger::apply_movement(
+            tx,
+            &NewMovement {
+                product: &product,
+                location: None,
+                qty: opening,
+                kind: MovementType::Adjustment,
+                reference: Some("Opening stock".into()),
+                notes: None,
+                date: clock.today(),
+                unit_cost: None,
+                origin: Origin::System,
+            },
+            allow_negative,
+            &now,
+        )?;
+    }
+    get_product(tx, scope, &id)
+}
+
+#[derive(Debug, FromForm)]
+struct ListParams {
+    #[field(name = "entityId")]
+    entity_id: Option<String>,
+    q: Option<String>,
+    category: Option<String>,
+    active: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
+#[get("/products?<params..>")]
+async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
+    let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
+    let active = match params.active.as_deref() {
+        None | Some("") => None,
+        Some("true" | "1") => Some(true),
+        Some("false" | "0") => Some(false),
+        Some(_) => return Err(AppError::invalid("active", "must be true or false")),
+    };
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
+            let filter = ProductFilter {
+                entity_id: entity,
+                q: params.q,
+                category: params.category.filter(|c| !c.is_empty()),
+                active,
+                limit: page.limit,
+                offset: page.offset,
+            };
+            list_products(conn, &scope, &filter)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[post("/products", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<NewProduct>,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+) -> AppResult<Created<Product>> {
+    let scope = user.scope();
+    let body = body.into_inner();
+    let allow_negative = config.allow_negative_stock;
+    let clock = clock.inner().clone();
+    let p = db
+        .write(move |tx| create_product(tx, &scope, body, allow_negative, &clock))
+        .await?;
+    Ok(Created(p))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ProductUpdate {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub sku: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub description: Option<Option<String>>,
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub unit_price: Option<Price>,
+    #[serde(default)]
+    pub cost_price: Option<Price>,
+    #[serde(default)]
+    pub vat_rate: Option<Percent>,
+    #[serde(default)]
+    pub stock_qty: Option<Qty>,
+    #[serde(default)]
+    pub low_stock_threshold: Option<Qty>,
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub active: Option<bool>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub notes: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub barcode: Option<Option<String>>,
+}
+
+/// Applies a PUT: every given field, and a `stock_qty` change through the ledger.
+pub fn update_product(
+    tx: &Transaction,
+    scope: &Scope,
+    u: ProductUpdate,
+    allow_negative: bool,
+    clock: &Clock,
+) -> AppResult<Product> {
+    let id = parse_id("id", &u.id)?;
+    let mut p = get_product(tx, scope, &id)?;
+    if let Some(n) = u.name {
+        p.name = required_text("name", &n)?;
+    }
+    if let Some(s) = u.sku {
+        let s = required_text("sku", &s)?;
+        check_sku_free(tx, &scope.owner_id, p.entity_id.as_deref(), &s, Some(&p.id))?;
+        p.sku = s;
+    }
+    if let Some(d) = u.description {
+        p.description = opt_text(d);
+    }
+    if let Some(c) = u.category {
+        p.category = c.trim().to_owned();
+    }
+    if let Some(v) = u.unit_price {
+        p.unit_price = non_negative_price("unit_price", v)?;
+    }
+    if let Some(v) = u.cost_price {
+        p.cost_price = non_negative_price("cost_price", v)?;
+    }
+    if let Some(v) = u.vat_rate {
+        p.vat_rate = percent("vat_rate", v)?;
+    }
+    if let Some(v) = u.low_stock_threshold {
+        p.low_stock_threshold = non_negative_qty("low_stock_threshold", v)?;
+    }
+    if let Some(v) = u.unit {
+        p.unit = required_text("unit", &v)?;
+    }
+    if let Some(v) = u.active {
+        p.active = v;
+    }
+    if let Some(v) = u.notes {
+        p.notes = opt_text(v);
+    }
+    if let Some(v) = u.barcode {
+        p.barcode = opt_text(v);
+    }
+    let now = rfc3339(clock.now());
+    tx.execute(
+        "UPDATE products SET name = ?1, sku = ?2, description = ?3, category = ?4, unit_price = ?5,
+             cost_price = ?6, vat_rate = ?7, low_stock_threshold = ?8, unit = ?9, active = ?10,
+             notes = ?11, barcode = ?12, updated_at = ?13
+         WHERE id = ?14",
+        params![
+            p.name,
+            p.sku,
+            p.description,
+            p.category,
+            p.unit_price,
+            p.cost_price,
+            p.vat_rate,
+            p.low_stock_threshold,
+            p.unit,
+            p.active,
+            p.notes,
+            p.barcode,
+            now,
+            p.id
+        ],
+    )?;
+    if let Some(target) = u.stock_qty {
+        let located = ledger::located_total(tx, &p.id)?;
+        if target < located {
+            return Err(AppError::conflict(format!(
+                "stock_qty {target} is below the {located} held at locations for {}; \
+                 change the stock at those locations instead",
+                p.sku
+            )));
+        }
+        let diff = target - p.stock_qty;
+        if !diff.is_zero() {
+            let product = super::product_ref(tx, scope, &p.id)?;
+            ledger::apply_movement(
+                tx,
+                &NewMovement {
+                    product: &product,
+                    location: None,
+                    qty: diff,
+                    kind: MovementType::Adjustment,
+                    reference: Some("Stock quantity edited".into()),
+                    notes: None,
+                    date: clock.today(),
+                    unit_cost: None,
+                    origin: Origin::System,
+                },
+                allow_negative,
+                &now,
+            )?;
+        }
+    }
+    get_product(tx, scope, &p.id)
+}
+
+#[put("/products", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<ProductUpdate>,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let body = body.into_inner();
+    let allow_negative = config.allow_negative_stock;
+    let clock = clock.inner().clone();
+    let p = db
+        .write(move |tx| update_product(tx, &scope, body, allow_negative, &clock))
+        .await?;
+    Ok(data(p))
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+#[delete("/products", data = "<body>")]
+async fn remove(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let id = parse_id("id", &body.id)?;
+    db.write(move |tx| {
+        let p = super::product_ref(tx, &scope, &id)?;
+        let moved: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM stock_movements WHERE product_id = ?1)",
+            [&id],
+            |r| r.get(0),
+        )?;
+        if moved {
+            return Err(AppError::conflict(format!(
+                "Product {} has stock movements and cannot be deleted; deactivate it instead",
+                p.sku
+            )));
+        }
+        tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [&id])?;
+        tx.execute("DELETE FROM products WHERE id = ?1", [&id])
+            .map_err(|e| match AppError::from(e) {
+                AppError::Conflict(_) => AppError::conflict(format!(
+                    "Product {} is used on documents and cannot be deleted; deactivate it instead",
+                    p.sku
+                )),
+                other => other,
+            })?;
+        Ok(())
+    })
+    .await?;
+    Ok(data(serde_json::json!({ "success": true })))
+}

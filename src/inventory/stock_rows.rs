@@ -1,0 +1,74 @@
+//! Reading warehouse stock rows in their response shape (WarehouseStock, §2): product and
+//! location expanded as `{id, name, sku}` and `{id, name}`.
+
+use rusqlite::{Connection, Row};
+use serde::Serialize;
+
+use crate::db::decimal::Qty;
+use crate::error::AppResult;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProductBrief {
+    pub id: String,
+    pub name: String,
+    pub sku: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LocationBrief {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StockRow {
+    pub id: String,
+    pub product_id: ProductBrief,
+    pub location_id: LocationBrief,
+    pub quantity: Qty,
+    pub reorder_point: Qty,
+    pub reserved_quantity: Qty,
+    pub entity_id: Option<String>,
+}
+
+/// SELECT list and joins for [`from_row`]; append `WHERE ...`.
+pub const SELECT: &str =
+    "SELECT s.id, p.id, p.name, p.sku, l.id, l.name, s.quantity, s.reorder_point,
+        s.reserved_quantity, s.entity_id
+     FROM warehouse_stock s
+     JOIN products p ON p.id = s.product_id
+     JOIN warehouse_locations l ON l.id = s.location_id";
+
+pub fn from_row(r: &Row<'_>) -> rusqlite::Result<StockRow> {
+    Ok(StockRow {
+        id: r.get(0)?,
+        product_id: ProductBrief {
+            id: r.get(1)?,
+            name: r.get(2)?,
+            sku: r.get(3)?,
+        },
+        location_id: LocationBrief {
+            id: r.get(4)?,
+            name: r.get(5)?,
+        },
+        quantity: r.get(6)?,
+        reorder_point: r.get(7)?,
+        reserved_quantity: r.get(8)?,
+        entity_id: r.get(9)?,
+    })
+}
+
+/// Runs `SELECT ... WHERE <cond> ORDER BY location name` with positional parameters.
+pub fn query(
+    conn: &Connection,
+    cond: &str,
+    params: &[&dyn rusqlite::ToSql],
+) -> AppResult<Vec<StockRow>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE {cond} ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE"
+    ))?;
+    let rows = stmt
+        .query_map(params, from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
