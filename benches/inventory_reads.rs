@@ -1,0 +1,85 @@
+//! Reads over a large inventory: the stock valuation report with 100,000 products at
+//! 5 locations, and the product search (`limit=50&q=...`) and unpaged list over 100,000
+//! products. Run: `cargo bench --bench inventory_reads`.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+const PRODUCTS: usize = 100_000;
+const RUNS: usize = 7;
+
+fn main() {
+    println!("machine: {}", machine());
+    let db = temp_db("inventory-reads");
+    let server = start(&db, "normal");
+    let mut c = server.conn();
+    let (_, e) = c.json(
+        "POST",
+        "/api/entities",
+        &json!({"name": "Bench"}).to_string(),
+    );
+    let entity = e["data"]["id"].as_str().unwrap().to_owned();
+    let locations: Vec<String> = (0..5)
+        .map(|i| {
+            let (_, l) = c.json(
+                "POST",
+                "/api/warehouse-locations",
+                &json!({"name": format!("Warehouse {i}"), "entity_id": entity}).to_string(),
+            );
+            l["data"]["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let owner = server.user_id();
+    let t = std::time::Instant::now();
+    seed_products(&db, &owner, &entity, &locations, PRODUCTS);
+    println!(
+        "seeded {PRODUCTS} products x {} locations in {:.1} s",
+        locations.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let rss_before = server.peak_rss_kib();
+
+    let path = format!("/api/reports/stock-valuation?entityId={entity}");
+    let mut size = 0;
+    let (med, samples) = time_ms(RUNS, || {
+        let (s, b) = c.request("GET", &path, "", None);
+        assert_eq!(s, 200);
+        size = b.len();
+    });
+    println!(
+        "valuation: median {med:.1} ms over {RUNS} runs {:?}; body {:.1} MB; server peak RSS {} MB (before: {} MB)",
+        samples.iter().map(|s| s.round()).collect::<Vec<_>>(),
+        size as f64 / 1e6,
+        server.peak_rss_kib() / 1024,
+        rss_before / 1024
+    );
+
+    for q in ["kettle", "Product 09999", "BENCH-05", "no-such-thing"] {
+        let path = format!(
+            "/api/products?entityId={entity}&limit=50&q={}",
+            q.replace(' ', "%20")
+        );
+        let mut n = 0;
+        let (med, _) = time_ms(RUNS * 3, || {
+            let (s, b) = c.request("GET", &path, "", None);
+            assert_eq!(s, 200);
+            let v: serde_json::Value = serde_json::from_slice(&b).unwrap();
+            n = v["data"].as_array().unwrap().len();
+        });
+        println!("search q={q:?}: median {med:.2} ms ({n} rows)");
+    }
+
+    let path = format!("/api/products?entityId={entity}");
+    let (med, _) = time_ms(3, || {
+        let (s, b) = c.request("GET", &path, "", None);
+        assert_eq!(s, 200);
+        size = b.len();
+    });
+    println!(
+        "unpaged list: median {med:.0} ms, body {:.1} MB; server peak RSS {} MB",
+        size as f64 / 1e6,
+        server.peak_rss_kib() / 1024
+    );
+}
