@@ -2,6 +2,13 @@
 //!
 //! Rocket 0.5 answers a known path with an unknown method as 404; the 404 catcher looks
 //! the path up among the mounted routes and answers 405 when another method serves it.
+//!
+//! Every path reaches the asset route last (it matches everything and refuses `api/`), so
+//! when the asset route is the last one Rocket tried on an `/api` path, no API handler
+//! answered: either none serves the path (404, or 405 when another method does), or the
+//! one that does forwarded because a path or query parameter did not parse (400).
+//! An `/api/v1` path that no handler answered, asked without an API key, is a 401: the
+//! public API never tells an anonymous caller which paths exist.
 
 use rocket::http::{Method, Status};
 use rocket::request::Request;
@@ -24,13 +31,12 @@ impl<'r> Responder<'r, 'static> for CaughtError {
                 return e.respond_to(req);
             }
         }
-        let status = if self.0 == Status::NotFound && other_method_matches(req) {
-            Status::MethodNotAllowed
-        } else {
-            self.0
-        };
+        let status = refine(self.0, req);
         let message = match status.code {
             400 | 422 => "Bad request: invalid parameters".to_owned(),
+            401 if is_v1(req) => {
+                "A valid API key is required: Authorization: Bearer <key>".to_owned()
+            }
             401 => "Authentication required".to_owned(),
             403 => "Forbidden".to_owned(),
             404 => format!("Not found: {}", req.uri().path()),
@@ -61,12 +67,45 @@ fn default_catcher(status: Status, _req: &Request<'_>) -> CaughtError {
     CaughtError(status)
 }
 
-fn other_method_matches(req: &Request<'_>) -> bool {
+/// The status a client gets for what Rocket reports as `status` (see the module docs).
+fn refine(status: Status, req: &Request<'_>) -> Status {
+    let unhandled = req
+        .route()
+        .is_none_or(|r| r.rank == crate::http::assets::ASSET_RANK);
+    if !unhandled || !matches!(status.code, 404 | 422) {
+        return status;
+    }
+    if is_v1(req) && !has_bearer(req) {
+        return Status::Unauthorized;
+    }
+    if api_route_matches(req, |m| m == req.method()) {
+        // A handler for this method and path exists and forwarded: a parameter did not parse.
+        return Status::BadRequest;
+    }
+    if api_route_matches(req, |m| m != req.method() && m != Method::Head) {
+        return Status::MethodNotAllowed;
+    }
+    Status::NotFound
+}
+
+fn is_v1(req: &Request<'_>) -> bool {
+    let mut segs = req.uri().path().segments();
+    segs.next() == Some("api") && segs.next() == Some("v1")
+}
+
+fn has_bearer(req: &Request<'_>) -> bool {
+    req.headers()
+        .get_one("Authorization")
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .is_some_and(|k| !k.trim().is_empty())
+}
+
+/// Is there an API route (not the asset route) for this path with a method `m` accepts?
+fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
     let path = req.uri().path();
     let segs: Vec<&str> = path.segments().collect();
     req.rocket().routes().any(|r| {
-        r.method != req.method()
-            && r.method != Method::Head
+        m(r.method)
             && r.rank < crate::http::assets::ASSET_RANK
             && route_matches(r.uri.path(), &segs)
     })
