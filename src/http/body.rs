@@ -212,7 +212,10 @@ mod tests {
     #[test]
     fn an_array_is_not_read_as_a_record() {
         let e = parse_json::<Named>(br#" ["Acme"] "#).unwrap_err();
-        assert_eq!(e.to_string(), "Invalid request body: expected a JSON object");
+        assert_eq!(
+            e.to_string(),
+            "Invalid request body: expected a JSON object"
+        );
         assert!(parse_json::<Named>(br#"{"name": "Acme"}"#).is_ok());
     }
 

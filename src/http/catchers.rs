@@ -130,3 +130,72 @@ fn route_matches(pattern: &str, segs: &[&str]) -> bool {
     }
     i == segs.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use rocket::http::Status;
+    use rocket::local::blocking::Client;
+    use rocket::{get, post, routes};
+    use serde_json::Value;
+
+    #[get("/things/<id>?<n>")]
+    fn typed(id: u32, n: u32) -> String {
+        format!("{id} {n}")
+    }
+
+    #[post("/things/<_id>")]
+    fn post_thing(_id: u32) {}
+
+    #[get("/maybe")]
+    fn maybe() -> Option<String> {
+        None
+    }
+
+    #[post("/maybe")]
+    fn post_maybe() {}
+
+    fn client() -> Client {
+        let rocket = rocket::custom(rocket::Config::debug_default())
+            .mount("/api", routes![typed, post_thing, maybe, post_maybe])
+            .mount("/", crate::http::assets::routes())
+            .register("/", super::all());
+        Client::untracked(rocket).expect("valid rocket")
+    }
+
+    fn status_of(res: rocket::local::blocking::LocalResponse<'_>) -> (Status, Value) {
+        let s = res.status();
+        let text = res.into_string().unwrap();
+        let v: Value = serde_json::from_str(&text).expect(&text);
+        assert_eq!(v["statusCode"], s.code);
+        (s, v)
+    }
+
+    #[test]
+    fn a_path_or_query_value_that_does_not_parse_is_a_400_not_a_404_or_405() {
+        let c = client();
+        assert_eq!(c.get("/api/things/7?n=2").dispatch().status(), Status::Ok);
+        let (s, _) = status_of(c.get("/api/things/seven").dispatch());
+        assert_eq!(s, Status::BadRequest);
+        let (s, _) = status_of(c.get("/api/things/7?n=two").dispatch());
+        assert_eq!(s, Status::BadRequest);
+    }
+
+    #[test]
+    fn a_handlers_own_404_stays_a_404_even_when_another_method_serves_the_path() {
+        let (s, _) = status_of(client().get("/api/maybe").dispatch());
+        assert_eq!(s, Status::NotFound);
+    }
+
+    #[test]
+    fn a_known_path_with_another_method_is_a_405() {
+        let (s, v) = status_of(client().delete("/api/maybe").dispatch());
+        assert_eq!(s, Status::MethodNotAllowed);
+        assert_eq!(v["message"], "Method DELETE not allowed on /api/maybe");
+    }
+
+    #[test]
+    fn an_unknown_public_api_path_is_a_401_without_a_key() {
+        let (s, _) = status_of(client().get("/api/v1/anything").dispatch());
+        assert_eq!(s, Status::Unauthorized);
+    }
+}
