@@ -334,6 +334,7 @@ fn a_wrong_password_an_unknown_email_and_a_malformed_email_get_the_same_401() {
 #[test]
 fn after_10_failures_every_attempt_is_a_429_with_retry_after_until_the_window_passes() {
     let t = app();
+    t.clock.freeze();
     t.signup("ann@example.com");
     for i in 0..10 {
         let (res, _) = login_as(&t, "ann@example.com", "wrong password");
@@ -424,6 +425,7 @@ fn logout_ends_only_its_own_session() {
 #[test]
 fn a_session_expires_after_its_idle_lifetime_and_use_keeps_it_alive() {
     let t = app();
+    t.clock.freeze();
     t.signup("ann@example.com");
     let day = 86_400;
     // Used every 13 days, a 14-day session lives on.
@@ -443,6 +445,7 @@ fn a_session_expires_after_its_idle_lifetime_and_use_keeps_it_alive() {
 #[test]
 fn the_idle_lifetime_follows_session_days() {
     let t = app_with(&[("session_days", json!(1))]);
+    t.clock.freeze();
     t.signup("ann@example.com");
     t.clock.advance(86_400 - 60);
     assert_eq!(t.get("/api/auth/me").0, Status::Ok);
