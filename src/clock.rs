@@ -10,12 +10,29 @@ use time::{Date, OffsetDateTime};
 #[derive(Clone, Default)]
 pub struct Clock {
     offset_secs: Arc<AtomicI64>,
+    /// Unix time the clock is stopped at; 0 while it runs.
+    frozen_at: Arc<AtomicI64>,
 }
 
 impl Clock {
     pub fn now(&self) -> OffsetDateTime {
-        OffsetDateTime::now_utc()
-            + time::Duration::seconds(self.offset_secs.load(Ordering::Relaxed))
+        let frozen = self.frozen_at.load(Ordering::Relaxed);
+        let base = if frozen == 0 {
+            OffsetDateTime::now_utc()
+        } else {
+            OffsetDateTime::from_unix_timestamp(frozen)
+                .unwrap_or_else(|_| OffsetDateTime::now_utc())
+        };
+        base + time::Duration::seconds(self.offset_secs.load(Ordering::Relaxed))
+    }
+
+    /// Stops the clock at the current whole second, so that only [`Clock::advance`] moves
+    /// it (tests that check exact window boundaries; every clone shares it).
+    pub fn freeze(&self) {
+        let now = OffsetDateTime::now_utc().unix_timestamp();
+        let _ = self
+            .frozen_at
+            .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     pub fn today(&self) -> Date {

@@ -73,13 +73,44 @@ struct RawConfig {
 pub fn figment() -> Figment {
     let profile = Profile::from_env_or("ROCKET_PROFILE", rocket::Config::DEFAULT_PROFILE);
     Figment::from(rocket::Config::default())
-        .merge(Serialized::defaults(defaults()))
+        .merge(Serialized::defaults(figment_value(&defaults())))
         .merge(Toml::file(Env::var_or("ROCKET_CONFIG", "Rocket.toml")).nested())
         .merge(Env::prefixed("ROCKET_").ignore(&["PROFILE"]).global())
         .select(profile)
 }
 
-/// Stockbook's defaults, merged over Rocket's.
+/// A JSON value as figment's own value type. With serde_json's `arbitrary_precision`
+/// (which the decimals need), a `serde_json::Value` number serialises as a private map, so
+/// JSON values must be converted like this before they are given to a figment.
+pub fn figment_value(v: &serde_json::Value) -> rocket::figment::value::Value {
+    use rocket::figment::value::{Empty, Tag, Value};
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Empty(Tag::Default, Empty::None),
+        J::Bool(b) => Value::from(*b),
+        J::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                Value::from(i)
+            } else if let Some(u) = n.as_u64() {
+                Value::from(u)
+            } else if let Some(f) = n.as_f64() {
+                Value::from(f)
+            } else {
+                Value::from(n.to_string())
+            }
+        }
+        J::String(s) => Value::from(s.clone()),
+        J::Array(a) => Value::from(a.iter().map(figment_value).collect::<Vec<_>>()),
+        J::Object(o) => Value::from(
+            o.iter()
+                .map(|(k, v)| (k.clone(), figment_value(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
+    }
+}
+
+/// Stockbook's defaults, merged over Rocket's (give them to a figment through
+/// [`figment_value`]).
 pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "database": "stockbook.db",
@@ -96,9 +127,7 @@ pub fn defaults() -> serde_json::Value {
 impl AppConfig {
     /// Reads and validates the configuration; the error names the bad key.
     pub fn from_figment(figment: &Figment) -> Result<Self, String> {
-        let raw: RawConfig = figment
-            .extract()
-            .map_err(|e| format!("invalid configuration: {e}"))?;
+        let raw: RawConfig = figment.extract().map_err(describe_figment_error)?;
         let signup = match raw.signup.as_str() {
             "first-user" => SignupMode::FirstUser,
             "open" => SignupMode::Open,
@@ -141,6 +170,34 @@ impl AppConfig {
     pub fn platform(&self, id: &str) -> PlatformConfig {
         self.platforms.get(id).cloned().unwrap_or_default()
     }
+}
+
+/// A figment extraction error as "invalid configuration key `x`: why", one line per error.
+fn describe_figment_error(e: rocket::figment::Error) -> String {
+    use rocket::figment::error::Kind;
+    e.into_iter()
+        .map(|e| {
+            let mut path = e.path.clone();
+            if let Kind::MissingField(field) = &e.kind {
+                path.push(field.to_string());
+            }
+            let source = e
+                .metadata
+                .as_ref()
+                .map(|m| format!(" (from {})", m.name))
+                .unwrap_or_default();
+            if path.is_empty() {
+                format!("invalid configuration: {}{source}", e.kind)
+            } else {
+                format!(
+                    "invalid configuration key `{}`: {}{source}",
+                    path.join("."),
+                    e.kind
+                )
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn bad_key(key: &str, expected: &str, got: &str) -> String {

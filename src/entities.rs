@@ -6,7 +6,7 @@
 //! foreign key itself finds a remaining record.
 
 use rocket::serde::json::Json;
-use rocket::{delete, get, post, put, routes, Route, State};
+use rocket::{delete, get, post, put, routes, FromForm, Route, State};
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -18,6 +18,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, JsonBody};
 use crate::http::paging::ListQuery;
 use crate::http::{required_text, Created};
+use crate::scope::Scope;
 
 pub fn routes() -> Vec<Route> {
     routes![list, create, update, remove]
@@ -117,18 +118,37 @@ pub fn create_entity(
     Ok(e)
 }
 
+/// Query of `GET /api/entities`: paging, and the `entityId` filter every §4 list takes
+/// (here it narrows the list to that one entity; a foreign or unknown id is a 404).
+#[derive(Debug, Default, FromForm)]
+struct EntityQuery {
+    #[field(name = "entityId")]
+    entity_id: Option<String>,
+    limit: Option<String>,
+    offset: Option<String>,
+}
+
 #[get("/entities?<q..>")]
-async fn list(user: SessionUser, q: ListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
-    let page = q.page()?;
-    let owner = user.user.id;
+async fn list(user: SessionUser, q: EntityQuery, db: &State<Db>) -> AppResult<Json<Value>> {
+    let page = ListQuery {
+        limit: q.limit,
+        offset: q.offset,
+    }
+    .page()?;
+    let scope = Scope::user(user.id());
+    let filter = q.entity_id;
     let rows = db
         .read(move |conn| {
+            let only = scope.entity_opt(conn, "entityId", filter.as_deref())?;
             let mut stmt = conn.prepare(&format!(
-                "SELECT {COLUMNS} FROM entities WHERE owner_id = ?1
-                 ORDER BY name COLLATE NOCASE, seq LIMIT ?2 OFFSET ?3"
+                "SELECT {COLUMNS} FROM entities WHERE owner_id = ?1 AND (?2 IS NULL OR id = ?2)
+                 ORDER BY name COLLATE NOCASE, seq LIMIT ?3 OFFSET ?4"
             ))?;
             let rows = stmt
-                .query_map(params![owner, page.sql_limit(), page.offset], from_row)?
+                .query_map(
+                    params![scope.owner_id, only, page.sql_limit(), page.offset],
+                    from_row,
+                )?
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(rows)
         })

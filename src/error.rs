@@ -167,3 +167,71 @@ impl From<r2d2::Error> for AppError {
         Self::Unavailable("The database is busy; retry the request".into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rocket::http::Status;
+    use rocket::local::blocking::Client;
+    use rocket::{get, routes};
+    use serde_json::{json, Value};
+
+    use super::{AppError, AppResult};
+
+    #[get("/boom")]
+    fn boom() -> AppResult<()> {
+        Err(AppError::internal(
+            "SQLITE_CORRUPT at /srv/secret/stockbook.db: table users",
+        ))
+    }
+
+    fn client() -> Client {
+        let rocket = rocket::custom(rocket::Config::debug_default())
+            .mount("/api", routes![boom])
+            .register("/", crate::http::catchers::all());
+        Client::untracked(rocket).expect("valid rocket")
+    }
+
+    #[test]
+    fn an_internal_error_is_a_500_in_the_error_body_without_its_cause() {
+        let client = client();
+        let res = client.get("/api/boom").dispatch();
+        assert_eq!(res.status(), Status::InternalServerError);
+        let text = res.into_string().unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "statusCode": 500,
+                "statusMessage": "Internal Server Error",
+                "message": "Internal server error",
+            })
+        );
+        assert!(!text.contains("SQLITE"), "{text}");
+        assert!(!text.contains("secret"), "{text}");
+    }
+
+    #[test]
+    fn a_busy_database_is_a_503_not_a_500() {
+        let busy = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            None,
+        );
+        let e = AppError::from(busy);
+        assert_eq!(e.status(), Status::ServiceUnavailable);
+    }
+
+    #[test]
+    fn constraint_violations_map_to_client_errors() {
+        let failure = |extended: i32| {
+            AppError::from(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(extended),
+                Some("detail".into()),
+            ))
+            .status()
+        };
+        assert_eq!(failure(2067), Status::Conflict); // UNIQUE
+        assert_eq!(failure(787), Status::Conflict); // FOREIGN KEY
+        assert_eq!(failure(275), Status::BadRequest); // CHECK
+        assert_eq!(failure(1299), Status::BadRequest); // NOT NULL
+    }
+}

@@ -169,6 +169,11 @@ async fn login(
             let token = db
                 .write(move |tx| {
                     tx.execute("DELETE FROM login_failures WHERE email = ?1", [&email])?;
+                    // Expired sessions can never be used again; sign-in is when they go.
+                    tx.execute(
+                        "DELETE FROM sessions WHERE expires_at <= ?1",
+                        [clock.now().unix_timestamp()],
+                    )?;
                     create_session(tx, &uid, &clock, days)
                 })
                 .await?;
@@ -177,9 +182,15 @@ async fn login(
         }
         _ => {
             db.write(move |tx| {
+                let now = clock.now().unix_timestamp();
+                // Failures older than the window no longer count: keep the table small.
+                tx.execute(
+                    "DELETE FROM login_failures WHERE at <= ?1",
+                    [now - THROTTLE_WINDOW_SECS],
+                )?;
                 tx.execute(
                     "INSERT INTO login_failures (email, at) VALUES (?1, ?2)",
-                    params![email, clock.now().unix_timestamp()],
+                    params![email, now],
                 )?;
                 Ok(())
             })

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use rocket::http::uri::Origin;
 use rocket::http::{ContentType, Header};
 use rocket::response::{self, Responder, Response};
 use rocket::{get, routes, Request, Route};
@@ -67,7 +68,11 @@ fn load(path: &str) -> Option<Asset> {
 }
 
 #[get("/<path..>", rank = 50)]
-fn asset(path: PathBuf) -> Option<Asset> {
+fn asset(path: PathBuf, uri: &Origin<'_>) -> Option<Asset> {
+    // The request's own first segment decides, before `..` segments are resolved.
+    if uri.path().segments().next() == Some("api") {
+        return None;
+    }
     let p = path.to_string_lossy().replace('\\', "/");
     if p == "api" || p.starts_with("api/") {
         return None;

@@ -77,6 +77,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     } else {
         bytes
     };
+    // serde lets a struct be read from an array, field by field in order; a body that
+    // stands for one record must be an object.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') && expects_struct::<T>() {
+        return Err(AppError::bad_request(
+            "Invalid request body: expected a JSON object",
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -85,6 +93,45 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     de.end()
         .map_err(|e| AppError::bad_request(format!("Malformed JSON: {e}")))?;
     Ok(value)
+}
+
+/// Does `T` deserialise as a struct? Asks `T` to deserialise from a probe that notes which
+/// shape is requested and then refuses.
+fn expects_struct<T: DeserializeOwned>() -> bool {
+    use std::cell::Cell;
+
+    struct Probe<'a>(&'a Cell<bool>);
+
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = serde::de::value::Error;
+
+        fn deserialize_any<V: serde::de::Visitor<'de>>(
+            self,
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("probe"))
+        }
+
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            self.0.set(true);
+            Err(serde::de::Error::custom("probe"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
+            identifier ignored_any
+        }
+    }
+
+    let is_struct = Cell::new(false);
+    let _ = T::deserialize(Probe(&is_struct));
+    is_struct.get()
 }
 
 fn describe(path: &str, e: &serde_json::Error) -> AppError {
@@ -147,5 +194,42 @@ pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppE
         None => Ok(None),
         Some(s) if s.is_empty() => Ok(None),
         Some(s) => parse_id(field, s).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::parse_json;
+
+    #[derive(Debug, Deserialize)]
+    struct Named {
+        #[allow(dead_code)]
+        name: String,
+    }
+
+    #[test]
+    fn an_array_is_not_read_as_a_record() {
+        let e = parse_json::<Named>(br#" ["Acme"] "#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid request body: expected a JSON object"
+        );
+        assert!(parse_json::<Named>(br#"{"name": "Acme"}"#).is_ok());
+    }
+
+    #[test]
+    fn a_body_that_is_a_list_may_still_be_an_array() {
+        let v = parse_json::<Vec<u32>>(b"[1, 2]").unwrap();
+        assert_eq!(v, [1, 2]);
+        let v = parse_json::<Vec<Named>>(br#"[{"name": "a"}]"#).unwrap();
+        assert_eq!(v.len(), 1);
+    }
+
+    #[test]
+    fn an_empty_body_reports_the_first_missing_field() {
+        let e = parse_json::<Named>(b"").unwrap_err();
+        assert_eq!(e.to_string(), "Missing required field: name");
     }
 }

@@ -2,6 +2,13 @@
 //!
 //! Rocket 0.5 answers a known path with an unknown method as 404; the 404 catcher looks
 //! the path up among the mounted routes and answers 405 when another method serves it.
+//!
+//! Every path reaches the asset route last (it matches everything and refuses `api/`), so
+//! when the asset route is the last one Rocket tried on an `/api` path, no API handler
+//! answered: either none serves the path (404, or 405 when another method does), or the
+//! one that does forwarded because a path or query parameter did not parse (400).
+//! An `/api/v1` path that no handler answered, asked without an API key, is a 401: the
+//! public API never tells an anonymous caller which paths exist.
 
 use rocket::http::{Method, Status};
 use rocket::request::Request;
@@ -24,13 +31,12 @@ impl<'r> Responder<'r, 'static> for CaughtError {
                 return e.respond_to(req);
             }
         }
-        let status = if self.0 == Status::NotFound && other_method_matches(req) {
-            Status::MethodNotAllowed
-        } else {
-            self.0
-        };
+        let status = refine(self.0, req);
         let message = match status.code {
             400 | 422 => "Bad request: invalid parameters".to_owned(),
+            401 if is_v1(req) => {
+                "A valid API key is required: Authorization: Bearer <key>".to_owned()
+            }
             401 => "Authentication required".to_owned(),
             403 => "Forbidden".to_owned(),
             404 => format!("Not found: {}", req.uri().path()),
@@ -61,12 +67,45 @@ fn default_catcher(status: Status, _req: &Request<'_>) -> CaughtError {
     CaughtError(status)
 }
 
-fn other_method_matches(req: &Request<'_>) -> bool {
+/// The status a client gets for what Rocket reports as `status` (see the module docs).
+fn refine(status: Status, req: &Request<'_>) -> Status {
+    let unhandled = req
+        .route()
+        .is_none_or(|r| r.rank == crate::http::assets::ASSET_RANK);
+    if !unhandled || !matches!(status.code, 404 | 422) {
+        return status;
+    }
+    if is_v1(req) && !has_bearer(req) {
+        return Status::Unauthorized;
+    }
+    if api_route_matches(req, |m| m == req.method()) {
+        // A handler for this method and path exists and forwarded: a parameter did not parse.
+        return Status::BadRequest;
+    }
+    if api_route_matches(req, |m| m != req.method() && m != Method::Head) {
+        return Status::MethodNotAllowed;
+    }
+    Status::NotFound
+}
+
+fn is_v1(req: &Request<'_>) -> bool {
+    let mut segs = req.uri().path().segments();
+    segs.next() == Some("api") && segs.next() == Some("v1")
+}
+
+fn has_bearer(req: &Request<'_>) -> bool {
+    req.headers()
+        .get_one("Authorization")
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .is_some_and(|k| !k.trim().is_empty())
+}
+
+/// Is there an API route (not the asset route) for this path with a method `m` accepts?
+fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
     let path = req.uri().path();
     let segs: Vec<&str> = path.segments().collect();
     req.rocket().routes().any(|r| {
-        r.method != req.method()
-            && r.method != Method::Head
+        m(r.method)
             && r.rank < crate::http::assets::ASSET_RANK
             && route_matches(r.uri.path(), &segs)
     })
@@ -90,4 +129,73 @@ fn route_matches(pattern: &str, segs: &[&str]) -> bool {
         i += 1;
     }
     i == segs.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use rocket::http::Status;
+    use rocket::local::blocking::Client;
+    use rocket::{get, post, routes};
+    use serde_json::Value;
+
+    #[get("/things/<id>?<n>")]
+    fn typed(id: u32, n: u32) -> String {
+        format!("{id} {n}")
+    }
+
+    #[post("/things/<_id>")]
+    fn post_thing(_id: u32) {}
+
+    #[get("/maybe")]
+    fn maybe() -> Option<String> {
+        None
+    }
+
+    #[post("/maybe")]
+    fn post_maybe() {}
+
+    fn client() -> Client {
+        let rocket = rocket::custom(rocket::Config::debug_default())
+            .mount("/api", routes![typed, post_thing, maybe, post_maybe])
+            .mount("/", crate::http::assets::routes())
+            .register("/", super::all());
+        Client::untracked(rocket).expect("valid rocket")
+    }
+
+    fn status_of(res: rocket::local::blocking::LocalResponse<'_>) -> (Status, Value) {
+        let s = res.status();
+        let text = res.into_string().unwrap();
+        let v: Value = serde_json::from_str(&text).expect(&text);
+        assert_eq!(v["statusCode"], s.code);
+        (s, v)
+    }
+
+    #[test]
+    fn a_path_or_query_value_that_does_not_parse_is_a_400_not_a_404_or_405() {
+        let c = client();
+        assert_eq!(c.get("/api/things/7?n=2").dispatch().status(), Status::Ok);
+        let (s, _) = status_of(c.get("/api/things/seven").dispatch());
+        assert_eq!(s, Status::BadRequest);
+        let (s, _) = status_of(c.get("/api/things/7?n=two").dispatch());
+        assert_eq!(s, Status::BadRequest);
+    }
+
+    #[test]
+    fn a_handlers_own_404_stays_a_404_even_when_another_method_serves_the_path() {
+        let (s, _) = status_of(client().get("/api/maybe").dispatch());
+        assert_eq!(s, Status::NotFound);
+    }
+
+    #[test]
+    fn a_known_path_with_another_method_is_a_405() {
+        let (s, v) = status_of(client().delete("/api/maybe").dispatch());
+        assert_eq!(s, Status::MethodNotAllowed);
+        assert_eq!(v["message"], "Method DELETE not allowed on /api/maybe");
+    }
+
+    #[test]
+    fn an_unknown_public_api_path_is_a_401_without_a_key() {
+        let (s, _) = status_of(client().get("/api/v1/anything").dispatch());
+        assert_eq!(s, Status::Unauthorized);
+    }
 }

@@ -29,7 +29,7 @@ pub fn test_figment(extra: &[(&str, Value)]) -> Figment {
         .merge(("signup", "open"))
         .merge(("log_level", "off"));
     for (k, v) in extra {
-        f = f.merge((*k, v.clone()));
+        f = f.merge((*k, stockbook::config::figment_value(v)));
     }
     f
 }
