@@ -997,3 +997,21 @@ fn synchronous_normal_is_applied_to_every_connection() {
         assert_eq!(fk, 1);
     }
 }
+
+#[test]
+fn the_session_cookie_lives_as_long_as_the_idle_lifetime() {
+    let t = app_with(&[("session_days", json!(3))]);
+    let res = t
+        .client
+        .post("/api/auth/signup")
+        .header(rocket::http::ContentType::JSON)
+        .body(json!({"email": "max@example.com", "password": "correct horse"}).to_string())
+        .dispatch();
+    let cookie = res
+        .cookies()
+        .get("stockbook_session")
+        .expect("cookie")
+        .clone();
+    assert_eq!(cookie.max_age(), Some(rocket::time::Duration::days(3)));
+    assert_eq!(cookie.http_only(), Some(true));
+}

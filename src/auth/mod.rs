@@ -90,8 +90,10 @@ pub fn create_session(
     Ok(token)
 }
 
-pub fn session_cookie(token: String) -> Cookie<'static> {
+/// The session cookie; its `Max-Age` is the idle lifetime, which the server slides.
+pub fn session_cookie(token: String, days: u32) -> Cookie<'static> {
     Cookie::build((SESSION_COOKIE, token))
+        .max_age(rocket::time::Duration::days(i64::from(days)))
         .http_only(true)
         .same_site(SameSite::Lax)
         .path("/")
@@ -170,16 +172,22 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
                 .optional()?;
             let Some((user_id, last_seen)) = row else { return Ok(None) };
             // Sliding idle lifetime; refreshed at most once a minute to spare writes.
-            if now - last_seen >= 60 {
+            let slid = now - last_seen >= 60;
+            if slid {
                 conn.execute(
                     "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
                     params![now, now + i64::from(days) * 86_400, token_hash],
                 )?;
             }
-            Ok(user_by_id(conn, &user_id)?.map(|u| SessionUser { user: u, token_hash }))
+            Ok(user_by_id(conn, &user_id)?.map(|u| (SessionUser { user: u, token_hash }, slid)))
         })
         .await?;
-    found.ok_or_else(unauthorised)
+    let (user, slid) = found.ok_or_else(unauthorised)?;
+    if slid {
+        // The browser's copy slides with the server's.
+        req.cookies().add(session_cookie(token, days));
+    }
+    Ok(user)
 }
 
 /// Removes the session cookie from the jar (logout).

@@ -107,7 +107,7 @@ async fn signup(
             Ok((user, token))
         })
         .await?;
-    jar.add(session_cookie(token));
+    jar.add(session_cookie(token, days));
     Ok(Created(json!(user)))
 }
 
@@ -177,7 +177,7 @@ async fn login(
                     create_session(tx, &uid, &clock, days)
                 })
                 .await?;
-            jar.add(session_cookie(token));
+            jar.add(session_cookie(token, days));
             Ok(Json(json!({ "data": user })))
         }
         _ => {
