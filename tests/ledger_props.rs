@@ -243,9 +243,9 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                     Some(l) => m.rows.get(&(p, l)).copied().unwrap_or_default() + q,
                     None => m.unallocated[p] + q,
                 };
-                if location.is_some_and(|l| !m.active[l]) {
-                    Status::Conflict
-                } else if after < Decimal::ZERO && !m.allow_negative {
+                let inactive = location.is_some_and(|l| !m.active[l]);
+                let short = after < Decimal::ZERO && !m.allow_negative;
+                if inactive || short {
                     Status::Conflict
                 } else {
                     Status::Created
