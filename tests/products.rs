@@ -81,3 +81,407 @@ fn another_users_product_is_not_found() {
     let r = t.get(&format!("/api/products?entityId={e}"));
     assert_error(&r, Status::NotFound);
 }
+
+// ---- SKUs, VAT rate, prices (DECISIONS §3) ----
+
+mod more {
+    use super::common::invariants::{check_invariants, dec};
+    use super::common::stock_fixtures::*;
+    use super::common::*;
+    use rocket::http::Status;
+    use serde_json::{json, Value};
+
+    fn sku(v: &Value) -> &str {
+        v["sku"].as_str().unwrap()
+    }
+
+    #[test]
+    fn generated_skus_take_the_next_free_number_per_entity() {
+        let (t, e) = app_with_entity();
+        let other = t.entity("Other Ltd");
+        assert_eq!(sku(&product_with(&t, &e, "A", json!({}))), "SKU-00001");
+        assert_eq!(
+            sku(&product_with(&t, &e, "B", json!({"sku": "SKU-00007"}))),
+            "SKU-00007"
+        );
+        product_with(&t, &e, "C", json!({"sku": "SKU-12A"}));
+        product_with(&t, &e, "D", json!({"sku": "ABC-99999"}));
+        assert_eq!(sku(&product_with(&t, &e, "E", json!({}))), "SKU-00008");
+        assert_eq!(
+            sku(&product_with(&t, &e, "F", json!({"sku": "  "}))),
+            "SKU-00009"
+        );
+        // Another entity counts on its own; so do products without entity.
+        assert_eq!(sku(&product_with(&t, &other, "G", json!({}))), "SKU-00001");
+        let (s, v) = t.post("/api/products", json!({"name": "Loose"}));
+        assert_eq!(s, Status::Created, "{v}");
+        assert_eq!(v["data"]["sku"], "SKU-00001");
+        assert_eq!(v["data"]["entity_id"], Value::Null);
+    }
+
+    #[test]
+    fn a_sku_is_unique_per_entity_on_create_and_on_put() {
+        let (t, e) = app_with_entity();
+        let other = t.entity("Other Ltd");
+        product_with(&t, &e, "A", json!({"sku": "ab-1"}));
+        let b = product_with(&t, &e, "B", json!({"sku": "ab-2"}));
+        product_with(&t, &other, "A elsewhere", json!({"sku": "AB-1"}));
+        let r = t.put(
+            "/api/products",
+            json!({"id": b["id"], "sku": "AB-1", "name": "Renamed"}),
+        );
+        assert!(assert_error(&r, Status::Conflict).contains("AB-1"));
+        let now = get_product(&t, b["id"].as_str().unwrap());
+        assert_eq!(now["sku"], "ab-2");
+        assert_eq!(now["name"], "B", "a refused PUT changes nothing");
+        // Its own SKU in another case is not a clash with itself.
+        let (s, v) = t.put("/api/products", json!({"id": b["id"], "sku": "AB-2"}));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"]["sku"], "AB-2");
+        let r = t.put("/api/products", json!({"id": b["id"], "sku": " "}));
+        assert!(assert_error(&r, Status::BadRequest).contains("sku"));
+    }
+
+    #[test]
+    fn vat_rate_defaults_to_20_and_must_be_from_0_to_100() {
+        let (t, e) = app_with_entity();
+        assert_eq!(product_with(&t, &e, "A", json!({}))["vat_rate"], json!(20));
+        assert_eq!(
+            product_with(&t, &e, "B", json!({"vat_rate": 0}))["vat_rate"],
+            json!(0)
+        );
+        assert_eq!(
+            product_with(&t, &e, "C", json!({"vat_rate": 100}))["vat_rate"],
+            json!(100)
+        );
+        let d = product_with(&t, &e, "D", json!({"vat_rate": 17.5}));
+        assert_eq!(d["vat_rate"], json!(17.5));
+        for bad in [json!(-1), json!(100.01), json!(12.345), json!("20")] {
+            let r = t.post(
+                "/api/products",
+                json!({"name": "X", "entity_id": e, "vat_rate": bad}),
+            );
+            assert!(
+                assert_error(&r, Status::BadRequest).contains("vat_rate"),
+                "{bad}"
+            );
+            let r = t.put("/api/products", json!({"id": d["id"], "vat_rate": bad}));
+            assert!(
+                assert_error(&r, Status::BadRequest).contains("vat_rate"),
+                "{bad}"
+            );
+        }
+        let (s, v) = t.put("/api/products", json!({"id": d["id"], "vat_rate": 5}));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"]["vat_rate"], json!(5));
+        let (_, list) = t.get("/api/products");
+        assert_eq!(list["data"].as_array().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn prices_and_threshold_must_not_be_negative() {
+        let (t, e) = app_with_entity();
+        let a = product_with(&t, &e, "A", json!({"unit_price": 1.2345, "cost_price": 0}));
+        assert_eq!(a["unit_price"], json!(1.2345));
+        for field in [
+            "unit_price",
+            "cost_price",
+            "low_stock_threshold",
+            "stock_qty",
+        ] {
+            let r = t.post(
+                "/api/products",
+                json!({"name": "X", "entity_id": e, field: -1}),
+            );
+            assert!(
+                assert_error(&r, Status::BadRequest).contains(field),
+                "{field}"
+            );
+        }
+        for field in ["unit_price", "cost_price", "low_stock_threshold"] {
+            let r = t.put("/api/products", json!({"id": a["id"], field: -0.01}));
+            assert!(
+                assert_error(&r, Status::BadRequest).contains(field),
+                "{field}"
+            );
+        }
+        let r = t.post(
+            "/api/products",
+            json!({"name": "X", "entity_id": e, "unit_price": 0.00001}),
+        );
+        assert!(assert_error(&r, Status::BadRequest).contains("unit_price"));
+        let r = t.post("/api/products", json!({"entity_id": e}));
+        assert_eq!(
+            assert_error(&r, Status::BadRequest),
+            "Missing required field: name"
+        );
+        let r = t.post("/api/products", json!({"name": "  ", "entity_id": e}));
+        assert!(assert_error(&r, Status::BadRequest).contains("name"));
+        let (_, list) = t.get("/api/products");
+        assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    }
+
+    // ---- stock_qty through the ledger (DECISIONS §3, §5) ----
+
+    #[test]
+    fn opening_stock_is_an_unallocated_adjustment_movement() {
+        let (t, e) = app_with_entity();
+        let a = product_with(&t, &e, "A", json!({"stock_qty": 5.5}));
+        let b = product_with(&t, &e, "B", json!({}));
+        assert_eq!(dec(&a["stock_qty"]), d("5.5"));
+        assert_eq!(a["stock_levels"], json!([]));
+        let list = movements(&t, "");
+        assert_eq!(
+            list.len(),
+            1,
+            "no movement for a product without opening stock"
+        );
+        assert_eq!(list[0]["product_id"]["id"], a["id"]);
+        assert_eq!(list[0]["type"], "adjustment");
+        assert_eq!(list[0]["location_id"], Value::Null);
+        assert_eq!(dec(&list[0]["qty"]), d("5.5"));
+        assert!(movements(&t, &format!("?productId={}", b["id"].as_str().unwrap())).is_empty());
+        check_invariants(&t);
+    }
+
+    #[test]
+    fn a_put_of_stock_qty_records_an_unallocated_adjustment_for_the_difference() {
+        let (t, e) = app_with_entity();
+        let p = product_with(&t, &e, "A", json!({"stock_qty": 5}));
+        let id = p["id"].as_str().unwrap();
+        let l = location(&t, &e, "Main");
+        moved(&t, id, Some(&l), "purchase", json!(2));
+        let (s, v) = t.put("/api/products", json!({"id": id, "stock_qty": 10}));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"]["stock_qty"], json!(10));
+        let list = movements(&t, "");
+        assert_eq!(list[0]["type"], "adjustment");
+        assert_eq!(list[0]["location_id"], Value::Null);
+        assert_eq!(dec(&list[0]["qty"]), d("3"));
+        assert_eq!(qty_at(&t, id, &l), d("2"), "the located stock is untouched");
+        // The same value again: no movement.
+        let (s, _) = t.put("/api/products", json!({"id": id, "stock_qty": 10}));
+        assert_eq!(s, Status::Ok);
+        assert_eq!(movements(&t, "").len(), 3);
+        let (s, v) = t.put("/api/products", json!({"id": id, "stock_qty": 2.5}));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(dec(&movements(&t, "")[0]["qty"]), d("-7.5"));
+        check_invariants(&t);
+    }
+
+    #[test]
+    fn a_put_of_stock_qty_below_the_stock_at_locations_is_refused() {
+        let (t, e) = app_with_entity();
+        let p = product_with(&t, &e, "A", json!({"stock_qty": 1}));
+        let id = p["id"].as_str().unwrap();
+        let a = location(&t, &e, "A");
+        let b = location(&t, &e, "B");
+        moved(&t, id, Some(&a), "purchase", json!(3));
+        moved(&t, id, Some(&b), "purchase", json!(1));
+        let r = t.put(
+            "/api/products",
+            json!({"id": id, "stock_qty": 3.999, "name": "Renamed"}),
+        );
+        let msg = assert_error(&r, Status::Conflict);
+        assert!(msg.contains("stock_qty") && msg.contains('4'), "{msg}");
+        let now = get_product(&t, id);
+        assert_eq!(now["stock_qty"], json!(5));
+        assert_eq!(now["name"], "A", "a refused PUT changes nothing");
+        assert_eq!(movements(&t, "").len(), 3);
+        let (s, v) = t.put("/api/products", json!({"id": id, "stock_qty": 4}));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(dec(&movements(&t, "")[0]["qty"]), d("-1"));
+        check_invariants(&t);
+    }
+
+    #[test]
+    fn the_product_total_is_its_located_plus_unallocated_stock() {
+        let (t, e) = app_with_entity();
+        let p = product_with(&t, &e, "A", json!({"stock_qty": 0.1}));
+        let id = p["id"].as_str().unwrap();
+        let a = location(&t, &e, "A");
+        let b = location(&t, &e, "B");
+        moved(&t, id, Some(&a), "purchase", json!(0.2));
+        moved(&t, id, Some(&b), "return", json!(1.7));
+        moved(&t, id, None, "sale", json!(-0.1));
+        let now = get_product(&t, id);
+        let raw = now.to_string();
+        assert!(raw.contains("\"stock_qty\":1.9"), "{raw}");
+        let levels = now["stock_levels"].as_array().unwrap();
+        assert_eq!(levels.len(), 2);
+        assert_eq!(levels[0]["location_id"]["name"], "A");
+        assert_eq!(levels[0]["quantity"], json!(0.2));
+        assert_eq!(levels[1]["quantity"], json!(1.7));
+        check_invariants(&t);
+    }
+
+    // ---- DELETE rules ----
+
+    #[test]
+    fn a_product_with_only_an_empty_stock_row_can_be_deleted() {
+        let (t, e) = app_with_entity();
+        let id = product(&t, &e, "A");
+        let l = location(&t, &e, "Main");
+        let (s, v) = t.post(
+            "/api/warehouse-stock",
+            json!({"product_id": id, "location_id": l, "reorder_point": 3}),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+        let (s, v) = t.delete("/api/products", json!({"id": id}));
+        assert_eq!(s, Status::Ok, "{v}");
+        let (_, rows) = t.get("/api/warehouse-stock");
+        assert_eq!(rows["data"], json!([]));
+        assert_error(
+            &t.delete("/api/products", json!({"id": id})),
+            Status::NotFound,
+        );
+    }
+
+    #[test]
+    fn a_product_on_a_document_line_cannot_be_deleted() {
+        let (t, e) = app_with_entity();
+        let id = product(&t, &e, "A");
+        let a = location(&t, &e, "A");
+        let b = location(&t, &e, "B");
+        insert_transfer_order(&t, &e, &a, &b, "draft", &[(&id, 1)]);
+        let msg = assert_error(
+            &t.delete("/api/products", json!({"id": id})),
+            Status::Conflict,
+        );
+        assert!(msg.contains("SKU-00001"), "{msg}");
+        get_product(&t, &id);
+    }
+
+    #[test]
+    fn product_delete_refuses_malformed_unknown_and_foreign_ids() {
+        let (t, e) = app_with_entity();
+        let id = product(&t, &e, "A");
+        assert!(assert_error(
+            &t.delete("/api/products", json!({"id": "x"})),
+            Status::BadRequest
+        )
+        .contains("id"));
+        assert_eq!(
+            assert_error(&t.delete("/api/products", json!({})), Status::BadRequest),
+            "Missing required field: id"
+        );
+        assert_error(
+            &t.delete("/api/products", json!({"id": uuid::Uuid::new_v4()})),
+            Status::NotFound,
+        );
+        t.signup("intruder@example.com");
+        assert_error(
+            &t.delete("/api/products", json!({"id": id})),
+            Status::NotFound,
+        );
+        assert_error(
+            &t.put("/api/products", json!({"id": id, "stock_qty": 5})),
+            Status::NotFound,
+        );
+        t.login("owner@example.com");
+        assert_eq!(stock_qty(&t, &id), d("0"));
+    }
+
+    // ---- Locations (DECISIONS §4) ----
+
+    #[test]
+    fn a_location_needs_a_name_and_an_entity_and_a_valid_status() {
+        let (t, e) = app_with_entity();
+        let r = t.post("/api/warehouse-locations", json!({"name": "Main"}));
+        assert_eq!(
+            assert_error(&r, Status::BadRequest),
+            "Missing required field: entity_id"
+        );
+        let r = t.post("/api/warehouse-locations", json!({"entity_id": e}));
+        assert_eq!(
+            assert_error(&r, Status::BadRequest),
+            "Missing required field: name"
+        );
+        let r = t.post(
+            "/api/warehouse-locations",
+            json!({"name": "M", "entity_id": uuid::Uuid::new_v4()}),
+        );
+        assert_error(&r, Status::NotFound);
+        let r = t.post(
+            "/api/warehouse-locations",
+            json!({"name": "M", "entity_id": e, "status": "closed"}),
+        );
+        assert!(assert_error(&r, Status::BadRequest).contains("status"));
+        let (s, v) = t.post(
+            "/api/warehouse-locations",
+            json!({"name": "Main", "entity_id": e, "address": "1 High St"}),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+        assert_eq!(v["data"]["status"], "active");
+        assert_eq!(v["data"]["address"], "1 High St");
+        let id = v["data"]["id"].clone();
+        let r = t.put(
+            "/api/warehouse-locations",
+            json!({"id": id, "status": "paused"}),
+        );
+        assert!(assert_error(&r, Status::BadRequest).contains("status"));
+        let (s, v) = t.put(
+            "/api/warehouse-locations",
+            json!({"id": id, "status": "inactive"}),
+        );
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"]["status"], "inactive");
+        assert_eq!(v["data"]["name"], "Main");
+        let (_, list) = t.get("/api/warehouse-locations");
+        assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_location_in_use_cannot_be_deleted() {
+        let (t, e) = app_with_entity();
+        let p = product(&t, &e, "A");
+        let del = |id: &str| t.delete("/api/warehouse-locations", json!({"id": id}));
+        // A stock row alone (no movement) is a use.
+        let rowed = location(&t, &e, "Rowed");
+        t.post(
+            "/api/warehouse-stock",
+            json!({"product_id": p, "location_id": rowed, "reorder_point": 1}),
+        );
+        assert!(assert_error(&del(&rowed), Status::Conflict).contains("Rowed"));
+        let moved_at = location(&t, &e, "Moved");
+        moved(&t, &p, Some(&moved_at), "purchase", json!(1));
+        assert_error(&del(&moved_at), Status::Conflict);
+        let src = location(&t, &e, "Source");
+        let dst = location(&t, &e, "Destination");
+        insert_transfer_order(&t, &e, &src, &dst, "draft", &[(&p, 1)]);
+        assert_error(&del(&src), Status::Conflict);
+        assert_error(&del(&dst), Status::Conflict);
+        let free = location(&t, &e, "Free");
+        let (s, v) = del(&free);
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"], json!({"success": true}));
+        let (_, list) = t.get("/api/warehouse-locations");
+        assert_eq!(list["data"].as_array().unwrap().len(), 4);
+        assert_error(&del(&free), Status::NotFound);
+    }
+
+    #[test]
+    fn another_users_location_is_not_found() {
+        let (t, e) = app_with_entity();
+        let l = location(&t, &e, "Main");
+        t.signup("intruder@example.com");
+        assert_error(
+            &t.put(
+                "/api/warehouse-locations",
+                json!({"id": l, "status": "inactive"}),
+            ),
+            Status::NotFound,
+        );
+        assert_error(
+            &t.delete("/api/warehouse-locations", json!({"id": l})),
+            Status::NotFound,
+        );
+        assert_error(
+            &t.get(&format!("/api/warehouse-locations?entityId={e}")),
+            Status::NotFound,
+        );
+        t.login("owner@example.com");
+        let (_, list) = t.get("/api/warehouse-locations");
+        assert_eq!(list["data"][0]["status"], "active");
+    }
+}

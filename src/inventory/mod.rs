@@ -7,13 +7,17 @@
 
 pub mod ledger;
 pub mod locations;
+pub mod movements;
 pub mod products;
+pub mod stock;
 pub mod stock_rows;
 
 /// The session routes of the inventory.
 pub fn routes() -> Vec<rocket::Route> {
     let mut r = products::routes();
     r.extend(locations::routes());
+    r.extend(stock::routes());
+    r.extend(movements::routes());
     r
 }
 

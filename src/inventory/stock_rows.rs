@@ -5,7 +5,8 @@ use rusqlite::{Connection, Row};
 use serde::Serialize;
 
 use crate::db::decimal::Qty;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
+use crate::scope::Scope;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ProductBrief {
@@ -58,17 +59,41 @@ pub fn from_row(r: &Row<'_>) -> rusqlite::Result<StockRow> {
     })
 }
 
-/// Runs `SELECT ... WHERE <cond> ORDER BY location name` with positional parameters.
+/// Runs `SELECT ... WHERE <cond> ORDER BY location name, product name` with positional
+/// parameters.
 pub fn query(
     conn: &Connection,
     cond: &str,
     params: &[&dyn rusqlite::ToSql],
 ) -> AppResult<Vec<StockRow>> {
+    query_page(conn, cond, params, -1, 0)
+}
+
+/// [`query`] with `LIMIT` (-1: none) and `OFFSET`.
+pub fn query_page(
+    conn: &Connection,
+    cond: &str,
+    params: &[&dyn rusqlite::ToSql],
+    limit: i64,
+    offset: i64,
+) -> AppResult<Vec<StockRow>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "{SELECT} WHERE {cond} ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE"
+        "{SELECT} WHERE {cond}
+         ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE, p.seq
+         LIMIT {limit} OFFSET {offset}"
     ))?;
     let rows = stmt
         .query_map(params, from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
+}
+
+/// One stock row visible to `scope`: 404 when unknown or foreign.
+pub fn get_visible(conn: &Connection, scope: &Scope, id: &str) -> AppResult<StockRow> {
+    let (cond, args) = scope.condition("s");
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id];
+    params.extend(args.iter().map(|a| a as &dyn rusqlite::ToSql));
+    query(conn, &format!("s.id = ? AND {cond}"), &params)?
+        .pop()
+        .ok_or_else(|| AppError::not_found(format!("Stock row not found: {id}")))
 }

@@ -5,6 +5,9 @@
 //! speak as a signed-in user, as another user, with an API key, or anonymously.
 #![allow(dead_code)]
 
+pub mod invariants;
+pub mod stock_fixtures;
+
 use std::cell::RefCell;
 
 use rocket::figment::Figment;

@@ -1,0 +1,258 @@
+//! The ledger invariants of DECISIONS §5, checked through the API only, in exact
+//! decimals (`rust_decimal` parsed from the JSON number text, never f64):
+//!
+//! 1. each stock row's `quantity` = Σ `qty` of the movements of its product at its location
+//!    (and every location a product has movements at has a stock row);
+//! 2. each product's `stock_qty` = Σ `qty` of all its movements;
+//! 3. each stock row's `reserved_quantity` is at least what in-transit transfer orders from
+//!    its location hold of its product (the rest is a reservation set by hand). The
+//!    in-transit part comes from `GET /api/transfer-orders` when that route answers 200;
+//!    otherwise only `reserved_quantity >= 0` is checked.
+//!
+//! [`check_invariants`] panics with a precise message on a breach and returns the
+//! figures it read, so a test can assert more (for example that no hand reservation
+//! exists: `snapshot.hand_reserved(product, location) == 0`).
+
+use std::collections::BTreeMap;
+
+use rocket::http::Status;
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::TestApp;
+
+/// An exact decimal from a JSON number, from its text (never through f64).
+pub fn dec(v: &Value) -> Decimal {
+    match v {
+        Value::Number(n) => {
+            let s = n.to_string();
+            let d = if s.contains(['e', 'E']) {
+                Decimal::from_scientific(&s)
+            } else {
+                Decimal::from_str_exact(&s)
+            };
+            d.unwrap_or_else(|e| panic!("`{s}` is not a decimal: {e}"))
+                .normalize()
+        }
+        other => panic!("expected a JSON number, got {other}"),
+    }
+}
+
+/// What the API showed when the invariants were checked.
+#[derive(Debug, Clone, Default)]
+pub struct LedgerSnapshot {
+    /// `(product id, location id)` → the stock row's `quantity`.
+    pub quantity: BTreeMap<(String, String), Decimal>,
+    /// `(product id, location id)` → the stock row's `reserved_quantity`.
+    pub reserved: BTreeMap<(String, String), Decimal>,
+    /// product id → `stock_qty`.
+    pub stock_qty: BTreeMap<String, Decimal>,
+    /// `(product id, location id)` → units held by in-transit transfer orders from that
+    /// location; `None` when `GET /api/transfer-orders` did not answer 200.
+    pub in_transit: Option<BTreeMap<(String, String), Decimal>>,
+    /// Number of movements read.
+    pub movements: usize,
+}
+
+impl LedgerSnapshot {
+    fn key(product: &str, location: &str) -> (String, String) {
+        (product.to_owned(), location.to_owned())
+    }
+
+    /// The stock row's quantity (0 when there is no row).
+    pub fn quantity_at(&self, product: &str, location: &str) -> Decimal {
+        self.quantity
+            .get(&Self::key(product, location))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// `stock_qty` minus the quantities at locations: the unallocated stock.
+    pub fn unallocated(&self, product: &str) -> Decimal {
+        let located: Decimal = self
+            .quantity
+            .iter()
+            .filter(|((p, _), _)| p == product)
+            .map(|(_, q)| *q)
+            .sum();
+        self.stock_qty.get(product).copied().unwrap_or_default() - located
+    }
+
+    /// Units of `product` in transit from `location` (0 when transfers are not served).
+    pub fn in_transit_from(&self, product: &str, location: &str) -> Decimal {
+        self.in_transit
+            .as_ref()
+            .and_then(|m| m.get(&Self::key(product, location)).copied())
+            .unwrap_or_default()
+    }
+
+    /// The part of the row's `reserved_quantity` set by hand.
+    pub fn hand_reserved(&self, product: &str, location: &str) -> Decimal {
+        self.reserved
+            .get(&Self::key(product, location))
+            .copied()
+            .unwrap_or_default()
+            - self.in_transit_from(product, location)
+    }
+}
+
+/// Checks invariants 1–3 over everything the signed-in user sees; panics on a breach.
+pub fn check_invariants(t: &TestApp) -> LedgerSnapshot {
+    check_invariants_in(t, None)
+}
+
+/// [`check_invariants`] restricted to one entity (`entityId` on every list) when given.
+pub fn check_invariants_in(t: &TestApp, entity_id: Option<&str>) -> LedgerSnapshot {
+    try_check_invariants(t, entity_id).unwrap_or_else(|e| panic!("ledger invariant broken: {e}"))
+}
+
+fn get_list(t: &TestApp, path: &str, entity_id: Option<&str>) -> Result<Vec<Value>, String> {
+    let path = match entity_id {
+        Some(e) => format!("{path}?entityId={e}"),
+        None => path.to_owned(),
+    };
+    let (s, v) = t.get(&path);
+    if s != Status::Ok {
+        return Err(format!("GET {path} answered {s}: {v}"));
+    }
+    v["data"]
+        .as_array()
+        .cloned()
+        .ok_or_else(|| format!("GET {path}: `data` is not an array: {v}"))
+}
+
+fn id_of(v: &Value, what: &str) -> Result<String, String> {
+    // Expanded references are `{id, ...}`; plain ones are strings.
+    let id = if v.is_object() { &v["id"] } else { v };
+    id.as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{what} has no id: {v}"))
+}
+
+/// The same checks, reporting a breach as `Err` (for property tests).
+pub fn try_check_invariants(
+    t: &TestApp,
+    entity_id: Option<&str>,
+) -> Result<LedgerSnapshot, String> {
+    let mut snap = LedgerSnapshot::default();
+
+    for row in get_list(t, "/api/warehouse-stock", entity_id)? {
+        let key = (
+            id_of(&row["product_id"], "stock row product")?,
+            id_of(&row["location_id"], "stock row location")?,
+        );
+        if snap.quantity.contains_key(&key) {
+            return Err(format!(
+                "two stock rows for one product and location: {row}"
+            ));
+        }
+        snap.quantity.insert(key.clone(), dec(&row["quantity"]));
+        snap.reserved.insert(key, dec(&row["reserved_quantity"]));
+    }
+    for p in get_list(t, "/api/products", entity_id)? {
+        snap.stock_qty
+            .insert(id_of(&p["id"], "product")?, dec(&p["stock_qty"]));
+    }
+
+    // Σ qty per product and per (product, location), from the ledger itself.
+    let mut by_product: BTreeMap<String, Decimal> = BTreeMap::new();
+    let mut by_row: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+    let movements = get_list(t, "/api/stock-movements", entity_id)?;
+    snap.movements = movements.len();
+    for m in &movements {
+        let product = id_of(&m["product_id"], "movement product")?;
+        let qty = dec(&m["qty"]);
+        if qty.is_zero() {
+            return Err(format!("a movement with qty 0: {m}"));
+        }
+        *by_product.entry(product.clone()).or_default() += qty;
+        match &m["location_id"] {
+            Value::Null => {}
+            Value::String(l) => *by_row.entry((product, l.clone())).or_default() += qty,
+            other => return Err(format!("a movement's location_id is not a string: {other}")),
+        }
+    }
+
+    // Invariant 1.
+    for (key, q) in &snap.quantity {
+        let sum = by_row.get(key).copied().unwrap_or_default();
+        if *q != sum {
+            return Err(format!(
+                "stock row of product {} at location {} holds {q}, its movements sum to {sum}",
+                key.0, key.1
+            ));
+        }
+    }
+    for (key, sum) in &by_row {
+        if !snap.quantity.contains_key(key) {
+            return Err(format!(
+                "product {} has movements summing to {sum} at location {} but no stock row",
+                key.0, key.1
+            ));
+        }
+    }
+    // Invariant 2.
+    for (p, q) in &snap.stock_qty {
+        let sum = by_product.get(p).copied().unwrap_or_default();
+        if *q != sum {
+            return Err(format!(
+                "product {p} has stock_qty {q}, its movements sum to {sum}"
+            ));
+        }
+    }
+    for p in by_product.keys() {
+        if !snap.stock_qty.contains_key(p) {
+            return Err(format!(
+                "movements of product {p}, which the product list lacks"
+            ));
+        }
+    }
+
+    // Invariant 3.
+    let path = match entity_id {
+        Some(e) => format!("/api/transfer-orders?entityId={e}"),
+        None => "/api/transfer-orders".to_owned(),
+    };
+    let (s, v) = t.get(&path);
+    if s == Status::Ok {
+        let mut held: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+        let orders = v["data"]
+            .as_array()
+            .ok_or_else(|| format!("GET {path}: `data` is not an array: {v}"))?;
+        for o in orders.iter().filter(|o| o["status"] == "in_transit") {
+            let source = id_of(&o["source_location_id"], "transfer order source")?;
+            let lines = o["lines"]
+                .as_array()
+                .ok_or_else(|| format!("transfer order without lines array: {o}"))?;
+            for l in lines {
+                let product = id_of(&l["product_id"], "transfer line product")?;
+                *held.entry((product, source.clone())).or_default() += dec(&l["quantity"]);
+            }
+        }
+        for (key, h) in &held {
+            let r = snap.reserved.get(key).copied().ok_or_else(|| {
+                format!(
+                    "{h} of product {} in transit from location {} but no stock row there",
+                    key.0, key.1
+                )
+            })?;
+            if r < *h {
+                return Err(format!(
+                    "reserved_quantity {r} of product {} at location {} is below the {h} \
+                     held by in-transit transfer orders",
+                    key.0, key.1
+                ));
+            }
+        }
+        snap.in_transit = Some(held);
+    }
+    for (key, r) in &snap.reserved {
+        if r.is_sign_negative() && !r.is_zero() {
+            return Err(format!(
+                "negative reserved_quantity {r} of product {} at location {}",
+                key.0, key.1
+            ));
+        }
+    }
+    Ok(snap)
+}

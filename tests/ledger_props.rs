@@ -1,0 +1,428 @@
+//! A property test of the ledger (DECISIONS §5): random sequences of movements of every
+//! type and sign (at a location or none), stock row upserts and PUTs of `quantity`,
+//! product PUTs of `stock_qty`, and location (de)activation, with and without
+//! `allow_negative_stock`. After EACH step:
+//!
+//! - the answer's status is the one a small model of the rules predicts (so a refused
+//!   request is refused for the right reason, and an accepted one accepted);
+//! - invariants 1 and 2 hold, read through the API and summed in exact decimals
+//!   (`common::invariants`);
+//! - every stock row and product total equals the model's.
+//!
+//! At the end of each case the products' `cost_price` equals the model's weighted average.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::invariants::{dec, try_check_invariants};
+use common::stock_fixtures::*;
+use common::*;
+use proptest::prelude::*;
+use proptest::test_runner::{FileFailurePersistence, TestCaseError};
+use rocket::http::Status;
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde_json::{json, Value};
+
+const PRODUCTS: usize = 3;
+const LOCATIONS: usize = 3;
+const KINDS: [&str; 8] = [
+    "purchase",
+    "sale",
+    "adjustment",
+    "return",
+    "transfer_in",
+    "transfer_out",
+    "stock_take",
+    "transfer_cancelled",
+];
+
+#[derive(Debug, Clone)]
+enum Op {
+    /// A POST /api/stock-movements; `qty` in thousandths, `unit_cost` in ten-thousandths.
+    Move {
+        product: usize,
+        location: Option<usize>,
+        kind: usize,
+        qty: i64,
+        unit_cost: Option<i64>,
+    },
+    /// A POST /api/warehouse-stock.
+    Upsert {
+        product: usize,
+        location: usize,
+        quantity: Option<i64>,
+        reorder_point: Option<i64>,
+    },
+    /// A PUT /api/warehouse-stock of `quantity` (skipped while the row does not exist).
+    PutRow {
+        product: usize,
+        location: usize,
+        quantity: i64,
+    },
+    /// A PUT /api/products of `stock_qty`.
+    SetStockQty { product: usize, qty: i64 },
+    /// A PUT /api/warehouse-locations of `status`.
+    SetActive { location: usize, active: bool },
+}
+
+/// Thousandths: mostly whole units, sometimes any fraction, zero included.
+fn qty() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        3 => (-6i64..=6).prop_map(|x| x * 1000),
+        1 => -6000i64..=6000,
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (
+            0..PRODUCTS,
+            prop::option::weighted(0.75, 0..LOCATIONS),
+            0..KINDS.len(),
+            qty(),
+            prop::option::weighted(0.3, 0i64..=50_000),
+        )
+            .prop_map(|(product, location, kind, qty, unit_cost)| Op::Move {
+                product,
+                location,
+                kind,
+                qty,
+                unit_cost,
+            }),
+        2 => (
+            0..PRODUCTS,
+            0..LOCATIONS,
+            prop::option::weighted(0.8, -2000i64..=8000),
+            prop::option::of(0i64..=5000),
+        )
+            .prop_map(|(product, location, quantity, reorder_point)| Op::Upsert {
+                product,
+                location,
+                quantity,
+                reorder_point,
+            }),
+        2 => (0..PRODUCTS, 0..LOCATIONS, -2000i64..=8000).prop_map(
+            |(product, location, quantity)| Op::PutRow {
+                product,
+                location,
+                quantity,
+            }
+        ),
+        1 => (0..PRODUCTS, 0i64..=12_000).prop_map(|(product, qty)| Op::SetStockQty { product, qty }),
+        1 => (0..LOCATIONS, prop::bool::weighted(0.4))
+            .prop_map(|(location, active)| Op::SetActive { location, active }),
+    ]
+}
+
+fn thousandths(x: i64) -> Decimal {
+    Decimal::new(x, 3).normalize()
+}
+
+fn number(d: Decimal) -> Value {
+    num(&d.normalize().to_string())
+}
+
+/// What the rules say, kept independently of the service.
+struct Model {
+    allow_negative: bool,
+    rows: BTreeMap<(usize, usize), Decimal>,
+    unallocated: [Decimal; PRODUCTS],
+    cost: [Decimal; PRODUCTS],
+    active: [bool; LOCATIONS],
+}
+
+impl Model {
+    fn total(&self, p: usize) -> Decimal {
+        self.unallocated[p]
+            + self
+                .rows
+                .iter()
+                .filter(|((rp, _), _)| *rp == p)
+                .map(|(_, q)| *q)
+                .sum::<Decimal>()
+    }
+
+    fn located(&self, p: usize) -> Decimal {
+        self.total(p) - self.unallocated[p]
+    }
+
+    /// Status of setting a row's quantity to `target` (row may be absent).
+    fn set_quantity_status(&self, p: usize, l: usize, target: Decimal) -> Option<Status> {
+        let cur = self.rows.get(&(p, l)).copied().unwrap_or_default();
+        if target == cur {
+            return None;
+        }
+        if !self.active[l] {
+            return Some(Status::Conflict);
+        }
+        if target < Decimal::ZERO && !self.allow_negative {
+            return Some(Status::Conflict);
+        }
+        None
+    }
+}
+
+struct World {
+    t: TestApp,
+    products: Vec<String>,
+    locations: Vec<String>,
+    model: Model,
+}
+
+fn setup(allow_negative: bool) -> World {
+    let t = app_with(&[("allow_negative_stock", json!(allow_negative))]);
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let mut products = Vec::new();
+    let mut unallocated = [Decimal::ZERO; PRODUCTS];
+    let mut cost = [Decimal::ZERO; PRODUCTS];
+    for i in 0..PRODUCTS {
+        // Product 0 opens with unallocated stock and a cost.
+        let extra = if i == 0 {
+            json!({"stock_qty": 3, "cost_price": 2})
+        } else {
+            json!({})
+        };
+        if i == 0 {
+            unallocated[0] = Decimal::from(3);
+            cost[0] = Decimal::from(2);
+        }
+        let p = product_with(&t, &e, &format!("P{i}"), extra);
+        products.push(p["id"].as_str().unwrap().to_owned());
+    }
+    let locations = (0..LOCATIONS)
+        .map(|i| location(&t, &e, &format!("L{i}")))
+        .collect();
+    World {
+        t,
+        products,
+        locations,
+        model: Model {
+            allow_negative,
+            rows: BTreeMap::new(),
+            unallocated,
+            cost,
+            active: [true; LOCATIONS],
+        },
+    }
+}
+
+fn fail(msg: String) -> TestCaseError {
+    TestCaseError::fail(msg)
+}
+
+/// Runs one step: the request, its predicted status, and the model update.
+fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
+    let m = &mut w.model;
+    let t = &w.t;
+    let (expected, res) = match *op {
+        Op::Move {
+            product: p,
+            location,
+            kind,
+            qty,
+            unit_cost,
+        } => {
+            let kind = KINDS[kind];
+            let q = thousandths(qty);
+            let uc = unit_cost.map(|c| Decimal::new(c, 4).normalize());
+            let sign_ok = match kind {
+                "purchase" | "transfer_in" => q > Decimal::ZERO,
+                "sale" | "transfer_out" => q < Decimal::ZERO,
+                _ => true,
+            };
+            let expected = if kind == "transfer_cancelled"
+                || q.is_zero()
+                || !sign_ok
+                || (uc.is_some() && kind != "purchase")
+            {
+                Status::BadRequest
+            } else {
+                let after = match location {
+                    Some(l) => m.rows.get(&(p, l)).copied().unwrap_or_default() + q,
+                    None => m.unallocated[p] + q,
+                };
+                let inactive = location.is_some_and(|l| !m.active[l]);
+                let short = after < Decimal::ZERO && !m.allow_negative;
+                if inactive || short {
+                    Status::Conflict
+                } else {
+                    Status::Created
+                }
+            };
+            let mut body = json!({"product_id": w.products[p], "type": kind, "qty": number(q)});
+            if let Some(l) = location {
+                body["location_id"] = json!(w.locations[l]);
+            }
+            if let Some(c) = uc {
+                body["unit_cost"] = number(c);
+            }
+            let res = t.post("/api/stock-movements", body);
+            if res.0 == Status::Created && expected == Status::Created {
+                if let (true, Some(c)) = (kind == "purchase", uc) {
+                    let old = m.total(p);
+                    m.cost[p] = if old <= Decimal::ZERO {
+                        c
+                    } else {
+                        ((old * m.cost[p] + q * c) / (old + q))
+                            .round_dp_with_strategy(4, RoundingStrategy::MidpointAwayFromZero)
+                            .normalize()
+                    };
+                }
+                match location {
+                    Some(l) => *m.rows.entry((p, l)).or_default() += q,
+                    None => m.unallocated[p] += q,
+                }
+            }
+            (expected, res)
+        }
+        Op::Upsert {
+            product: p,
+            location: l,
+            quantity,
+            reorder_point,
+        } => {
+            let target = quantity.map(thousandths);
+            let refused = target.and_then(|q| m.set_quantity_status(p, l, q));
+            let exists = m.rows.contains_key(&(p, l));
+            let expected = refused.unwrap_or(if exists { Status::Ok } else { Status::Created });
+            let mut body = json!({"product_id": w.products[p], "location_id": w.locations[l]});
+            if let Some(q) = target {
+                body["quantity"] = number(q);
+            }
+            if let Some(r) = reorder_point {
+                body["reorder_point"] = number(thousandths(r));
+            }
+            let res = t.post("/api/warehouse-stock", body);
+            if res.0 == expected && refused.is_none() {
+                let row = m.rows.entry((p, l)).or_default();
+                if let Some(q) = target {
+                    *row = q;
+                }
+            }
+            (expected, res)
+        }
+        Op::PutRow {
+            product: p,
+            location: l,
+            quantity,
+        } => {
+            if !m.rows.contains_key(&(p, l)) {
+                return Ok(());
+            }
+            let row = stock_row(t, &w.products[p], &w.locations[l])
+                .ok_or_else(|| fail(format!("row {p}/{l} missing")))?;
+            let target = thousandths(quantity);
+            let refused = m.set_quantity_status(p, l, target);
+            let expected = refused.unwrap_or(Status::Ok);
+            let res = t.put(
+                "/api/warehouse-stock",
+                json!({"id": row["id"], "quantity": number(target)}),
+            );
+            if res.0 == expected && refused.is_none() {
+                m.rows.insert((p, l), target);
+            }
+            (expected, res)
+        }
+        Op::SetStockQty { product: p, qty } => {
+            let target = thousandths(qty);
+            let expected = if target < m.located(p) {
+                Status::Conflict
+            } else {
+                Status::Ok
+            };
+            let res = t.put(
+                "/api/products",
+                json!({"id": w.products[p], "stock_qty": number(target)}),
+            );
+            if res.0 == Status::Ok && expected == Status::Ok {
+                m.unallocated[p] = target - m.located(p);
+            }
+            (expected, res)
+        }
+        Op::SetActive {
+            location: l,
+            active,
+        } => {
+            let res = t.put(
+                "/api/warehouse-locations",
+                json!({"id": w.locations[l], "status": if active { "active" } else { "inactive" }}),
+            );
+            if res.0 == Status::Ok {
+                m.active[l] = active;
+            }
+            (Status::Ok, res)
+        }
+    };
+    if res.0 != expected {
+        return Err(fail(format!(
+            "{op:?}: expected {expected}, got {}: {}",
+            res.0, res.1
+        )));
+    }
+    if expected.code >= 400 {
+        let msg = res.1["message"].as_str().unwrap_or_default();
+        if res.1["statusCode"] != json!(expected.code) || msg.is_empty() {
+            return Err(fail(format!("{op:?}: not a §7 error body: {}", res.1)));
+        }
+    }
+    Ok(())
+}
+
+/// The API agrees with the invariants and with the model.
+fn check(w: &World, after: &Op) -> Result<(), TestCaseError> {
+    let snap =
+        try_check_invariants(&w.t, None).map_err(|e| fail(format!("after {after:?}: {e}")))?;
+    let m = &w.model;
+    let mut expected_rows = BTreeMap::new();
+    for ((p, l), q) in &m.rows {
+        expected_rows.insert((w.products[*p].clone(), w.locations[*l].clone()), *q);
+    }
+    if snap.quantity != expected_rows {
+        return Err(fail(format!(
+            "after {after:?}: stock rows {:?}, model {:?}",
+            snap.quantity, expected_rows
+        )));
+    }
+    for (i, id) in w.products.iter().enumerate() {
+        let got = snap.stock_qty.get(id).copied().unwrap_or_default();
+        if got != m.total(i) {
+            return Err(fail(format!(
+                "after {after:?}: product {i} stock_qty {got}, model {}",
+                m.total(i)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut w = setup(allow_negative);
+    for op in ops {
+        step(&mut w, op)?;
+        check(&w, op)?;
+    }
+    for (i, id) in w.products.iter().enumerate() {
+        let got = dec(&get_product(&w.t, id)["cost_price"]);
+        prop_assert_eq!(got, w.model.cost[i], "cost_price of product {}", i);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        max_shrink_iters: 400,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_ledger_invariants_hold_after_every_step(
+        allow_negative in any::<bool>(),
+        ops in prop::collection::vec(op(), 1..20),
+    ) {
+        run(allow_negative, &ops)?;
+    }
+}
