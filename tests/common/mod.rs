@@ -5,6 +5,8 @@
 //! speak as a signed-in user, as another user, with an API key, or anonymously.
 #![allow(dead_code)]
 
+pub mod mock_server;
+
 use std::cell::RefCell;
 
 use rocket::figment::Figment;

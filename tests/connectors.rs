@@ -1,0 +1,437 @@
+//! Connectors against local servers that speak each platform's documented protocol:
+//! authentication header (401 otherwise), two or more pages through the platform's own
+//! pagination, one 429 with `Retry-After`, and every request recorded.
+
+mod common;
+
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::mock_server::{MockServer, Request, Response};
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+use stockbook::config::PlatformConfig;
+use stockbook::connectors::lines::rows_total;
+use stockbook::connectors::{self, ConnectorError, DataType, ImportRow, Platform, RetryPolicy};
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/// A retry policy that records its waits instead of sleeping.
+fn recording_retry() -> (RetryPolicy, Arc<Mutex<Vec<Duration>>>) {
+    let waits = Arc::new(Mutex::new(Vec::new()));
+    let w = waits.clone();
+    (
+        RetryPolicy::with_sleep(move |d| w.lock().unwrap().push(d)),
+        waits,
+    )
+}
+
+fn config(server: &MockServer) -> PlatformConfig {
+    PlatformConfig {
+        base_url: Some(server.url().to_owned()),
+        ..PlatformConfig::default()
+    }
+}
+
+/// True the first time only.
+#[derive(Clone, Default)]
+struct Once(Arc<AtomicBool>);
+
+impl Once {
+    fn first(&self) -> bool {
+        !self.0.swap(true, Ordering::SeqCst)
+    }
+}
+
+fn d(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap()
+}
+
+fn rows_of<'a>(rows: &'a [ImportRow], provider_ref: &str) -> Vec<&'a ImportRow> {
+    rows.iter()
+        .filter(|r| r.get("provider_ref").map(String::as_str) == Some(provider_ref))
+        .collect()
+}
+
+/// The importer's total for one document's rows equals the `total` they carry.
+fn assert_total_reproduced(rows: &[ImportRow], provider_ref: &str, expected: &str) {
+    let doc: Vec<ImportRow> = rows_of(rows, provider_ref).into_iter().cloned().collect();
+    assert!(!doc.is_empty(), "no rows for {provider_ref}");
+    for r in &doc {
+        assert_eq!(
+            r["total"], expected,
+            "total carried on every line of {provider_ref}"
+        );
+    }
+    assert_eq!(
+        rows_total(&doc),
+        d(expected),
+        "the importer's arithmetic reproduces {provider_ref}'s total: {doc:#?}"
+    );
+}
+
+fn get(row: &ImportRow, k: &str) -> String {
+    row.get(k).cloned().unwrap_or_default()
+}
+
+fn unauthorized() -> Response {
+    Response::json(401, &json!({"error": {"message": "Invalid credentials"}}))
+}
+
+// ---------------------------------------------------------------------------------------
+// Stripe
+
+fn stripe_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.header("authorization") != Some("Bearer sk_test_123") {
+            return unauthorized();
+        }
+        let after = r.param("starting_after");
+        let list = |data: Value, has_more: bool| {
+            Response::ok(
+                &json!({"object": "list", "url": r.path, "has_more": has_more, "data": data}),
+            )
+        };
+        match (r.path.as_str(), after.as_deref()) {
+            ("/v1/customers", None) => list(
+                json!([
+                    {"id": "cus_1", "object": "customer", "name": "Café Lumière Ltd", "email": "hello@cafe.example",
+                     "phone": "+44 20 7946 0000",
+                     "address": {"line1": "1 High St", "line2": null, "city": "York", "state": null, "postal_code": "YO1 7HH", "country": "GB"},
+                     "tax_ids": {"object": "list", "data": [{"id": "txi_1", "type": "gb_vat", "value": "GB123456789"}]}},
+                    {"id": "cus_2", "object": "customer", "name": null, "email": "anon@example.com", "phone": null, "address": null}
+                ]),
+                true,
+            ),
+            ("/v1/customers", Some("cus_2")) => {
+                if throttle.first() {
+                    return Response::too_many(2);
+                }
+                list(
+                    json!([{"id": "cus_3", "object": "customer", "name": "Brick & Mortar", "email": null}]),
+                    false,
+                )
+            }
+            ("/v1/products", None) => list(
+                json!([{"id": "prod_1", "object": "product", "name": "Oak table", "description": "Solid oak", "active": true,
+                        "metadata": {"sku": "TBL-OAK"}, "unit_label": null,
+                        "default_price": {"id": "price_1", "object": "price", "currency": "gbp", "unit_amount": 123456,
+                                          "unit_amount_decimal": "123456", "tax_behavior": "exclusive"}}]),
+                true,
+            ),
+            ("/v1/products", Some("prod_1")) => list(
+                json!([{"id": "prod_2", "object": "product", "name": "Gift card", "metadata": {}, "default_price": null}]),
+                false,
+            ),
+            ("/v1/invoices", None) => list(
+                json!([{
+                    "id": "in_1", "object": "invoice", "number": "STR-0001", "status": "paid",
+                    "customer": "cus_1", "customer_name": "Café Lumière Ltd", "customer_email": "hello@cafe.example",
+                    "currency": "gbp", "created": 1_700_000_000, "due_date": 1_702_592_000,
+                    "total": 123597, "subtotal": 122997, "amount_due": 123597, "amount_paid": 123597, "amount_remaining": 0,
+                    "lines": {"object": "list", "has_more": true, "url": "/v1/invoices/in_1/lines", "data": [{
+                        "id": "il_1", "object": "line_item", "amount": 100000, "currency": "gbp",
+                        "description": "2 × Oak table", "quantity": 2,
+                        "pricing": {"type": "price_details", "unit_amount_decimal": "50000",
+                                    "price_details": {"price": "price_1", "product": "prod_1"}},
+                        "discount_amounts": [],
+                        "taxes": [{"amount": 20000, "tax_behavior": "exclusive", "taxable_amount": 100000, "type": "tax_rate_details",
+                                   "tax_rate_details": {"tax_rate": "txr_1"}}]
+                    }]}
+                }]),
+                true,
+            ),
+            ("/v1/invoices", Some("in_1")) => list(
+                json!([{
+                    "id": "in_2", "object": "invoice", "number": null, "status": "draft", "customer": "cus_3",
+                    "customer_name": null, "customer_email": "shop@brick.example", "currency": "gbp",
+                    "created": 1_700_100_000, "due_date": null, "total": 1080, "amount_paid": 0,
+                    "lines": {"object": "list", "has_more": false, "url": "/v1/invoices/in_2/lines", "data": [{
+                        "id": "il_9", "object": "line_item", "amount": 1000, "currency": "gbp", "description": "Setup (older API shape)",
+                        "quantity": 1, "price": {"id": "price_9", "unit_amount": 1000, "unit_amount_decimal": "1000"},
+                        "discount_amounts": [{"amount": 100, "discount": "di_1"}],
+                        "tax_amounts": [{"amount": 180, "inclusive": false, "tax_rate": "txr_1", "taxable_amount": 900}],
+                        "tax_rates": [{"id": "txr_1", "percentage": 20.0}]
+                    }]}
+                }]),
+                false,
+            ),
+            ("/v1/invoices/in_1/lines", Some("il_1")) => list(
+                // 3 × £11.99 VAT-inclusive: Stripe extracts £6.00 of VAT, leaving £29.97.
+                json!([{
+                    "id": "il_2", "object": "line_item", "amount": 3597, "currency": "gbp",
+                    "description": "Candle (VAT inclusive)", "quantity": 3,
+                    "pricing": {"type": "price_details", "unit_amount_decimal": "1199"},
+                    "taxes": [{"amount": 600, "tax_behavior": "inclusive", "taxable_amount": 2997, "type": "tax_rate_details",
+                               "tax_rate_details": {"tax_rate": "txr_1"}}]
+                }]),
+                false,
+            ),
+            ("/v1/subscriptions", None) => {
+                assert_eq!(
+                    r.param("status").as_deref(),
+                    Some("all"),
+                    "cancelled subscriptions are asked for"
+                );
+                list(
+                    json!([{"id": "sub_1", "object": "subscription", "status": "active",
+                            "customer": {"id": "cus_1", "object": "customer", "name": "Café Lumière Ltd"},
+                            "items": {"object": "list", "data": [{"id": "si_1", "quantity": 2, "current_period_end": 1_704_067_200,
+                                "price": {"id": "price_5", "currency": "gbp", "unit_amount": 1500, "unit_amount_decimal": "1500",
+                                          "nickname": null, "product": "prod_1", "recurring": {"interval": "month", "interval_count": 3}}}]}}]),
+                    true,
+                )
+            }
+            ("/v1/subscriptions", Some("sub_1")) => list(
+                json!([{"id": "sub_2", "object": "subscription", "status": "canceled",
+                        "customer": {"id": "cus_3", "object": "customer", "name": null, "email": "shop@brick.example"},
+                        "current_period_end": 1_704_067_200,
+                        "items": {"object": "list", "data": [{"id": "si_2", "quantity": 1,
+                            "price": {"id": "price_6", "currency": "gbp", "unit_amount": 999, "nickname": "Weekly box",
+                                      "product": "prod_2", "recurring": {"interval": "day", "interval_count": 14}}}]}}]),
+                false,
+            ),
+            _ => Response::json(
+                404,
+                &json!({"error": {"message": "Unrecognized request URL"}}),
+            ),
+        }
+    })
+}
+
+fn stripe_creds() -> Value {
+    json!({"api_key": "sk_test_123"})
+}
+
+#[test]
+fn stripe_customers_are_read_page_by_page_with_starting_after_and_one_429_is_retried() {
+    let server = stripe_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Stripe,
+        DataType::Contacts,
+        &stripe_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    assert_eq!(rows.len(), 3);
+    assert_eq!(get(&rows[0], "name"), "Café Lumière Ltd");
+    assert_eq!(get(&rows[0], "vat_number"), "GB123456789");
+    assert_eq!(get(&rows[0], "address"), "1 High St, York, YO1 7HH, GB");
+    assert_eq!(get(&rows[0], "provider_ref"), "cus_1");
+    assert_eq!(
+        get(&rows[1], "name"),
+        "anon@example.com",
+        "a customer without a name is named by email"
+    );
+    assert!(
+        !rows[1].contains_key("phone"),
+        "absent values are left out, not empty"
+    );
+
+    let first = server.count(|r| r.path == "/v1/customers" && r.param("starting_after").is_none());
+    let second = server.count(|r| {
+        r.path == "/v1/customers" && r.param("starting_after").as_deref() == Some("cus_2")
+    });
+    assert_eq!(
+        (first, second),
+        (1, 2),
+        "each page once, the throttled one twice"
+    );
+    assert_eq!(
+        *waits.lock().unwrap(),
+        vec![Duration::from_secs(2)],
+        "Retry-After honoured"
+    );
+    for r in server.requests() {
+        assert_eq!(r.header("authorization"), Some("Bearer sk_test_123"));
+        assert!(r.header("stripe-version").is_some());
+        assert_eq!(r.param("limit").as_deref(), Some("100"));
+    }
+}
+
+#[test]
+fn stripe_money_in_pence_converts_exactly_and_the_sku_comes_from_metadata() {
+    let server = stripe_server(Once::default());
+    let (retry, _) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Stripe,
+        DataType::Products,
+        &stripe_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(get(&rows[0], "unit_price"), "1234.56");
+    assert_eq!(get(&rows[0], "sku"), "TBL-OAK");
+    assert_eq!(get(&rows[0], "provider_ref"), "prod_1");
+    assert!(!rows[1].contains_key("unit_price"));
+    assert_eq!(
+        server.count(|r| r.path == "/v1/products"
+            && r.param("expand[]").as_deref() == Some("data.default_price")),
+        2
+    );
+}
+
+#[test]
+fn stripe_invoices_follow_paginated_lines_and_inclusive_tax_reproduces_the_total() {
+    let server = stripe_server(Once::default());
+    let (retry, _) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Stripe,
+        DataType::Invoices,
+        &stripe_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    let in1 = rows_of(&rows, "in_1");
+    assert_eq!(
+        in1.len(),
+        2,
+        "one row per line, the second line from the lines endpoint"
+    );
+    assert_eq!(get(in1[0], "number"), "STR-0001");
+    assert_eq!(get(in1[0], "issue_date"), "2023-11-14");
+    assert_eq!(get(in1[0], "due_date"), "2023-12-14");
+    assert_eq!(get(in1[0], "status"), "paid");
+    assert_eq!(get(in1[0], "amount_paid"), "1235.97");
+    assert_eq!(
+        (
+            get(in1[0], "line_quantity"),
+            get(in1[0], "line_unit_price"),
+            get(in1[0], "line_vat_rate")
+        ),
+        ("2".into(), "500".into(), "20".into())
+    );
+    // The VAT-inclusive candle: £29.97 net at 3 × £9.99, VAT exactly Stripe's £6.00.
+    assert_eq!(get(in1[1], "line_unit_price"), "9.99");
+    assert_total_reproduced(&rows, "in_1", "1235.97");
+
+    let in2 = rows_of(&rows, "in_2");
+    assert!(!in2[0].contains_key("number"), "a draft has no number yet");
+    assert_eq!(get(in2[0], "status"), "draft");
+    assert_eq!(get(in2[0], "contact_name"), "shop@brick.example");
+    assert_eq!(
+        get(in2[0], "line_discount"),
+        "10",
+        "the discount amount becomes a percentage of the list price"
+    );
+    assert_total_reproduced(&rows, "in_2", "10.8");
+
+    assert_eq!(server.count(|r| r.path == "/v1/invoices/in_1/lines"), 1);
+    assert_eq!(server.count(|r| r.path == "/v1/invoices/in_2/lines"), 0);
+}
+
+#[test]
+fn stripe_subscriptions_include_cancelled_ones_with_cadence_and_price() {
+    let server = stripe_server(Once::default());
+    let (retry, _) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Stripe,
+        DataType::Subscriptions,
+        &stripe_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    let a = &rows[0];
+    assert_eq!(get(a, "contact_name"), "Café Lumière Ltd");
+    assert_eq!(
+        (get(a, "interval"), get(a, "interval_count")),
+        ("month".into(), "3".into())
+    );
+    assert_eq!(get(a, "next_date"), "2024-01-01");
+    assert_eq!(
+        get(a, "line_description"),
+        "Oak table",
+        "the product's name when the price has no nickname"
+    );
+    assert_eq!(
+        (get(a, "line_quantity"), get(a, "line_unit_price")),
+        ("2".into(), "15".into())
+    );
+    assert_eq!(get(a, "provider_ref"), "sub_1");
+    let b = &rows[1];
+    assert_eq!(get(b, "status"), "cancelled");
+    assert_eq!(
+        (get(b, "interval"), get(b, "interval_count")),
+        ("week".into(), "2".into())
+    );
+    assert_eq!(get(b, "line_unit_price"), "9.99");
+}
+
+#[test]
+fn stripe_refuses_a_wrong_key_and_what_it_cannot_supply() {
+    let server = stripe_server(Once::default());
+    let (retry, _) = recording_retry();
+    let err = connectors::pull(
+        Platform::Stripe,
+        DataType::Contacts,
+        &json!({"api_key": "sk_wrong"}),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::AuthFailed {
+                platform: Platform::Stripe,
+                status: 401,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    let before = server.requests().len();
+    for t in [
+        DataType::Bills,
+        DataType::Expenses,
+        DataType::Projects,
+        DataType::TimeEntries,
+    ] {
+        let err = connectors::pull(
+            Platform::Stripe,
+            t,
+            &stripe_creds(),
+            &config(&server),
+            &retry,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ConnectorError::Unsupported {
+                platform: Platform::Stripe,
+                data_type: t
+            }
+        );
+        assert_eq!(err.to_string(), format!("stripe cannot supply {t}"));
+        let app: stockbook::error::AppError = err.into();
+        assert_eq!(app.status().code, 400);
+    }
+    assert_eq!(
+        server.requests().len(),
+        before,
+        "an unsupported pair makes no request"
+    );
+
+    let err = connectors::pull(
+        Platform::Stripe,
+        DataType::Contacts,
+        &json!({}),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ConnectorError::Credentials { .. }), "{err:?}");
+}
