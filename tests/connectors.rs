@@ -435,3 +435,396 @@ fn stripe_refuses_a_wrong_key_and_what_it_cannot_supply() {
     .unwrap_err();
     assert!(matches!(err, ConnectorError::Credentials { .. }), "{err:?}");
 }
+
+/// `http://<host>` of the mock, for absolute `Link` targets.
+fn origin(r: &Request) -> String {
+    format!("http://{}", r.header("host").unwrap_or("127.0.0.1"))
+}
+
+fn basic(user: &str, password: &str) -> String {
+    use base64::Engine as _;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Shopify
+
+fn shopify_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.header("x-shopify-access-token") != Some("shpat_abc") {
+            return Response::json(
+                401,
+                &json!({"errors": "[API] Invalid API key or access token"}),
+            );
+        }
+        let base = format!("{}/admin/api/2025-01", origin(r));
+        match (r.path.as_str(), r.param("page_info").as_deref()) {
+            ("/admin/api/2025-01/orders.json", None) => {
+                assert_eq!(
+                    r.param("status").as_deref(),
+                    Some("any"),
+                    "all orders, not only open ones"
+                );
+                Response::ok(&json!({"orders": [{
+                    "id": 450789469, "name": "#1001", "order_number": 1001, "email": "ada@example.com",
+                    "created_at": "2024-03-05T23:10:00+00:00", "processed_at": "2024-03-05T23:10:00+00:00",
+                    "currency": "GBP", "financial_status": "paid", "taxes_included": true, "cancelled_at": null,
+                    "total_price": "45.96", "subtotal_price": "40.97", "total_tax": "7.66", "total_outstanding": "0.00",
+                    "customer": {"id": 207119551, "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
+                    "line_items": [
+                        {"id": 1, "title": "Candle", "name": "Candle", "sku": "CND-1", "quantity": 3, "price": "11.99",
+                         "discount_allocations": [{"amount": "3.00", "discount_application_index": 0}],
+                         "tax_lines": [{"title": "GB VAT", "price": "5.50", "rate": 0.2}]},
+                        {"id": 2, "title": "Mug", "name": "Mug - Blue", "sku": "MUG-BL", "quantity": 1, "price": "8.00",
+                         "discount_allocations": [], "tax_lines": [{"title": "GB VAT", "price": "1.33", "rate": 0.2}]}
+                    ],
+                    "shipping_lines": [{"title": "Royal Mail", "price": "4.99", "discount_allocations": [],
+                                        "tax_lines": [{"title": "GB VAT", "price": "0.83", "rate": 0.2}]}]
+                }]}))
+                .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJsYXN0X2lkIjo0NTB9>; rel=\"next\""))
+            }
+            ("/admin/api/2025-01/orders.json", Some("eyJsYXN0X2lkIjo0NTB9")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(&json!({"orders": [{
+                    "id": 450789470, "name": "#1002", "order_number": 1002, "email": null,
+                    "created_at": "2024-03-06T09:00:00+00:00", "currency": "GBP", "financial_status": "partially_paid",
+                    "taxes_included": false, "cancelled_at": null, "total_price": "24.00", "total_tax": "4.00",
+                    "total_outstanding": "14.00", "customer": null, "billing_address": {"name": "Bob Stone"},
+                    "line_items": [{"id": 3, "title": "Notebook", "name": "Notebook", "sku": "NB-A5", "quantity": 4,
+                                    "price": "5.00", "discount_allocations": [],
+                                    "tax_lines": [{"title": "GB VAT", "price": "4.00", "rate": 0.2}]}],
+                    "shipping_lines": []
+                }]}))
+                .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJkaXJlY3Rpb24iOiJwcmV2In0>; rel=\"previous\""))
+            }
+            ("/admin/api/2025-01/products.json", None) => Response::ok(&json!({"products": [
+                {"id": 632910392, "title": "T-shirt", "product_type": "Apparel", "status": "active", "variants": [
+                    {"id": 808950810, "title": "Small", "sku": "TS-S", "price": "12.00", "barcode": "5012345678900"},
+                    {"id": 808950811, "title": "Large", "sku": "TS-L", "price": "12.50", "barcode": null}]},
+                {"id": 632910393, "title": "Gift card", "product_type": "", "variants": [
+                    {"id": 808950812, "title": "Default Title", "sku": "", "price": "25.00"}]}
+            ]})),
+            ("/admin/api/2025-01/customers.json", None) => Response::ok(&json!({"customers": [
+                {"id": 207119551, "email": "ada@example.com", "first_name": "Ada", "last_name": "Lovelace", "phone": null,
+                 "default_address": {"company": null, "address1": "12 Analytical Row", "address2": null, "city": "London",
+                                     "province": null, "zip": "N1 1AA", "country_code": "GB", "phone": "+44 20 0000 0000"}}
+            ]})),
+            _ => Response::json(404, &json!({"errors": "Not Found"})),
+        }
+    })
+}
+
+#[test]
+fn shopify_orders_follow_the_link_header_and_tax_inclusive_prices_reproduce_the_total() {
+    let server = shopify_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let creds = json!({"shop": "acme", "access_token": "shpat_abc"});
+    let rows = connectors::pull(
+        Platform::Shopify,
+        DataType::Invoices,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    let o1 = rows_of(&rows, "450789469");
+    assert_eq!(o1.len(), 3, "two items and the shipping line");
+    assert_eq!(get(o1[0], "number"), "#1001");
+    assert_eq!(get(o1[0], "contact_name"), "Ada Lovelace");
+    assert_eq!(get(o1[0], "issue_date"), "2024-03-05");
+    assert_eq!(get(o1[0], "status"), "paid");
+    assert_eq!(get(o1[0], "amount_paid"), "45.96");
+    assert_eq!(get(o1[0], "line_sku"), "CND-1");
+    assert_eq!(get(o1[2], "line_description"), "Royal Mail");
+    assert_total_reproduced(&rows, "450789469", "45.96");
+
+    let o2 = rows_of(&rows, "450789470");
+    assert_eq!(get(o2[0], "contact_name"), "Bob Stone");
+    assert_eq!(get(o2[0], "status"), "sent", "partially paid is still owed");
+    assert_eq!(get(o2[0], "amount_paid"), "10");
+    assert_eq!(
+        (get(o2[0], "line_unit_price"), get(o2[0], "line_vat_rate")),
+        ("5".into(), "20".into())
+    );
+    assert_total_reproduced(&rows, "450789470", "24");
+
+    assert_eq!(server.count(|r| r.param("page_info").is_none()), 1);
+    assert_eq!(
+        server.count(|r| r.param("page_info").as_deref() == Some("eyJsYXN0X2lkIjo0NTB9")),
+        2
+    );
+    assert_eq!(
+        server.count(|r| r.param("page_info").as_deref() == Some("eyJkaXJlY3Rpb24iOiJwcmV2In0")),
+        0
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(1)]);
+}
+
+#[test]
+fn shopify_products_are_one_row_per_variant_and_customers_map_to_contacts() {
+    let server = shopify_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"shop": "acme.myshopify.com", "access_token": "shpat_abc"});
+    let rows = connectors::pull(
+        Platform::Shopify,
+        DataType::Products,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(names, ["T-shirt - Small", "T-shirt - Large", "Gift card"]);
+    assert_eq!(
+        (get(&rows[0], "sku"), get(&rows[0], "unit_price")),
+        ("TS-S".into(), "12".into())
+    );
+    assert_eq!(get(&rows[0], "barcode"), "5012345678900");
+    assert_eq!(get(&rows[0], "category"), "Apparel");
+    assert!(!rows[2].contains_key("sku"));
+
+    let rows = connectors::pull(
+        Platform::Shopify,
+        DataType::Contacts,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(get(&rows[0], "name"), "Ada Lovelace");
+    assert_eq!(
+        get(&rows[0], "address"),
+        "12 Analytical Row, London, N1 1AA, GB"
+    );
+    assert_eq!(get(&rows[0], "phone"), "+44 20 0000 0000");
+
+    let bad = json!({"shop": "acme", "access_token": "nope"});
+    let err = connectors::pull(
+        Platform::Shopify,
+        DataType::Products,
+        &bad,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, ConnectorError::AuthFailed { status: 401, .. }),
+        "{err:?}"
+    );
+    let err = connectors::pull(
+        Platform::Shopify,
+        DataType::Subscriptions,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::Unsupported {
+            platform: Platform::Shopify,
+            data_type: DataType::Subscriptions
+        }
+    );
+}
+
+#[test]
+fn shopify_shop_names_become_myshopify_origins() {
+    use stockbook::connectors::shopify::shop_origin;
+    assert_eq!(shop_origin("acme"), "https://acme.myshopify.com");
+    assert_eq!(
+        shop_origin("acme.myshopify.com"),
+        "https://acme.myshopify.com"
+    );
+    assert_eq!(
+        shop_origin("https://acme.myshopify.com/"),
+        "https://acme.myshopify.com"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// WooCommerce
+
+fn woo_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.header("authorization") != Some(basic("ck_abc", "cs_def").as_str()) {
+            return Response::json(
+                401,
+                &json!({"code": "woocommerce_rest_cannot_view",
+                "message": "Sorry, you cannot list resources.", "data": {"status": 401}}),
+            );
+        }
+        let base = format!("{}/wp-json/wc/v3", origin(r));
+        match (r.path.as_str(), r.param("page").as_deref()) {
+            ("/wp-json/wc/v3/products", None) => Response::ok(&json!([
+                {"id": 10, "name": "Oak table", "type": "simple", "status": "publish", "sku": "TBL-OAK",
+                 "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
+                 "short_description": "<p>Solid <strong>oak</strong>, seats six</p>", "categories": [{"id": 9, "name": "Furniture"}]},
+                {"id": 11, "name": "T-shirt", "type": "variable", "sku": "", "price": "12.00", "regular_price": "",
+                 "short_description": "", "categories": [{"id": 15, "name": "Apparel"}]}
+            ]))
+            .header("X-WP-Total", "3")
+            .header("X-WP-TotalPages", "2")
+            .header("Link", &format!("<{base}/products?per_page=100&page=2>; rel=\"next\"")),
+            ("/wp-json/wc/v3/products", Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(3);
+                }
+                Response::ok(&json!([{"id": 12, "name": "Gift wrap", "type": "simple", "sku": "WRAP",
+                                      "price": "2.50", "regular_price": "2.50", "categories": []}]))
+                .header("X-WP-Total", "3")
+                .header("X-WP-TotalPages", "2")
+                .header("Link", &format!("<{base}/products?per_page=100&page=1>; rel=\"prev\""))
+            }
+            ("/wp-json/wc/v3/products/11/variations", None) => Response::ok(&json!([
+                {"id": 111, "sku": "TS-S", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
+                {"id": 112, "sku": "TS-M", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+            ])),
+            ("/wp-json/wc/v3/orders", None) => Response::ok(&json!([{
+                "id": 727, "number": "1042", "status": "completed", "currency": "GBP", "prices_include_tax": true,
+                "date_created": "2024-03-05T09:00:00", "date_paid": "2024-03-06T10:00:00",
+                "total": "25.60", "total_tax": "4.27", "customer_id": 0,
+                "billing": {"first_name": "Cara", "last_name": "Jones", "company": "", "email": "cara@example.com"},
+                "line_items": [{"id": 1, "name": "T-shirt - S", "product_id": 11, "variation_id": 111, "quantity": 2,
+                                "subtotal": "20.00", "subtotal_tax": "4.00", "total": "18.00", "total_tax": "3.60",
+                                "taxes": [{"id": 1, "total": "3.60", "subtotal": "4.00"}], "sku": "TS-S", "price": 9}],
+                "shipping_lines": [{"id": 2, "method_title": "Flat rate", "total": "3.33", "total_tax": "0.67",
+                                    "taxes": [{"id": 1, "total": "0.67", "subtotal": ""}]}],
+                "fee_lines": [],
+                "tax_lines": [{"id": 3, "rate_code": "GB-VAT-1", "rate_id": 1, "label": "VAT", "rate_percent": 20}]
+            }])),
+            ("/wp-json/wc/v3/subscriptions", None) => Response::json(404, &json!({"code": "rest_no_route",
+                "message": "No route was found matching the URL and request method.", "data": {"status": 404}})),
+            _ => Response::json(404, &json!({"code": "rest_no_route", "message": "No route", "data": {"status": 404}})),
+        }
+    })
+}
+
+fn woo_creds() -> Value {
+    json!({"url": "https://shop.example", "consumer_key": "ck_abc", "consumer_secret": "cs_def"})
+}
+
+#[test]
+fn woocommerce_products_follow_link_pages_with_basic_auth_and_expand_variations() {
+    let server = woo_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Woocommerce,
+        DataType::Products,
+        &woo_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(
+        names,
+        ["Oak table", "T-shirt - S", "T-shirt - M", "Gift wrap"]
+    );
+    assert_eq!(get(&rows[0], "unit_price"), "1234.56");
+    assert_eq!(get(&rows[0], "description"), "Solid oak, seats six");
+    assert_eq!(get(&rows[0], "category"), "Furniture");
+    assert_eq!(
+        (get(&rows[1], "sku"), get(&rows[1], "provider_ref")),
+        ("TS-S".into(), "111".into())
+    );
+
+    assert_eq!(
+        server.count(|r| r.path == "/wp-json/wc/v3/products" && r.param("page").is_none()),
+        1
+    );
+    assert_eq!(
+        server.count(
+            |r| r.path == "/wp-json/wc/v3/products" && r.param("page").as_deref() == Some("2")
+        ),
+        2
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(3)]);
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some(basic("ck_abc", "cs_def").as_str())));
+}
+
+#[test]
+fn woocommerce_orders_reproduce_the_total_and_a_site_without_subscriptions_says_so() {
+    let server = woo_server(Once::default());
+    let (retry, _) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Woocommerce,
+        DataType::Invoices,
+        &woo_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(get(&rows[0], "number"), "1042");
+    assert_eq!(get(&rows[0], "contact_name"), "Cara Jones");
+    assert_eq!(get(&rows[0], "status"), "paid");
+    assert_eq!(get(&rows[0], "amount_paid"), "25.6");
+    assert_eq!(
+        (
+            get(&rows[0], "line_unit_price"),
+            get(&rows[0], "line_discount"),
+            get(&rows[0], "line_vat_rate")
+        ),
+        ("10".into(), "10".into(), "20".into()),
+        "coupon as a discount on the list price"
+    );
+    assert_total_reproduced(&rows, "727", "25.6");
+
+    let err = connectors::pull(
+        Platform::Woocommerce,
+        DataType::Subscriptions,
+        &woo_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::NotAvailable {
+                platform: Platform::Woocommerce,
+                data_type: DataType::Subscriptions,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = connectors::pull(
+        Platform::Woocommerce,
+        DataType::Bills,
+        &woo_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::Unsupported {
+            platform: Platform::Woocommerce,
+            data_type: DataType::Bills
+        }
+    );
+    let bad = json!({"url": "https://shop.example", "consumer_key": "ck_abc", "consumer_secret": "wrong"});
+    let err = connectors::pull(
+        Platform::Woocommerce,
+        DataType::Products,
+        &bad,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, ConnectorError::AuthFailed { status: 401, .. }),
+        "{err:?}"
+    );
+}
