@@ -828,3 +828,552 @@ fn woocommerce_orders_reproduce_the_total_and_a_site_without_subscriptions_says_
         "{err:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Square
+
+fn gbp(amount: i64) -> Value {
+    json!({"amount": amount, "currency": "GBP"})
+}
+
+fn square_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.header("authorization") != Some("Bearer EAAAsq") {
+            return Response::json(
+                401,
+                &json!({"errors": [{"category": "AUTHENTICATION_ERROR", "code": "UNAUTHORIZED",
+                "detail": "This request could not be authorized."}]}),
+            );
+        }
+        if r.header("square-version").is_none() {
+            return Response::json(400, &json!({"errors": [{"detail": "no Square-Version"}]}));
+        }
+        match (r.method.as_str(), r.path.as_str()) {
+            ("GET", "/v2/customers") => match r.param("cursor").as_deref() {
+                None => Response::ok(&json!({"customers": [
+                    {"id": "C1", "given_name": "Amelia", "family_name": "Earhart", "email_address": "amelia@example.com",
+                     "phone_number": "+44 7700 900000", "address": {"address_line_1": "500 Electric Ave", "locality": "Brixton",
+                     "postal_code": "SW9 8JX", "country": "GB"}, "created_at": "2024-01-01T10:00:00Z"},
+                    {"id": "C2", "company_name": "Roastery Ltd", "created_at": "2024-01-02T10:00:00Z"}
+                ], "cursor": "cursor-page-2"})),
+                Some("cursor-page-2") => {
+                    if throttle.first() {
+                        return Response::too_many(1);
+                    }
+                    Response::ok(
+                        &json!({"customers": [{"id": "C3", "given_name": "Grace", "family_name": "Hopper"}]}),
+                    )
+                }
+                Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+            },
+            ("GET", "/v2/locations") => Response::ok(
+                &json!({"locations": [{"id": "L1", "name": "Brixton"}, {"id": "L2", "name": "Online"}]}),
+            ),
+            ("POST", "/v2/orders/search") => {
+                let body = r.json();
+                assert_eq!(body["location_ids"], json!(["L1", "L2"]));
+                match body.get("cursor").and_then(Value::as_str) {
+                    None => Response::ok(&json!({"orders": [{
+                        "id": "ORD-1", "location_id": "L1", "state": "COMPLETED", "customer_id": "C1",
+                        "created_at": "2024-02-01T08:30:00Z",
+                        "taxes": [{"uid": "vat", "name": "VAT", "percentage": "20", "type": "INCLUSIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li1", "name": "Flat white", "quantity": "2", "base_price_money": gbp(350),
+                                        "gross_sales_money": gbp(700), "total_discount_money": gbp(0),
+                                        "applied_taxes": [{"uid": "at1", "tax_uid": "vat", "applied_money": gbp(117)}],
+                                        "total_tax_money": gbp(117), "total_money": gbp(700)}],
+                        "total_tip_money": gbp(100), "total_tax_money": gbp(117), "total_money": gbp(800),
+                        "net_amount_due_money": gbp(0), "tenders": [{"id": "T1", "amount_money": gbp(800), "type": "CARD"}]
+                    }], "cursor": "orders-2"})),
+                    Some("orders-2") => Response::ok(&json!({"orders": [{
+                        "id": "ORD-2", "location_id": "L2", "state": "OPEN", "reference_id": "WEB-77",
+                        "created_at": "2024-02-02T12:00:00Z",
+                        "taxes": [{"uid": "vat2", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li2", "name": "Beans", "variation_name": "250g", "quantity": "1",
+                                        "base_price_money": gbp(900), "applied_taxes": [{"tax_uid": "vat2", "applied_money": gbp(180)}],
+                                        "total_tax_money": gbp(180), "total_money": gbp(1080)}],
+                        "total_money": gbp(1080), "net_amount_due_money": gbp(1080)
+                    }]})),
+                    Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+                }
+            }
+            ("GET", "/v2/catalog/list") => Response::ok(&json!({"objects": [
+                {"type": "CATEGORY", "id": "CAT1", "category_data": {"name": "Coffee"}},
+                {"type": "TAX", "id": "TAX1", "tax_data": {"name": "VAT", "percentage": "20.0", "inclusion_type": "INCLUSIVE"}},
+                {"type": "ITEM", "id": "ITEM1", "item_data": {"name": "Beans", "description": "Single origin",
+                    "categories": [{"id": "CAT1"}], "tax_ids": ["TAX1"], "variations": [
+                    {"type": "ITEM_VARIATION", "id": "VAR1", "item_variation_data": {"item_id": "ITEM1", "name": "250g",
+                        "sku": "BEAN-250", "pricing_type": "FIXED_PRICING", "price_money": gbp(900)}},
+                    {"type": "ITEM_VARIATION", "id": "VAR2", "item_variation_data": {"item_id": "ITEM1", "name": "1kg",
+                        "sku": "BEAN-1K", "pricing_type": "VARIABLE_PRICING"}}]}}
+            ]})),
+            _ => Response::json(404, &json!({"errors": [{"code": "NOT_FOUND"}]})),
+        }
+    })
+}
+
+#[test]
+fn square_customers_follow_the_cursor_and_one_429_is_retried() {
+    let server = square_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let creds = json!({"access_token": "EAAAsq"});
+    let rows = connectors::pull(
+        Platform::Square,
+        DataType::Contacts,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(names, ["Amelia Earhart", "Roastery Ltd", "Grace Hopper"]);
+    assert_eq!(
+        get(&rows[0], "address"),
+        "500 Electric Ave, Brixton, SW9 8JX, GB"
+    );
+    assert_eq!(
+        server.count(|r| r.path == "/v2/customers" && r.param("cursor").is_none()),
+        1
+    );
+    assert_eq!(
+        server.count(|r| r.param("cursor").as_deref() == Some("cursor-page-2")),
+        2
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(1)]);
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("square-version") == Some("2025-01-23")));
+}
+
+#[test]
+fn square_orders_become_invoices_with_exact_pence_and_inclusive_tax() {
+    let server = square_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"access_token": "EAAAsq"});
+    let rows = connectors::pull(
+        Platform::Square,
+        DataType::Invoices,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    let o1 = rows_of(&rows, "ORD-1");
+    assert_eq!(o1.len(), 2, "the coffee and the tip");
+    assert_eq!(get(o1[0], "contact_name"), "Amelia Earhart");
+    assert_eq!(
+        get(o1[0], "number"),
+        "ORD-1",
+        "an order without a number is numbered by its id"
+    );
+    assert_eq!(get(o1[0], "status"), "paid");
+    assert_eq!(get(o1[0], "amount_paid"), "8");
+    assert_eq!(get(o1[0], "line_vat_rate"), "20");
+    assert_eq!(get(o1[1], "line_description"), "Tip");
+    assert_total_reproduced(&rows, "ORD-1", "8");
+
+    let o2 = rows_of(&rows, "ORD-2");
+    assert_eq!(get(o2[0], "number"), "WEB-77");
+    assert_eq!(get(o2[0], "contact_name"), "Walk-in customer");
+    assert_eq!(get(o2[0], "status"), "sent");
+    assert_eq!(get(o2[0], "amount_paid"), "0");
+    assert_eq!(get(o2[0], "line_description"), "Beans - 250g");
+    assert_eq!(get(o2[0], "line_unit_price"), "9");
+    assert_total_reproduced(&rows, "ORD-2", "10.8");
+
+    assert_eq!(server.count(|r| r.path == "/v2/orders/search"), 2);
+}
+
+#[test]
+fn square_catalog_items_become_one_product_per_variation() {
+    let server = square_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"access_token": "EAAAsq"});
+    let rows = connectors::pull(
+        Platform::Square,
+        DataType::Products,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(get(&rows[0], "name"), "Beans - 250g");
+    assert_eq!(
+        (
+            get(&rows[0], "sku"),
+            get(&rows[0], "unit_price"),
+            get(&rows[0], "vat_rate"),
+            get(&rows[0], "category")
+        ),
+        ("BEAN-250".into(), "9".into(), "20".into(), "Coffee".into())
+    );
+    assert!(
+        !rows[1].contains_key("unit_price"),
+        "variable pricing has no price"
+    );
+    let err = connectors::pull(
+        Platform::Square,
+        DataType::Expenses,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::Unsupported {
+            platform: Platform::Square,
+            data_type: DataType::Expenses
+        }
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// PayPal
+
+fn paypal_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.path == "/v1/oauth2/token" {
+            if r.method != "POST"
+                || r.header("authorization") != Some(basic("pp_client", "pp_secret").as_str())
+                || r.form_value("grant_type").as_deref() != Some("client_credentials")
+            {
+                return Response::json(
+                    401,
+                    &json!({"error": "invalid_client", "error_description": "Client Authentication failed"}),
+                );
+            }
+            return Response::ok(
+                &json!({"scope": "https://uri.paypal.com/services/invoicing", "access_token": "A21AA-token",
+                "token_type": "Bearer", "app_id": "APP-80W284485P519543T", "expires_in": 32400, "nonce": "n"}),
+            );
+        }
+        if r.header("authorization") != Some("Bearer A21AA-token") {
+            return Response::json(
+                401,
+                &json!({"error": "invalid_token", "error_description": "Token signature verification failed"}),
+            );
+        }
+        let host = origin(r);
+        match (r.path.as_str(), r.param("page").as_deref()) {
+            ("/v2/invoicing/invoices", Some("1")) => Response::ok(&json!({
+                "total_items": 2, "total_pages": 2,
+                "items": [{
+                    "id": "INV2-AAAA-BBBB", "status": "PAID",
+                    "detail": {"invoice_number": "0001", "invoice_date": "2024-03-01", "currency_code": "GBP",
+                               "payment_term": {"term_type": "NET_30", "due_date": "2024-03-31"}},
+                    "primary_recipients": [{"billing_info": {"name": {"given_name": "Dee", "surname": "Vries"},
+                                                             "email_address": "dee@example.com"}}],
+                    "items": [{"name": "Consulting", "quantity": "2", "unit_amount": {"currency_code": "GBP", "value": "150.00"},
+                               "tax": {"name": "VAT", "percent": "20", "amount": {"currency_code": "GBP", "value": "54.00"}},
+                               "discount": {"percent": "10", "amount": {"currency_code": "GBP", "value": "30.00"}},
+                               "unit_of_measure": "HOURS"}],
+                    "amount": {"currency_code": "GBP", "value": "324.00", "breakdown": {
+                        "item_total": {"currency_code": "GBP", "value": "300.00"},
+                        "discount": {"item_discount": {"currency_code": "GBP", "value": "-30.00"}},
+                        "tax_total": {"currency_code": "GBP", "value": "54.00"}}},
+                    "payments": {"paid_amount": {"currency_code": "GBP", "value": "324.00"}},
+                    "links": [{"href": format!("{host}/v2/invoicing/invoices/INV2-AAAA-BBBB"), "rel": "self", "method": "GET"}]
+                }],
+                "links": [{"href": format!("{host}/v2/invoicing/invoices?page=2&page_size=100&total_required=true"), "rel": "next", "method": "GET"},
+                          {"href": format!("{host}/v2/invoicing/invoices?page=2&page_size=100&total_required=true"), "rel": "last", "method": "GET"}]
+            })),
+            ("/v2/invoicing/invoices", Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(2);
+                }
+                Response::ok(&json!({
+                    "total_items": 2, "total_pages": 2,
+                    "items": [{"id": "INV2-CCCC-DDDD", "status": "SENT",
+                               "detail": {"invoice_number": "0002", "invoice_date": "2024-03-02", "currency_code": "GBP"},
+                               "amount": {"currency_code": "GBP", "value": "11.99"},
+                               "due_amount": {"currency_code": "GBP", "value": "11.99"}}],
+                    "links": [{"href": format!("{host}/v2/invoicing/invoices?page=1&page_size=100&total_required=true"), "rel": "prev", "method": "GET"}]
+                }))
+            }
+            ("/v2/invoicing/invoices/INV2-CCCC-DDDD", None) => Response::ok(&json!({
+                "id": "INV2-CCCC-DDDD", "status": "SENT",
+                "detail": {"invoice_number": "0002", "invoice_date": "2024-03-02", "currency_code": "GBP",
+                           "payment_term": {"due_date": "2024-04-01"}},
+                "primary_recipients": [{"billing_info": {"business_name": "Widget Works Ltd", "email_address": "ap@widget.example"}}],
+                "items": [{"name": "Widget", "quantity": "1", "unit_amount": {"currency_code": "GBP", "value": "9.99"},
+                           "tax": {"name": "VAT", "percent": "20", "amount": {"currency_code": "GBP", "value": "2.00"}}}],
+                "amount": {"currency_code": "GBP", "value": "11.99"},
+                "due_amount": {"currency_code": "GBP", "value": "11.99"}
+            })),
+            ("/v1/catalogs/products", _) => Response::ok(&json!({
+                "products": [{"id": "PROD-XYAB12ABSB7868434", "name": "Video Streaming Service", "description": "Video streaming service",
+                              "create_time": "2024-01-10T21:20:49Z"}],
+                "total_items": 1, "total_pages": 1,
+                "links": [{"href": format!("{host}/v1/catalogs/products?page_size=20&page=1"), "rel": "self", "method": "GET"}]
+            })),
+            _ => Response::json(404, &json!({"name": "RESOURCE_NOT_FOUND"})),
+        }
+    })
+}
+
+fn paypal_creds() -> Value {
+    json!({"client_id": "pp_client", "client_secret": "pp_secret"})
+}
+
+#[test]
+fn paypal_exchanges_client_credentials_then_pages_invoices_through_links() {
+    let server = paypal_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Paypal,
+        DataType::Invoices,
+        &paypal_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    let a = rows_of(&rows, "INV2-AAAA-BBBB");
+    assert_eq!(a.len(), 1);
+    assert_eq!(get(a[0], "number"), "0001");
+    assert_eq!(get(a[0], "contact_name"), "Dee Vries");
+    assert_eq!(
+        (get(a[0], "issue_date"), get(a[0], "due_date")),
+        ("2024-03-01".into(), "2024-03-31".into())
+    );
+    assert_eq!(
+        (get(a[0], "status"), get(a[0], "amount_paid")),
+        ("paid".into(), "324".into())
+    );
+    assert_eq!(
+        (
+            get(a[0], "line_quantity"),
+            get(a[0], "line_unit_price"),
+            get(a[0], "line_discount"),
+            get(a[0], "line_vat_rate")
+        ),
+        ("2".into(), "150".into(), "10".into(), "20".into())
+    );
+    assert_total_reproduced(&rows, "INV2-AAAA-BBBB", "324");
+
+    let c = rows_of(&rows, "INV2-CCCC-DDDD");
+    assert_eq!(get(c[0], "contact_name"), "Widget Works Ltd");
+    assert_eq!(get(c[0], "status"), "sent");
+    assert_eq!(get(c[0], "amount_paid"), "0");
+    assert_total_reproduced(&rows, "INV2-CCCC-DDDD", "11.99");
+
+    assert_eq!(server.count(|r| r.path == "/v1/oauth2/token"), 1);
+    assert_eq!(
+        server.count(
+            |r| r.path == "/v2/invoicing/invoices" && r.param("page").as_deref() == Some("1")
+        ),
+        1
+    );
+    assert_eq!(
+        server.count(
+            |r| r.path == "/v2/invoicing/invoices" && r.param("page").as_deref() == Some("2")
+        ),
+        2
+    );
+    assert_eq!(
+        server.count(|r| r.path == "/v2/invoicing/invoices/INV2-CCCC-DDDD"),
+        1,
+        "a list row without items is read whole"
+    );
+    assert_eq!(
+        server.count(|r| r.path == "/v2/invoicing/invoices/INV2-AAAA-BBBB"),
+        0
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(2)]);
+}
+
+#[test]
+fn paypal_products_have_no_price_and_customers_and_subscriptions_are_refused() {
+    let server = paypal_server(Once::default());
+    let (retry, _) = recording_retry();
+    let rows = connectors::pull(
+        Platform::Paypal,
+        DataType::Products,
+        &paypal_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(get(&rows[0], "name"), "Video Streaming Service");
+    assert!(!rows[0].contains_key("unit_price"));
+
+    for t in [DataType::Contacts, DataType::Subscriptions] {
+        let err = connectors::pull(
+            Platform::Paypal,
+            t,
+            &paypal_creds(),
+            &config(&server),
+            &retry,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            ConnectorError::Unsupported {
+                platform: Platform::Paypal,
+                data_type: t
+            }
+        );
+        assert_eq!(err.to_string(), format!("paypal cannot supply {t}"));
+    }
+    let bad = json!({"client_id": "pp_client", "client_secret": "wrong"});
+    let err = connectors::pull(
+        Platform::Paypal,
+        DataType::Invoices,
+        &bad,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::AuthFailed {
+                platform: Platform::Paypal,
+                status: 401,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// GoCardless
+
+fn gocardless_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        if r.header("authorization") != Some("Bearer live_gc") {
+            return Response::json(
+                401,
+                &json!({"error": {"message": "Invalid token", "type": "invalid_api_usage", "code": 401}}),
+            );
+        }
+        if r.header("gocardless-version") != Some("2015-07-06") {
+            return Response::json(
+                400,
+                &json!({"error": {"message": "GoCardless-Version header missing", "code": 400}}),
+            );
+        }
+        let meta = |after: Option<&str>| json!({"cursors": {"before": null, "after": after}, "limit": 500});
+        match (r.path.as_str(), r.param("after").as_deref()) {
+            ("/customers", None) => Response::ok(&json!({"customers": [
+                {"id": "CU0001", "created_at": "2024-01-01T10:00:00.000Z", "email": "office@allotment.example",
+                 "given_name": "Jo", "family_name": "Bloggs", "company_name": "Allotment Co-op",
+                 "address_line1": "1 Garden Way", "address_line2": null, "address_line3": null, "city": "Leeds",
+                 "region": null, "postal_code": "LS1 1AA", "country_code": "GB", "phone_number": null, "language": "en",
+                 "metadata": {}},
+                {"id": "CU0002", "email": "sam@example.com", "given_name": "Sam", "family_name": "Smith", "company_name": null}
+            ], "meta": meta(Some("CU0002"))})),
+            ("/customers", Some("CU0002")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(
+                    &json!({"customers": [{"id": "CU0003", "email": "kim@example.com", "given_name": "Kim",
+                    "family_name": "Lee", "company_name": null}], "meta": meta(None)}),
+                )
+            }
+            ("/mandates", None) => Response::ok(&json!({"mandates": [
+                {"id": "MD0001", "status": "active", "links": {"customer": "CU0001", "customer_bank_account": "BA1", "creditor": "CR1"}},
+                {"id": "MD0002", "status": "active", "links": {"customer": "CU0002", "customer_bank_account": "BA2", "creditor": "CR1"}}
+            ], "meta": meta(None)})),
+            ("/subscriptions", None) => Response::ok(&json!({"subscriptions": [
+                {"id": "SB0001", "created_at": "2024-01-05T10:00:00.000Z", "amount": 2500, "currency": "GBP", "status": "active",
+                 "name": "Plot rent", "start_date": "2024-02-01", "end_date": null, "interval": 1, "interval_unit": "monthly",
+                 "day_of_month": 1, "month": null, "count": null, "payment_reference": "PLOT",
+                 "upcoming_payments": [{"charge_date": "2024-04-01", "amount": 2500}], "links": {"mandate": "MD0001"}}
+            ], "meta": meta(Some("SB0001"))})),
+            ("/subscriptions", Some("SB0001")) => Response::ok(&json!({"subscriptions": [
+                {"id": "SB0002", "amount": 1050, "currency": "GBP", "status": "cancelled", "name": null,
+                 "start_date": "2024-01-08", "interval": 2, "interval_unit": "weekly", "payment_reference": "VEGBOX",
+                 "upcoming_payments": [], "links": {"mandate": "MD0002"}}
+            ], "meta": meta(None)})),
+            _ => Response::json(
+                404,
+                &json!({"error": {"message": "Resource not found", "code": 404}}),
+            ),
+        }
+    })
+}
+
+#[test]
+fn gocardless_customers_follow_meta_cursors_after() {
+    let server = gocardless_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let creds = json!({"access_token": "live_gc"});
+    let rows = connectors::pull(
+        Platform::Gocardless,
+        DataType::Contacts,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    let names: Vec<String> = rows.iter().map(|r| get(r, "name")).collect();
+    assert_eq!(names, ["Allotment Co-op", "Sam Smith", "Kim Lee"]);
+    assert_eq!(get(&rows[0], "address"), "1 Garden Way, Leeds, LS1 1AA, GB");
+    assert_eq!(get(&rows[0], "provider_ref"), "CU0001");
+    assert_eq!(
+        server.count(|r| r.path == "/customers" && r.param("after").is_none()),
+        1
+    );
+    assert_eq!(
+        server.count(|r| r.path == "/customers" && r.param("after").as_deref() == Some("CU0002")),
+        2
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(1)]);
+}
+
+#[test]
+fn gocardless_subscriptions_convert_pence_and_find_the_customer_through_the_mandate() {
+    let server = gocardless_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"access_token": "live_gc"});
+    let rows = connectors::pull(
+        Platform::Gocardless,
+        DataType::Subscriptions,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    let a = &rows[0];
+    assert_eq!(get(a, "contact_name"), "Allotment Co-op");
+    assert_eq!(
+        (get(a, "interval"), get(a, "interval_count")),
+        ("month".into(), "1".into())
+    );
+    assert_eq!(get(a, "next_date"), "2024-04-01");
+    assert_eq!(
+        (get(a, "line_description"), get(a, "line_unit_price")),
+        ("Plot rent".into(), "25".into())
+    );
+    let b = &rows[1];
+    assert_eq!(get(b, "contact_name"), "Sam Smith");
+    assert_eq!(
+        (get(b, "interval"), get(b, "interval_count")),
+        ("week".into(), "2".into())
+    );
+    assert_eq!(
+        (get(b, "status"), get(b, "line_unit_price")),
+        ("cancelled".into(), "10.5".into())
+    );
+    assert_eq!(get(b, "line_description"), "VEGBOX");
+
+    for t in [DataType::Products, DataType::Invoices, DataType::Bills] {
+        let err = connectors::pull(Platform::Gocardless, t, &creds, &config(&server), &retry)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ConnectorError::Unsupported {
+                platform: Platform::Gocardless,
+                data_type: t
+            }
+        );
+    }
+}
