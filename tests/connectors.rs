@@ -1377,3 +1377,530 @@ fn gocardless_subscriptions_convert_pence_and_find_the_customer_through_the_mand
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// FreeAgent (OAuth)
+
+use stockbook::connectors::freeagent::{self, FreeAgentToken};
+use time::OffsetDateTime;
+
+fn freeagent_server(throttle: Once) -> MockServer {
+    MockServer::start(move |r: &Request| {
+        let host = origin(r);
+        if r.path == "/v2/token_endpoint" {
+            if r.header("authorization") != Some(basic("fa_client", "fa_secret").as_str()) {
+                return Response::json(
+                    401,
+                    &json!({"error": "invalid_client", "error_description": "Client authentication failed"}),
+                );
+            }
+            let grant = |access: &str, refresh: &str| {
+                Response::ok(
+                    &json!({"access_token": access, "token_type": "bearer", "expires_in": 3600,
+                                     "refresh_token": refresh, "refresh_token_expires_in": 631_151_957}),
+                )
+            };
+            let invalid = || {
+                Response::json(
+                    400,
+                    &json!({"error": "invalid_grant", "error_description": "The provided authorization grant is invalid, expired or revoked"}),
+                )
+            };
+            return match r.form_value("grant_type").as_deref() {
+                Some("authorization_code") => {
+                    if r.form_value("code").as_deref() == Some("good-code")
+                        && r.form_value("redirect_uri").as_deref()
+                            == Some("https://books.example/api/import/oauth/callback")
+                    {
+                        grant("at-1", "rt-1")
+                    } else {
+                        invalid()
+                    }
+                }
+                Some("refresh_token") => match r.form_value("refresh_token").as_deref() {
+                    Some("rt-1") => grant("at-2", "rt-2"),
+                    Some("rt-2") => grant("at-3", "rt-3"),
+                    _ => invalid(),
+                },
+                _ => Response::json(400, &json!({"error": "unsupported_grant_type"})),
+            };
+        }
+        let token_ok = matches!(
+            r.header("authorization"),
+            Some("Bearer at-1" | "Bearer at-2" | "Bearer at-3")
+        );
+        if !token_ok
+            || r.header("user-agent").is_none()
+            || r.header("accept") != Some("application/json")
+        {
+            return Response::json(
+                401,
+                &json!({"errors": {"error": {"message": "Access token not recognised"}}}),
+            );
+        }
+        let c = |n: u32| format!("{host}/v2/contacts/{n}");
+        let contact1 = json!({"url": c(1), "organisation_name": "Acme Ltd", "email": "accounts@acme.example",
+            "phone_number": "0113 496 0000", "address1": "1 Road", "town": "Leeds", "postcode": "LS1 2AB",
+            "country": "United Kingdom", "sales_tax_registration_number": "GB999999973", "status": "Active"});
+        let contact2 = json!({"url": c(2), "first_name": "Nathan", "last_name": "Barley", "organisation_name": null, "status": "Active"});
+        let contact3 =
+            json!({"url": c(3), "organisation_name": "Paper Supplies plc", "status": "Active"});
+        match (r.path.as_str(), r.param("view").as_deref(), r.param("page").as_deref()) {
+            ("/v2/contacts", Some("all"), None) => Response::ok(&json!({"contacts": [contact1, contact2]}))
+                .header("Link", &format!("<{host}/v2/contacts?view=all&per_page=100&page=2>; rel=\"next\", <{host}/v2/contacts?view=all&per_page=100&page=2>; rel=\"last\""))
+                .header("X-Total-Count", "3"),
+            ("/v2/contacts", Some("all"), Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(&json!({"contacts": [contact3]}))
+                    .header("Link", &format!("<{host}/v2/contacts?view=all&per_page=100&page=1>; rel=\"prev\", <{host}/v2/contacts?view=all&per_page=100&page=1>; rel=\"first\""))
+            }
+            ("/v2/contacts", Some("clients"), None) => Response::ok(&json!({"contacts": [contact1, contact2]})),
+            ("/v2/contacts", Some("suppliers"), None) => Response::ok(&json!({"contacts": [contact1, contact3]})),
+            ("/v2/invoices", Some("all"), None) => {
+                assert_eq!(r.param("nested_invoice_items").as_deref(), Some("true"));
+                Response::ok(&json!({"invoices": [{
+                    "url": format!("{host}/v2/invoices/1"), "contact": c(1), "reference": "001",
+                    "dated_on": "2024-03-01", "due_on": "2024-03-31", "currency": "GBP", "discount_percent": "10.0",
+                    "net_value": "225.0", "sales_tax_value": "45.0", "total_value": "270.0", "paid_value": "100.0",
+                    "due_value": "170.0", "status": "Open",
+                    "invoice_items": [{"position": 1, "item_type": "Hours", "description": "Design", "quantity": "5.0",
+                                       "price": "50.0", "sales_tax_rate": "20.0"}]
+                }]}))
+            }
+            ("/v2/bills", Some("all"), None) => Response::ok(&json!({"bills": [{
+                "url": format!("{host}/v2/bills/1"), "contact": c(3), "reference": "B-9", "dated_on": "2024-03-02",
+                "due_on": "2024-04-01", "total_value": "120.0", "net_value": "100.0", "sales_tax_value": "20.0",
+                "paid_value": "0.0", "due_value": "120.0", "status": "Open",
+                "bill_items": [{"url": format!("{host}/v2/bill_items/1"), "description": "Paper", "category": format!("{host}/v2/categories/285"),
+                                "total_value": "120.0", "total_value_ex_tax": "100.0", "sales_tax_rate": "20.0"}]
+            }]})),
+            ("/v2/expenses", None, None) => Response::ok(&json!({"expenses": [{
+                "url": format!("{host}/v2/expenses/1"), "user": format!("{host}/v2/users/1"),
+                "category": format!("{host}/v2/categories/285"), "dated_on": "2024-03-03", "currency": "GBP",
+                "gross_value": "-24.0", "sales_tax_rate": "20.0", "sales_tax_value": "-4.0",
+                "description": "Train to Leeds", "project": format!("{host}/v2/projects/1")
+            }]})),
+            ("/v2/categories", None, None) => Response::ok(&json!({
+                "admin_expenses_categories": [{"url": format!("{host}/v2/categories/285"), "description": "Travel", "nominal_code": "285"}],
+                "cost_of_sales_categories": [], "income_categories": [], "general_categories": []
+            })),
+            ("/v2/projects", Some("all"), None) => Response::ok(&json!({"projects": [{
+                "url": format!("{host}/v2/projects/1"), "name": "Website rebuild", "contact": c(1), "status": "Active",
+                "budget": "5000.0", "budget_units": "Monetary", "normal_billing_rate": "450.0", "billing_period": "day",
+                "hours_per_day": "7.5", "currency": "GBP"
+            }]})),
+            ("/v2/tasks", None, None) => Response::ok(&json!({"tasks": [{
+                "url": format!("{host}/v2/tasks/1"), "project": format!("{host}/v2/projects/1"), "name": "Design",
+                "is_billable": true, "billing_rate": "60.0", "billing_period": "hour", "status": "Active"
+            }]})),
+            ("/v2/timeslips", Some("all"), None) => Response::ok(&json!({"timeslips": [{
+                "url": format!("{host}/v2/timeslips/1"), "user": format!("{host}/v2/users/1"),
+                "project": format!("{host}/v2/projects/1"), "task": format!("{host}/v2/tasks/1"),
+                "dated_on": "2024-03-04", "hours": "2.5", "comment": "Wireframes"
+            }]})),
+            ("/v2/price_list_items", None, None) => Response::ok(&json!({"price_list_items": [{
+                "url": format!("{host}/v2/price_list_items/1"), "code": "DES-HR", "item_type": "Hours", "quantity": "1.0",
+                "price": "50.0", "description": "Design hour", "sales_tax_rate": "20.0", "vat_status": "standard"
+            }]})),
+            ("/v2/recurring_invoices", None, None) => Response::ok(&json!({"recurring_invoices": [{
+                "url": format!("{host}/v2/recurring_invoices/1"), "contact": c(2), "contact_name": "Nathan Barley",
+                "dated_on": "2024-03-01", "frequency": "Quarterly", "next_recurs_on": "2024-06-01",
+                "recurring_status": "Active", "reference": "002", "currency": "GBP",
+                "net_value": "2.0", "sales_tax_value": "0.4", "total_value": "2.4"
+            }]})),
+            ("/v2/recurring_invoices/1", None, None) => Response::ok(&json!({"recurring_invoice": {
+                "url": format!("{host}/v2/recurring_invoices/1"), "frequency": "Quarterly",
+                "recurring_invoice_items": [{"description": "Hosting", "quantity": "1.0", "price": "2.0", "sales_tax_rate": "20.0"}]
+            }})),
+            _ => Response::json(404, &json!({"errors": {"error": {"message": "Resource not found"}}})),
+        }
+    })
+}
+
+const REDIRECT: &str = "https://books.example/api/import/oauth/callback";
+
+fn fa_config(server: &MockServer) -> PlatformConfig {
+    PlatformConfig {
+        base_url: Some(server.url().to_owned()),
+        authorize_url: Some(format!("{}/v2/approve_app", server.url())),
+        token_url: Some(format!("{}/v2/token_endpoint", server.url())),
+        client_id: Some("fa_client".to_owned()),
+        client_secret: Some("fa_secret".to_owned()),
+    }
+}
+
+fn expired_token(refresh: &str, now: OffsetDateTime) -> FreeAgentToken {
+    FreeAgentToken {
+        access_token: "at-old".to_owned(),
+        refresh_token: refresh.to_owned(),
+        expires_at: now - time::Duration::seconds(5),
+    }
+}
+
+#[test]
+fn freeagent_authorize_url_asks_for_a_code_with_state_and_the_state_is_checked() {
+    let server = freeagent_server(Once::default());
+    let state = freeagent::new_state();
+    assert_eq!(state.len(), 32);
+    assert_ne!(
+        state,
+        freeagent::new_state(),
+        "a fresh random state each time"
+    );
+    let u = freeagent::authorize_url(&fa_config(&server), REDIRECT, &state).unwrap();
+    let parsed = url::Url::parse(&u).unwrap();
+    assert_eq!(parsed.path(), "/v2/approve_app");
+    let q: std::collections::HashMap<_, _> = parsed.query_pairs().into_owned().collect();
+    assert_eq!(q["client_id"], "fa_client");
+    assert_eq!(q["response_type"], "code");
+    assert_eq!(q["redirect_uri"], REDIRECT);
+    assert_eq!(q["state"], state);
+
+    assert!(freeagent::check_state(&state, &state).is_ok());
+    assert_eq!(
+        freeagent::check_state(&state, "forged"),
+        Err(ConnectorError::StateMismatch {
+            platform: Platform::Freeagent
+        })
+    );
+    let err = freeagent::authorize_url(&PlatformConfig::default(), REDIRECT, &state).unwrap_err();
+    assert!(
+        matches!(err, ConnectorError::Credentials { .. }),
+        "no client id configured: {err:?}"
+    );
+}
+
+#[test]
+fn freeagent_exchanges_the_code_with_basic_client_credentials() {
+    let server = freeagent_server(Once::default());
+    let (retry, _) = recording_retry();
+    let now = OffsetDateTime::now_utc();
+    let token =
+        freeagent::exchange_code(&fa_config(&server), "good-code", REDIRECT, now, &retry).unwrap();
+    assert_eq!(
+        token,
+        FreeAgentToken {
+            access_token: "at-1".into(),
+            refresh_token: "rt-1".into(),
+            expires_at: now + time::Duration::hours(1)
+        }
+    );
+    let req = &server.requests()[0];
+    assert_eq!(req.method, "POST");
+    assert_eq!(
+        req.header("authorization"),
+        Some(basic("fa_client", "fa_secret").as_str())
+    );
+    assert_eq!(
+        req.header("content-type"),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert_eq!(
+        req.form_value("grant_type").as_deref(),
+        Some("authorization_code")
+    );
+    assert_eq!(req.form_value("code").as_deref(), Some("good-code"));
+
+    let err = freeagent::exchange_code(&fa_config(&server), "stale-code", REDIRECT, now, &retry)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::ReconnectRequired {
+            platform: Platform::Freeagent
+        }
+    );
+    let mut wrong = fa_config(&server);
+    wrong.client_secret = Some("not-it".into());
+    let err = freeagent::exchange_code(&wrong, "good-code", REDIRECT, now, &retry).unwrap_err();
+    assert!(
+        matches!(err, ConnectorError::AuthFailed { status: 401, .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn freeagent_refreshes_an_expired_token_keeps_the_rotated_refresh_token_and_pages_through_link() {
+    let server = freeagent_server(Once::default());
+    let (retry, waits) = recording_retry();
+    let now = OffsetDateTime::now_utc();
+    let mut token = expired_token("rt-1", now);
+    let rows = freeagent::pull(
+        DataType::Contacts,
+        &mut token,
+        &fa_config(&server),
+        now,
+        &retry,
+    )
+    .unwrap();
+
+    assert_eq!(token.access_token, "at-2");
+    assert_eq!(
+        token.refresh_token, "rt-2",
+        "the rotated refresh token is handed back to be stored"
+    );
+    assert_eq!(token.expires_at, now + time::Duration::hours(1));
+    let refresh = server
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v2/token_endpoint")
+        .unwrap();
+    assert_eq!(
+        refresh.form_value("grant_type").as_deref(),
+        Some("refresh_token")
+    );
+    assert_eq!(refresh.form_value("refresh_token").as_deref(), Some("rt-1"));
+
+    let summary: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (get(r, "name"), get(r, "type")))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("Acme Ltd".to_owned(), "both".to_owned()),
+            ("Nathan Barley".to_owned(), "customer".to_owned()),
+            ("Paper Supplies plc".to_owned(), "supplier".to_owned())
+        ]
+    );
+    assert_eq!(get(&rows[0], "vat_number"), "GB999999973");
+    assert_eq!(
+        get(&rows[0], "address"),
+        "1 Road, Leeds, LS1 2AB, United Kingdom"
+    );
+    assert_eq!(
+        get(&rows[0], "provider_ref"),
+        format!("{}/v2/contacts/1", server.url())
+    );
+
+    let page = |p: Option<&str>| {
+        server.count(|r| {
+            r.path == "/v2/contacts"
+                && r.param("view").as_deref() == Some("all")
+                && r.param("page").as_deref() == p
+        })
+    };
+    assert_eq!((page(None), page(Some("2"))), (1, 2));
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(1)]);
+    for r in server
+        .requests()
+        .iter()
+        .filter(|r| r.path != "/v2/token_endpoint")
+    {
+        assert_eq!(r.header("authorization"), Some("Bearer at-2"));
+        assert!(r.header("user-agent").unwrap().starts_with("Stockbook/"));
+        assert_eq!(r.header("accept"), Some("application/json"));
+    }
+}
+
+#[test]
+fn freeagent_refreshes_within_a_minute_of_expiry_but_not_before() {
+    let server = freeagent_server(Once::default());
+    let (retry, _) = recording_retry();
+    let now = OffsetDateTime::now_utc();
+    let mut fresh = FreeAgentToken {
+        access_token: "at-1".into(),
+        refresh_token: "rt-1".into(),
+        expires_at: now + time::Duration::minutes(30),
+    };
+    assert!(!freeagent::ensure_fresh(&fa_config(&server), &mut fresh, now, &retry).unwrap());
+    assert_eq!(server.requests().len(), 0);
+
+    let mut nearly = FreeAgentToken {
+        access_token: "at-2".into(),
+        refresh_token: "rt-2".into(),
+        expires_at: now + time::Duration::seconds(30),
+    };
+    assert!(freeagent::ensure_fresh(&fa_config(&server), &mut nearly, now, &retry).unwrap());
+    assert_eq!(
+        (nearly.access_token.as_str(), nearly.refresh_token.as_str()),
+        ("at-3", "rt-3")
+    );
+}
+
+#[test]
+fn freeagent_a_revoked_refresh_token_asks_for_reconnection() {
+    let server = freeagent_server(Once::default());
+    let (retry, _) = recording_retry();
+    let now = OffsetDateTime::now_utc();
+    let mut token = expired_token("rt-revoked", now);
+    let err = freeagent::pull(
+        DataType::Invoices,
+        &mut token,
+        &fa_config(&server),
+        now,
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::ReconnectRequired {
+            platform: Platform::Freeagent
+        }
+    );
+    assert!(err.to_string().contains("reconnect freeagent"), "{err}");
+    let app: stockbook::error::AppError = err.into();
+    assert_eq!(app.status().code, 400);
+    assert_eq!(
+        server.count(|r| r.path != "/v2/token_endpoint"),
+        0,
+        "no API call with a dead grant"
+    );
+}
+
+#[test]
+fn freeagent_supplies_every_data_type() {
+    let server = freeagent_server(Once::default());
+    let (retry, _) = recording_retry();
+    let now = OffsetDateTime::now_utc();
+    let mut token = FreeAgentToken {
+        access_token: "at-1".into(),
+        refresh_token: "rt-1".into(),
+        expires_at: now + time::Duration::hours(1),
+    };
+    let cfg = fa_config(&server);
+    let mut pull = |t| freeagent::pull(t, &mut token, &cfg, now, &retry).unwrap();
+    let host = server.url().to_owned();
+
+    let invoices = pull(DataType::Invoices);
+    assert_eq!(invoices.len(), 1);
+    let inv = &invoices[0];
+    assert_eq!(get(inv, "number"), "001");
+    assert_eq!(
+        get(inv, "contact_name"),
+        "Acme Ltd",
+        "named through the contacts list"
+    );
+    assert_eq!(
+        (get(inv, "status"), get(inv, "amount_paid")),
+        ("sent".into(), "100".into())
+    );
+    assert_eq!(
+        (
+            get(inv, "line_quantity"),
+            get(inv, "line_unit_price"),
+            get(inv, "line_discount"),
+            get(inv, "line_vat_rate")
+        ),
+        ("5".into(), "50".into(), "10".into(), "20".into())
+    );
+    assert_total_reproduced(&invoices, &format!("{host}/v2/invoices/1"), "270");
+
+    let bills = pull(DataType::Bills);
+    assert_eq!(get(&bills[0], "contact_name"), "Paper Supplies plc");
+    assert_eq!(get(&bills[0], "status"), "awaiting_payment");
+    assert_eq!(get(&bills[0], "number"), "B-9");
+    assert_total_reproduced(&bills, &format!("{host}/v2/bills/1"), "120");
+
+    let expenses = pull(DataType::Expenses);
+    let e = &expenses[0];
+    assert_eq!(
+        (
+            get(e, "date"),
+            get(e, "amount"),
+            get(e, "vat_amount"),
+            get(e, "category"),
+            get(e, "project_name")
+        ),
+        (
+            "2024-03-03".into(),
+            "24".into(),
+            "4".into(),
+            "Travel".into(),
+            "Website rebuild".into()
+        )
+    );
+
+    let projects = pull(DataType::Projects);
+    let p = &projects[0];
+    assert_eq!(
+        (
+            get(p, "name"),
+            get(p, "contact_name"),
+            get(p, "status"),
+            get(p, "hourly_rate"),
+            get(p, "budget")
+        ),
+        (
+            "Website rebuild".into(),
+            "Acme Ltd".into(),
+            "active".into(),
+            "60".into(),
+            "5000".into()
+        )
+    );
+
+    let slips = pull(DataType::TimeEntries);
+    let t = &slips[0];
+    assert_eq!(
+        (
+            get(t, "project_name"),
+            get(t, "date"),
+            get(t, "hours"),
+            get(t, "description"),
+            get(t, "billable"),
+            get(t, "hourly_rate")
+        ),
+        (
+            "Website rebuild".into(),
+            "2024-03-04".into(),
+            "2.5".into(),
+            "Wireframes".into(),
+            "true".into(),
+            "60".into()
+        )
+    );
+
+    let products = pull(DataType::Products);
+    let pr = &products[0];
+    assert_eq!(
+        (
+            get(pr, "name"),
+            get(pr, "sku"),
+            get(pr, "unit_price"),
+            get(pr, "vat_rate"),
+            get(pr, "unit")
+        ),
+        (
+            "Design hour".into(),
+            "DES-HR".into(),
+            "50".into(),
+            "20".into(),
+            "Hours".into()
+        )
+    );
+
+    let subs = pull(DataType::Subscriptions);
+    let s = &subs[0];
+    assert_eq!(
+        (
+            get(s, "contact_name"),
+            get(s, "interval"),
+            get(s, "interval_count"),
+            get(s, "next_date"),
+            get(s, "status")
+        ),
+        (
+            "Nathan Barley".into(),
+            "month".into(),
+            "3".into(),
+            "2024-06-01".into(),
+            "active".into()
+        )
+    );
+    assert_eq!(
+        (get(s, "line_description"), get(s, "line_unit_price")),
+        ("Hosting".into(), "2".into())
+    );
+    assert_eq!(
+        get(s, "provider_ref"),
+        format!("{host}/v2/recurring_invoices/1")
+    );
+
+    assert_eq!(
+        server.count(|r| r.path == "/v2/token_endpoint"),
+        0,
+        "a valid token is not refreshed"
+    );
+}
