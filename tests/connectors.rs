@@ -896,6 +896,33 @@ fn square_server(throttle: Once) -> MockServer {
                     Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
                 }
             }
+            ("GET", "/v2/catalog/list")
+                if r.param("types").as_deref() == Some("SUBSCRIPTION_PLAN_VARIATION") =>
+            {
+                Response::ok(
+                    &json!({"objects": [{"type": "SUBSCRIPTION_PLAN_VARIATION", "id": "PV1",
+                    "subscription_plan_variation_data": {"name": "Coffee club", "subscription_plan_id": "PLAN1", "phases": [
+                        {"uid": "ph0", "cadence": "MONTHLY", "ordinal": 0, "periods": 1,
+                         "pricing": {"type": "STATIC", "price_money": gbp(0)}},
+                        {"uid": "ph1", "cadence": "QUARTERLY", "ordinal": 1,
+                         "pricing": {"type": "STATIC", "price_money": gbp(2750)}}]}}]}),
+                )
+            }
+            ("POST", "/v2/subscriptions/search") => {
+                match r.json().get("cursor").and_then(Value::as_str) {
+                    None => Response::ok(
+                        &json!({"subscriptions": [{"id": "SUB-1", "location_id": "L1", "plan_variation_id": "PV1",
+                    "customer_id": "C1", "start_date": "2024-01-01", "charged_through_date": "2024-03-31", "status": "ACTIVE",
+                    "version": 1, "created_at": "2024-01-01T00:00:00Z"}], "cursor": "subs-2"}),
+                    ),
+                    Some("subs-2") => Response::ok(
+                        &json!({"subscriptions": [{"id": "SUB-2", "location_id": "L1",
+                    "plan_variation_id": "PV1", "customer_id": "C2", "start_date": "2024-05-01", "status": "PENDING",
+                    "price_override_money": gbp(2500)}]}),
+                    ),
+                    Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+                }
+            }
             ("GET", "/v2/catalog/list") => Response::ok(&json!({"objects": [
                 {"type": "CATEGORY", "id": "CAT1", "category_data": {"name": "Coffee"}},
                 {"type": "TAX", "id": "TAX1", "tax_data": {"name": "VAT", "percentage": "20.0", "inclusion_type": "INCLUSIVE"}},
@@ -1903,4 +1930,216 @@ fn freeagent_supplies_every_data_type() {
         0,
         "a valid token is not refreshed"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The HTTP client's failure paths
+
+#[test]
+fn a_platform_that_keeps_failing_is_retried_with_growing_back_off_then_reported_unavailable() {
+    let server = MockServer::start(|_r: &Request| {
+        Response::json(503, &json!({"error": {"message": "down"}}))
+    });
+    let (retry, waits) = recording_retry();
+    let err = connectors::pull(
+        Platform::Stripe,
+        DataType::Contacts,
+        &stripe_creds(),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::Unavailable {
+            platform: Platform::Stripe,
+            status: 503
+        }
+    );
+    assert_eq!(
+        server.requests().len(),
+        6,
+        "the first try and five retries, no more"
+    );
+    let ms: Vec<u128> = waits
+        .lock()
+        .unwrap()
+        .iter()
+        .map(Duration::as_millis)
+        .collect();
+    assert_eq!(ms, [500, 1000, 2000, 4000, 8000]);
+    let app: stockbook::error::AppError = err.into();
+    assert_eq!(app.status().code, 503);
+}
+
+#[test]
+fn a_retry_after_beyond_the_cap_waits_only_the_cap_and_endless_429_is_rate_limited() {
+    let server = MockServer::start(|_r: &Request| Response::too_many(86_400));
+    let (mut retry, waits) = recording_retry();
+    retry.max_retries = 2;
+    let err = connectors::pull(
+        Platform::Gocardless,
+        DataType::Contacts,
+        &json!({"access_token": "t"}),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ConnectorError::RateLimited {
+            platform: Platform::Gocardless
+        }
+    );
+    assert_eq!(*waits.lock().unwrap(), vec![Duration::from_secs(60); 2]);
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn an_unreachable_platform_and_a_body_that_is_not_json_are_distinct_errors() {
+    // A port nobody listens on: bind, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let cfg = PlatformConfig {
+        base_url: Some(format!("http://127.0.0.1:{port}")),
+        ..PlatformConfig::default()
+    };
+    let (retry, _) = recording_retry();
+    let err = connectors::pull(
+        Platform::Square,
+        DataType::Contacts,
+        &json!({"access_token": "t"}),
+        &cfg,
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::Unreachable {
+                platform: Platform::Square,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    let server =
+        MockServer::start(|_r: &Request| Response::status(200).header("Content-Type", "text/html"));
+    let err = connectors::pull(
+        Platform::Square,
+        DataType::Contacts,
+        &json!({"access_token": "t"}),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::BadResponse {
+                platform: Platform::Square,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_pagination_link_to_another_host_is_not_followed_with_the_credentials() {
+    let server = MockServer::start(|_r: &Request| {
+        Response::ok(&json!({"customers": []})).header(
+            "Link",
+            "<https://elsewhere.example/steal?page=2>; rel=\"next\"",
+        )
+    });
+    let (retry, _) = recording_retry();
+    let creds = json!({"shop": "acme", "access_token": "shpat_abc"});
+    let err = connectors::pull(
+        Platform::Shopify,
+        DataType::Contacts,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ConnectorError::BadResponse { .. }), "{err:?}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn every_platform_answers_the_support_matrix_before_any_request() {
+    let server = MockServer::start(|_r: &Request| Response::status(500));
+    let (retry, _) = recording_retry();
+    for p in Platform::ALL {
+        for t in DataType::ALL {
+            if p.supports(t) {
+                continue;
+            }
+            let err = connectors::pull(p, t, &json!({}), &config(&server), &retry).unwrap_err();
+            assert_eq!(
+                err,
+                ConnectorError::Unsupported {
+                    platform: p,
+                    data_type: t
+                }
+            );
+        }
+    }
+    assert_eq!(server.requests().len(), 0);
+    let unsupported: usize = Platform::ALL
+        .iter()
+        .map(|p| DataType::ALL.len() - p.supported().len())
+        .sum();
+    assert_eq!(
+        unsupported,
+        4 + 5 + 4 + 6 + 6 + 4,
+        "the matrix in the module doc"
+    );
+}
+
+#[test]
+fn square_subscriptions_take_cadence_and_price_from_the_running_plan_phase() {
+    let server = square_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"access_token": "EAAAsq"});
+    let rows = connectors::pull(
+        Platform::Square,
+        DataType::Subscriptions,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+    assert_eq!(rows.len(), 2);
+    let a = &rows[0];
+    assert_eq!(get(a, "contact_name"), "Amelia Earhart");
+    assert_eq!(
+        (get(a, "interval"), get(a, "interval_count")),
+        ("month".into(), "3".into())
+    );
+    assert_eq!(
+        get(a, "next_date"),
+        "2024-04-01",
+        "the day after charged_through_date"
+    );
+    assert_eq!(
+        (get(a, "line_description"), get(a, "line_unit_price")),
+        ("Coffee club".into(), "27.5".into())
+    );
+    assert_eq!(
+        (get(a, "status"), get(a, "provider_ref")),
+        ("active".into(), "SUB-1".into())
+    );
+    let b = &rows[1];
+    assert_eq!(get(b, "contact_name"), "Roastery Ltd");
+    assert_eq!(
+        (get(b, "next_date"), get(b, "line_unit_price")),
+        ("2024-05-01".into(), "25".into())
+    );
+    assert_eq!(server.count(|r| r.path == "/v2/subscriptions/search"), 2);
 }
