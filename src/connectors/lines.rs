@@ -14,8 +14,11 @@
 //!    rate nearest to it that does (VAT-inclusive prices rounded per line can need
 //!    20.02 % where the nominal rate is 20 %); else the nominal rate;
 //! 3. if the fitted lines still do not add up to the source total (no rate fits, or the
-//!    platform's total holds something no line shows), a last line "Rounding adjustment"
-//!    (quantity 1, VAT 0) carries the difference. `total` is the source's total always.
+//!    platform's total holds something no line shows, such as an invoice-level discount
+//!    PayPal does not allocate to items), a last line (quantity 1, VAT 0) carries the
+//!    difference: "Rounding adjustment" under £1, "Adjustment to the source total" above;
+//!    a document without lines gets one "Imported total" line. `total` is always the
+//!    source's total.
 
 use rust_decimal::Decimal;
 
@@ -179,8 +182,10 @@ pub fn fit_lines(lines: &[SourceLine], total: Decimal) -> Vec<FittedLine> {
         out.push(FittedLine {
             description: if out.is_empty() {
                 "Imported total".to_owned()
-            } else {
+            } else if diff.abs() < Decimal::ONE {
                 "Rounding adjustment".to_owned()
+            } else {
+                "Adjustment to the source total".to_owned()
             },
             quantity: Decimal::ONE,
             unit_price: diff,

@@ -38,6 +38,8 @@
 //!   `active | paused | cancelled` and `interval` is `week | month | year` (a cadence in
 //!   days that is not whole weeks is passed through as `day`, for the importer to refuse
 //!   that row with a message). Contact `type` is `customer | supplier | both`.
+//! - Subscriptions are one row per line too, the template fields repeated and
+//!   `provider_ref` (the subscription id) shared: the importer groups them by it.
 //! - `provider_ref` is the platform's own id of the record (FreeAgent: its `url`). For
 //!   documents without a number on the platform (Square orders) the order id is used as
 //!   `number`, so documents never merge when grouped by number; Stripe drafts have no
@@ -64,6 +66,19 @@
 //! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
 //! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
 //!    without it answers 404 and the pull fails with [`ConnectorError::NotAvailable`].
+//!
+//! # Public API
+//!
+//! - [`pull`]`(platform, data_type, &credentials, &config, &retry) -> Result<Vec<ImportRow>>`
+//!   for the six API platforms; [`validate_credentials`] for the connection POST;
+//!   [`Platform::supports`] / [`Platform::supported`] for the matrix.
+//! - [`freeagent`]: `new_state`, `authorize_url`, `check_state`, `exchange_code`,
+//!   `refresh`, `ensure_fresh`, `pull(data_type, &mut token, &config, now, &retry)`.
+//! - [`ConnectorError`] (`From` into `AppError`: the caller's problem → 400, the
+//!   platform's → 503) and [`RetryPolicy`] (`Default` in production; tests inject the
+//!   sleep).
+//!
+//! Everything blocks: call it inside `spawn_blocking`.
 //!
 //! A pair marked "no" fails with [`ConnectorError::Unsupported`] before any request is
 //! made, so the endpoint can answer 400 naming the platform and the type.
