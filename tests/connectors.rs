@@ -2143,3 +2143,30 @@ fn square_subscriptions_take_cadence_and_price_from_the_running_plan_phase() {
     );
     assert_eq!(server.count(|r| r.path == "/v2/subscriptions/search"), 2);
 }
+
+#[test]
+fn a_platform_that_hands_back_the_same_cursor_is_not_read_forever() {
+    let server = MockServer::start(|_r: &Request| {
+        Response::ok(&json!({"customers": [{"id": "C1"}], "cursor": "again"}))
+    });
+    let (retry, _) = recording_retry();
+    let err = connectors::pull(
+        Platform::Square,
+        DataType::Contacts,
+        &json!({"access_token": "t"}),
+        &config(&server),
+        &retry,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ConnectorError::BadResponse {
+                platform: Platform::Square,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}

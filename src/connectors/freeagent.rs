@@ -318,7 +318,9 @@ impl Api {
     fn list(&self, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
         let mut out = Vec::new();
         let mut next = Some(self.client.url(first));
+        let mut guard = super::PageGuard::new(P);
         while let Some(url) = next {
+            guard.visit(&url)?;
             let (page, res) = self.client.get_json(&url)?;
             out.extend(req_arr(P, &page, key)?.iter().cloned());
             next = res.link_next();

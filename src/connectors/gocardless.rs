@@ -48,6 +48,7 @@ pub fn pull(
 fn list_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut after: Option<String> = None;
+    let mut guard = super::PageGuard::new(P);
     loop {
         let mut q = url::form_urlencoded::Serializer::new(String::new());
         q.append_pair("limit", "500");
@@ -57,7 +58,10 @@ fn list_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<V
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
         out.extend(req_arr(P, &page, key)?.iter().cloned());
         match page.pointer("/meta/cursors/after").and_then(Value::as_str) {
-            Some(a) if !a.is_empty() => after = Some(a.to_owned()),
+            Some(a) if !a.is_empty() => {
+                guard.visit(a)?;
+                after = Some(a.to_owned());
+            }
             _ => return Ok(out),
         }
     }

@@ -567,6 +567,33 @@ pub(crate) fn req_arr<'a>(
         .ok_or_else(|| ConnectorError::bad(platform, format!("no `{key}` list in the response")))
 }
 
+/// Refuses a page URL or cursor already read in the same listing: a platform that
+/// answers the same cursor again would otherwise be read forever.
+pub(crate) struct PageGuard {
+    platform: Platform,
+    seen: std::collections::HashSet<String>,
+}
+
+impl PageGuard {
+    pub fn new(platform: Platform) -> Self {
+        Self {
+            platform,
+            seen: std::collections::HashSet::new(),
+        }
+    }
+
+    pub fn visit(&mut self, page: &str) -> ConnectorResult<()> {
+        if self.seen.insert(page.to_owned()) {
+            Ok(())
+        } else {
+            Err(ConnectorError::bad(
+                self.platform,
+                format!("pagination returned to a page already read ({page})"),
+            ))
+        }
+    }
+}
+
 /// The platform origin: `base_url` from configuration, else the real one.
 pub(crate) fn base_url(platform: Platform, config: &PlatformConfig) -> ConnectorResult<String> {
     config

@@ -76,7 +76,9 @@ pub fn access_token(
 fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
+    let mut guard = super::PageGuard::new(P);
     while let Some(url) = next {
+        guard.visit(&url)?;
         let (page, res) = client.get_json(&url)?;
         // An empty result may leave the list out.
         if page.get(key).is_some() {

@@ -76,7 +76,9 @@ pub fn pull(
 fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
+    let mut guard = super::PageGuard::new(P);
     while let Some(url) = next {
+        guard.visit(&url)?;
         let (page, res) = client.get_json(&url)?;
         out.extend(req_arr(P, &page, key)?.iter().cloned());
         next = res.link_next();

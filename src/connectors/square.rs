@@ -63,6 +63,7 @@ fn list_get(
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut guard = super::PageGuard::new(P);
     loop {
         let mut q = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in params {
@@ -74,7 +75,10 @@ fn list_get(
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
         out.extend(arr(&page, key).iter().cloned());
         match s(&page, "cursor") {
-            Some(c) => cursor = Some(c.to_owned()),
+            Some(c) => {
+                guard.visit(c)?;
+                cursor = Some(c.to_owned());
+            }
             None => return Ok(out),
         }
     }
@@ -89,6 +93,7 @@ fn list_post(
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
+    let mut guard = super::PageGuard::new(P);
     loop {
         let mut b = body.clone();
         if let (Some(c), Some(obj)) = (&cursor, b.as_object_mut()) {
@@ -97,7 +102,10 @@ fn list_post(
         let (page, _) = client.post_json(&client.url(path), b)?;
         out.extend(arr(&page, key).iter().cloned());
         match s(&page, "cursor") {
-            Some(c) => cursor = Some(c.to_owned()),
+            Some(c) => {
+                guard.visit(c)?;
+                cursor = Some(c.to_owned());
+            }
             None => return Ok(out),
         }
     }

@@ -60,6 +60,7 @@ pub fn list_all(
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut after: Option<String> = None;
+    let mut guard = super::PageGuard::new(P);
     loop {
         let mut q = url::form_urlencoded::Serializer::new(String::new());
         q.append_pair("limit", "100");
@@ -80,7 +81,10 @@ pub fn list_all(
             return Ok(out);
         }
         after = match data.last().and_then(|o| s(o, "id")) {
-            Some(id) => Some(id.to_owned()),
+            Some(id) => {
+                guard.visit(id)?;
+                Some(id.to_owned())
+            }
             None => return Err(ConnectorError::bad(P, "`has_more` on a page without ids")),
         };
     }
