@@ -8,6 +8,8 @@
 
 use crate::import::fields::{EntityType, Field};
 
+use super::layouts::Aux;
+
 use super::header::normalise;
 
 fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
@@ -18,6 +20,7 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "name",
             "contact name",
             "display name",
+            "full name",
             "customer name",
             "supplier name",
             "vendor name",
@@ -26,7 +29,6 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "organisation",
             "organization",
             "business name",
-            "full name",
             "client name",
             "client",
             "customer",
@@ -480,6 +482,35 @@ pub fn suggest(keys: &[String], entity: EntityType) -> Vec<Option<Field>> {
         }
     }
     out
+}
+
+/// Helper uses of columns the suggestion left unmapped: first and last names give a
+/// contact's name when the name is empty, a mobile gives the phone; an item name gives
+/// a line's description.
+pub fn helpers(keys: &[String], fields: &[Option<Field>], entity: EntityType) -> Vec<Option<Aux>> {
+    keys.iter()
+        .zip(fields)
+        .map(|(k, f)| {
+            if f.is_some() {
+                return None;
+            }
+            match (entity, k.as_str()) {
+                (EntityType::Contacts, "firstname" | "forename" | "givenname") => {
+                    Some(Aux::FirstName)
+                }
+                (EntityType::Contacts, "lastname" | "surname" | "familyname") => {
+                    Some(Aux::LastName)
+                }
+                (EntityType::Contacts, "mobile" | "mobilephone" | "mobilenumber") => {
+                    Some(Aux::PhoneFallback)
+                }
+                (EntityType::Invoices | EntityType::Bills, "itemname" | "item" | "product") => {
+                    Some(Aux::DescriptionFallback)
+                }
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ impl Layout {
     pub fn score(&self, keys: &[String]) -> Option<usize> {
         let has = |name: &str| {
             let k = normalise(name);
-            keys.iter().any(|h| *h == k)
+            keys.contains(&k)
         };
         if !self.signatures.iter().any(|sig| sig.iter().all(|c| has(c))) {
             return None;

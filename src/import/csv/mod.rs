@@ -404,16 +404,18 @@ fn layout_mapping(layout: &Layout, headers: &[String], headerless: bool) -> Mapp
 fn generic_mapping(headers: &[String], entity: EntityType) -> Mapping {
     let keys: Vec<String> = headers.iter().map(|h| normalise(h)).collect();
     let fields = generic::suggest(&keys, entity);
+    let aux = generic::helpers(&keys, &fields, entity);
     Mapping(
         headers
             .iter()
             .zip(fields)
+            .zip(aux)
             .enumerate()
-            .map(|(i, (h, field))| ColumnMap {
+            .map(|(i, ((h, field), aux))| ColumnMap {
                 column: i,
                 header: h.clone(),
                 field,
-                aux: None,
+                aux,
             })
             .collect(),
     )
@@ -471,8 +473,10 @@ fn apply_override(
     }
     for c in &mut mapping.0 {
         if let Some((_, f)) = chosen.iter().find(|(col, _)| *col == c.column) {
+            if c.field != *f {
+                c.aux = None;
+            }
             c.field = *f;
-            c.aux = None;
         } else if let Some(f) = c.field {
             if f != Field::Address && chosen.iter().any(|(_, g)| *g == Some(f)) {
                 c.field = None;
@@ -593,10 +597,10 @@ pub fn parse(
     if let Some(l) = layout {
         notes.push(match header_row {
             None => format!(
-                "Recognised a {} without a header row; columns were read by position",
+                "Recognised layout: {} (no header row; columns read by position)",
                 l.name
             ),
-            Some(_) => format!("Recognised a {}", l.name),
+            Some(_) => format!("Recognised layout: {}", l.name),
         });
     }
     if let Some(row) = header_row.filter(|r| *r > 1) {
