@@ -308,7 +308,7 @@ fn plan(
     text: &str,
     delim: u8,
     platform: Option<Platform>,
-) -> Result<(Plan, Vec<String>, Option<StringRecord>), ImportError> {
+) -> Result<(Plan, Vec<String>), ImportError> {
     let mut records = Records::new(text, delim);
     let mut first_nonblank: Option<(usize, StringRecord)> = None;
     while let Some((row, rec)) = records.next()? {
@@ -334,7 +334,6 @@ fn plan(
                     layouts,
                 },
                 headers,
-                None,
             ));
         }
     }
@@ -357,12 +356,11 @@ fn plan(
                     layouts,
                 },
                 headers,
-                Some(rec),
             ));
         }
     }
     let headers = rec.iter().map(display).collect();
-    Ok((Plan::Generic { header_row: row }, headers, None))
+    Ok((Plan::Generic { header_row: row }, headers))
 }
 
 /// The mapping a layout gives a file's columns. A field takes its first column only
@@ -533,7 +531,7 @@ pub fn parse(
         }
     }
     let delim = delimiter(text);
-    let (plan, headers, first_record) = plan(text, delim, platform_hint)?;
+    let (plan, headers) = plan(text, delim, platform_hint)?;
     let mut notes = Vec::new();
 
     // The layout (or none), the data type and the mapping.
@@ -669,7 +667,6 @@ pub fn parse(
     }
     let (date_order, date_note) = evidence.decide();
     notes.extend(date_note);
-    drop(first_record);
 
     // Pass: the rows.
     let mut parsed = Vec::new();
