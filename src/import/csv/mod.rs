@@ -6,8 +6,9 @@
 //! returns.
 //!
 //! The text is read with the `csv` crate straight from the request's `&str`, never
-//! copied: once to find the header, once to gather evidence about dates (and, for files
-//! that hold several transaction types, the types), and once to build the rows.
+//! copied: once to find the header, once to gather evidence about dates, once to build
+//! the rows, and, for files that can hold several data types (Xero sales/bills exports,
+//! Sage 50 audit trails) when no type was given, once more to count the rows' types.
 //! Memory beyond the text is the parsed rows themselves.
 
 mod generic;
