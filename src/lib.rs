@@ -9,6 +9,7 @@ pub mod db;
 pub mod entities;
 pub mod error;
 pub mod http;
+pub mod import;
 pub mod inventory;
 pub mod scope;
 
