@@ -68,11 +68,13 @@ fn other_method_matches(req: &Request<'_>) -> bool {
         r.method != req.method()
             && r.method != Method::Head
             && r.rank < crate::http::assets::ASSET_RANK
+            && !r.uri.path().ends_with("..>")
             && route_matches(r.uri.path(), &segs)
     })
 }
 
-fn route_matches(pattern: &str, segs: &[&str]) -> bool {
+/// Does a route path pattern (`/api/x/<id>`) match these request path segments?
+pub fn route_matches(pattern: &str, segs: &[&str]) -> bool {
     let pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
     let mut i = 0;
     for p in &pat {
