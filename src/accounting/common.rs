@@ -178,19 +178,32 @@ pub fn reference_opt(
     }
 }
 
-/// The entity of a new record: the `entity_id` sent (resolved through the scope: 404
-/// foreign, 403 for a key scoped elsewhere); else the key's entity for a scoped key; else
-/// the entity of the first reference (a document without `entity_id` takes its
-/// contact's, as a movement takes its product's). Every reference must then belong to
-/// that entity (400).
-pub fn new_record_entity(
+/// Resolves the `entity_id` sent for a new record (absent, null or `""` is none): 400
+/// when not a UUID, 404 when unknown or another user's, 403 when a scoped key names
+/// another entity. Called before any reference is resolved, so a scoped key naming
+/// another entity is told 403 whatever else the body holds.
+pub fn requested_entity(
     conn: &Connection,
     scope: &Scope,
     raw: Option<&str>,
+) -> AppResult<Option<String>> {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => scope.entity(conn, "entity_id", raw).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The entity of a new record: the one requested ([`requested_entity`]); else the key's
+/// entity for a scoped key; else the entity of the first reference (a document without
+/// `entity_id` takes its contact's, as a movement takes its product's). Every reference
+/// must then belong to that entity (400).
+pub fn new_record_entity(
+    scope: &Scope,
+    requested: Option<String>,
     refs: &[&Reference],
 ) -> AppResult<Option<String>> {
-    let entity = match raw.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(raw) => Some(scope.entity(conn, "entity_id", raw)?),
+    let entity = match requested {
+        Some(e) => Some(e),
         None => match &scope.entity_id {
             Some(e) => Some(e.clone()),
             None => refs.first().and_then(|r| r.entity_id.clone()),

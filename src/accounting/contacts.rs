@@ -7,8 +7,8 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    clean, clean_nullable, in_use, new_id, new_record_entity, one_of, required_update, Ctx,
-    ListSql, Order,
+    clean, clean_nullable, in_use, new_id, new_record_entity, one_of, requested_entity,
+    required_update, Ctx, ListSql, Order,
 };
 use super::resource::{session_crud, Resource};
 use crate::error::{AppError, AppResult};
@@ -129,12 +129,13 @@ fn save(tx: &Transaction, c: &Contact) -> AppResult<()> {
 
 /// Creates a contact (session API, public API and import).
 pub fn create(tx: &Transaction, scope: &Scope, b: CreateContact, ctx: &Ctx) -> AppResult<Contact> {
+    let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let name = required_text("name", &b.name)?;
     let kind = match b.kind.as_deref() {
         Some(k) => one_of("type", k, TYPES)?,
         None => "customer".to_owned(),
     };
-    let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &[])?;
+    let entity_id = new_record_entity(scope, requested, &[])?;
     let c = Contact {
         id: new_id(),
         name,

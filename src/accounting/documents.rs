@@ -16,7 +16,7 @@ use time::Duration;
 
 use super::common::{
     check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, one_of, parse_date, reference, Ctx, ListSql, Order, Reference,
+    non_negative, one_of, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
 };
 use super::lines::{self, Line, LineInput, PriceSource, Totals};
 use crate::db::decimal::Money;
@@ -327,8 +327,9 @@ pub fn create(
     b: CreateDocument,
     ctx: &Ctx,
 ) -> AppResult<Document> {
+    let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let (contact_ref, contact_name) = contact(tx, scope, &b.contact_id)?;
-    let entity = new_record_entity(tx, scope, b.entity_id.as_deref(), &[&contact_ref])?;
+    let entity = new_record_entity(scope, requested, &[&contact_ref])?;
     let issue = date_or("issue_date", b.issue_date.as_deref(), ctx.today)?;
     let due = match b
         .due_date

@@ -6,7 +6,8 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    clean, clean_nullable, in_use, new_id, new_record_entity, required_update, Ctx, ListSql, Order,
+    clean, clean_nullable, in_use, new_id, new_record_entity, requested_entity, required_update,
+    Ctx, ListSql, Order,
 };
 use super::resource::{session_crud, Resource};
 use crate::error::AppResult;
@@ -99,8 +100,9 @@ impl Resource for Employees {
         b: CreateEmployee,
         ctx: &Ctx,
     ) -> AppResult<Employee> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let name = required_text("name", &b.name)?;
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &[])?;
+        let entity_id = new_record_entity(scope, requested, &[])?;
         let e = Employee {
             id: new_id(),
             name,

@@ -8,7 +8,8 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    clean, clean_nullable, in_use, new_id, new_record_entity, required_update, Ctx, ListSql, Order,
+    clean, clean_nullable, in_use, new_id, new_record_entity, requested_entity, required_update,
+    Ctx, ListSql, Order,
 };
 use super::resource::{session_crud, Resource};
 use crate::error::{AppError, AppResult};
@@ -114,8 +115,9 @@ impl Resource for ExpenseCategories {
         b: CreateCategory,
         ctx: &Ctx,
     ) -> AppResult<ExpenseCategory> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let name = required_text("name", &b.name)?;
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &[])?;
+        let entity_id = new_record_entity(scope, requested, &[])?;
         check_name_free(tx, &scope.owner_id, entity_id.as_deref(), &name, "")?;
         let c = ExpenseCategory {
             id: new_id(),

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, parse_date, reference_opt, required_update, Ctx, ListSql, Order, Reference,
+    non_negative, parse_date, reference_opt, requested_entity, required_update, Ctx, ListSql,
+    Order, Reference,
 };
 use super::resource::{session_crud, Resource};
 use crate::db::decimal::Money;
@@ -137,6 +138,7 @@ impl Resource for Expenses {
     }
 
     fn create(tx: &Transaction, scope: &Scope, b: CreateExpense, ctx: &Ctx) -> AppResult<Expense> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let description = required_text("description", &b.description)?;
         let amount = non_negative("amount", b.amount)?;
         let vat_amount = non_negative("vat_amount", b.vat_amount.unwrap_or(Money::ZERO))?;
@@ -144,7 +146,7 @@ impl Resource for Expenses {
         let project = project(tx, scope, b.project_id.as_deref())?;
         let category = category(tx, scope, b.category_id.as_deref())?;
         let refs: Vec<&Reference> = project.iter().chain(category.iter()).collect();
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &refs)?;
+        let entity_id = new_record_entity(scope, requested, &refs)?;
         let e = Expense {
             id: new_id(),
             date: date_text(date),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, in_use, new_id, new_record_entity, non_negative, one_of, reference_opt,
-    required_update, Ctx, ListSql, Order,
+    requested_entity, required_update, Ctx, ListSql, Order,
 };
 use super::resource::{session_crud, Resource};
 use crate::db::decimal::Money;
@@ -112,6 +112,7 @@ impl Resource for Projects {
     }
 
     fn create(tx: &Transaction, scope: &Scope, b: CreateProject, ctx: &Ctx) -> AppResult<Project> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let name = required_text("name", &b.name)?;
         let contact = reference_opt(
             tx,
@@ -122,7 +123,7 @@ impl Resource for Projects {
             b.contact_id.as_deref(),
         )?;
         let refs: Vec<_> = contact.iter().collect();
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &refs)?;
+        let entity_id = new_record_entity(scope, requested, &refs)?;
         let p = Project {
             id: new_id(),
             name,

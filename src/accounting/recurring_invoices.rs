@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    one_of, parse_date, reference, Ctx, ListSql, Order, Reference,
+    one_of, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
 };
 use super::lines::{self, Line, LineInput, PriceSource};
 use super::resource::{session_crud, Resource};
@@ -191,8 +191,9 @@ impl Resource for RecurringInvoices {
         b: CreateRecurring,
         ctx: &Ctx,
     ) -> AppResult<RecurringInvoice> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let (contact_ref, contact_name) = contact(tx, scope, &b.contact_id)?;
-        let entity = new_record_entity(tx, scope, b.entity_id.as_deref(), &[&contact_ref])?;
+        let entity = new_record_entity(scope, requested, &[&contact_ref])?;
         let interval = one_of("interval", &b.interval, INTERVALS)?;
         let count = interval_count(b.interval_count.unwrap_or(1))?;
         let next = date_or("next_date", b.next_date.as_deref(), ctx.today)?;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, parse_date, reference, Ctx, ListSql, Order, Reference,
+    non_negative, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
 };
 use super::resource::{session_crud, Resource};
 use crate::db::decimal::Money;
@@ -126,8 +126,9 @@ impl Resource for TimeEntries {
         b: CreateTimeEntry,
         ctx: &Ctx,
     ) -> AppResult<TimeEntry> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let project = project(tx, scope, &b.project_id)?;
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &[&project])?;
+        let entity_id = new_record_entity(scope, requested, &[&project])?;
         let e = TimeEntry {
             id: new_id(),
             project_id: project.id,

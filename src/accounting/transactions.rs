@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    parse_date, reference_opt, Ctx, ListSql, Order, Reference,
+    parse_date, reference_opt, requested_entity, Ctx, ListSql, Order, Reference,
 };
 use super::resource::{session_crud, Resource};
 use crate::db::decimal::Money;
@@ -126,10 +126,11 @@ impl Resource for Transactions {
         b: CreateTransaction,
         ctx: &Ctx,
     ) -> AppResult<BankTransaction> {
+        let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let date = date_or("date", b.date.as_deref(), ctx.today)?;
         let category = category(tx, scope, b.category_id.as_deref())?;
         let refs: Vec<&Reference> = category.iter().collect();
-        let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &refs)?;
+        let entity_id = new_record_entity(scope, requested, &refs)?;
         let t = BankTransaction {
             id: new_id(),
             date: date_text(date),

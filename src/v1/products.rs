@@ -12,7 +12,9 @@
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
-use crate::accounting::common::{clean, new_id, new_record_entity, Ctx, ListSql, Order};
+use crate::accounting::common::{
+    clean, new_id, new_record_entity, requested_entity, Ctx, ListSql, Order,
+};
 use crate::db::decimal::{check_percent, Percent, Price, Qty};
 use crate::error::{AppError, AppResult};
 use crate::http::paging::Page;
@@ -233,6 +235,7 @@ fn non_negative_price(field: &str, v: Option<Price>) -> AppResult<Price> {
 
 /// Creates a product (public API; see the module's merge note).
 pub fn create(tx: &Transaction, scope: &Scope, b: CreateProduct, ctx: &Ctx) -> AppResult<Product> {
+    let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let name = required_text("name", &b.name)?;
     let unit_price = non_negative_price("unit_price", b.unit_price)?;
     let cost_price = non_negative_price("cost_price", b.cost_price)?;
@@ -252,7 +255,7 @@ pub fn create(tx: &Transaction, scope: &Scope, b: CreateProduct, ctx: &Ctx) -> A
             "must not be negative",
         ));
     }
-    let entity_id = new_record_entity(tx, scope, b.entity_id.as_deref(), &[])?;
+    let entity_id = new_record_entity(scope, requested, &[])?;
     let sku = match clean(b.sku) {
         Some(s) => {
             if sku_taken(tx, &scope.owner_id, entity_id.as_deref(), &s)? {
