@@ -59,7 +59,7 @@ impl EntityListQuery {
 /// A list query against one table (aliased `t`), restricted to what `scope` sees and
 /// optionally to one entity, in `order`, paged.
 pub struct ListSql<'a> {
-    /// `FROM` clause; the record table must be aliased `t`.
+    /// `FROM` clause: the record table first, aliased `t` (joins may follow).
     pub from: &'a str,
     pub columns: &'a str,
     /// `ORDER BY` for [`Order::Session`]; it should end with a `t.seq` tie-breaker.
@@ -76,17 +76,32 @@ impl ListSql<'_> {
         order: Order,
         map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
     ) -> AppResult<Vec<T>> {
-        let (cond, mut params) = scope.condition("t");
-        let mut sql = format!("SELECT {} FROM {} WHERE {cond}", self.columns, self.from);
+        let table = self.from.split_whitespace().next().unwrap_or(self.from);
+        let alias = match order {
+            Order::Session => "t",
+            Order::Creation => "s",
+        };
+        let (cond, mut params) = scope.condition(alias);
+        let mut filter = format!("WHERE {cond}");
         if let Some(e) = entity {
-            sql.push_str(" AND t.entity_id = ?");
+            filter.push_str(&format!(" AND {alias}.entity_id = ?"));
             params.push(e.to_owned());
         }
-        let order_by = match order {
-            Order::Session => self.session_order,
-            Order::Creation => "t.seq",
+        let sql = match order {
+            Order::Session => format!(
+                "SELECT {} FROM {} {filter} ORDER BY {} LIMIT ? OFFSET ?",
+                self.columns, self.from, self.session_order
+            ),
+            // The page's `seq`s are found on the covering `(owner_id[, entity_id], seq)`
+            // index alone, so a deep offset skips index entries, not table rows; only the
+            // page's own rows are read from the table.
+            Order::Creation => format!(
+                "SELECT {} FROM {} WHERE t.seq IN
+                     (SELECT s.seq FROM {table} s {filter} ORDER BY s.seq LIMIT ? OFFSET ?)
+                 ORDER BY t.seq",
+                self.columns, self.from
+            ),
         };
-        sql.push_str(&format!(" ORDER BY {order_by} LIMIT ? OFFSET ?"));
         let mut values: Vec<&dyn ToSql> = params.iter().map(|p| p as &dyn ToSql).collect();
         let limit = page.sql_limit();
         values.push(&limit);

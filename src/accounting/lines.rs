@@ -143,13 +143,17 @@ pub fn build(
             (None, None) => return Err(AppError::missing(&field("unit_price"))),
         };
         let discount = match l.discount {
-            Some(d) => Percent::new(check_percent(&field("discount"), d.value())?)
-                .map_err(|e| AppError::invalid(&field("discount"), e))?,
+            Some(d) => {
+                check_percent(&field("discount"), d.value())?;
+                d
+            }
             None => Percent::ZERO,
         };
         let vat_rate = match (l.vat_rate, &product) {
-            (Some(r), _) => Percent::new(check_percent(&field("vat_rate"), r.value())?)
-                .map_err(|e| AppError::invalid(&field("vat_rate"), e))?,
+            (Some(r), _) => {
+                check_percent(&field("vat_rate"), r.value())?;
+                r
+            }
             (None, Some(p)) => p.vat_rate,
             (None, None) => Percent::from_i64(DEFAULT_VAT_RATE),
         };
