@@ -248,6 +248,8 @@ fn bad_paging_values_are_400_on_every_list() {
             ("offset=-1", "offset"),
             ("offset=x", "offset"),
             ("offset=2.5", "offset"),
+            ("limit=1&limit=2", "limit"),
+            ("entityId=not-a-uuid", "entityId"),
         ] {
             let msg = assert_error(
                 &t.get_with_key(&format!("/api/v1/{list}?{q}"), &k),

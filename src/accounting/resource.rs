@@ -89,7 +89,7 @@ pub async fn list<R: Resource>(
     db: &Db,
 ) -> AppResult<Json<Value>> {
     let page = q.session_page()?;
-    let rows = read_list::<R>(db, scope, q.entity_id, page, Order::Session).await?;
+    let rows = read_list::<R>(db, scope, q.entity()?, page, Order::Session).await?;
     Ok(data(rows))
 }
 

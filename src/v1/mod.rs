@@ -85,7 +85,7 @@ fn envelope<T: serde::Serialize>(rows: T, page: crate::http::paging::Page) -> Js
 
 async fn list<R: Resource>(key: ApiKey, q: EntityListQuery, db: &Db) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
-    let rows = read_list::<R>(db, key.scope(), q.entity_id, page, Order::Creation).await?;
+    let rows = read_list::<R>(db, key.scope(), q.entity()?, page, Order::Creation).await?;
     Ok(envelope(rows, page))
 }
 
@@ -145,10 +145,11 @@ async fn create_contact(
 #[get("/products?<q..>")]
 async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
+    let entity = q.entity()?;
     let scope = key.scope();
     let rows = db
         .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", q.entity_id.as_deref())?;
+            let entity = scope.entity_opt(conn, "entityId", entity.as_deref())?;
             products::list(conn, &scope, entity.as_deref(), page, Order::Creation)
         })
         .await?;
