@@ -7,13 +7,20 @@
 
 pub mod ledger;
 pub mod locations;
+pub mod numbering;
 pub mod products;
+pub mod reports;
 pub mod stock_rows;
+pub mod stock_takes;
+pub mod transfers;
 
 /// The session routes of the inventory.
 pub fn routes() -> Vec<rocket::Route> {
     let mut r = products::routes();
     r.extend(locations::routes());
+    r.extend(transfers::routes());
+    r.extend(stock_takes::routes());
+    r.extend(reports::routes());
     r
 }
 
