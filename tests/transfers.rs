@@ -799,7 +799,7 @@ fn the_list_is_newest_first_filtered_by_entity_and_paged() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|o| format!("{}", o["number"].as_str().unwrap()))
+            .map(|o| o["number"].as_str().unwrap().to_owned())
             .collect()
     };
     assert_eq!(

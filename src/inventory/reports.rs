@@ -89,7 +89,7 @@ fn push_scaled(out: &mut Vec<u8>, v: i128, places: u32) {
     let mut frac = a % p;
     if frac != 0 {
         let mut digits = places;
-        while frac % 10 == 0 {
+        while frac.is_multiple_of(10) {
             frac /= 10;
             digits -= 1;
         }
@@ -177,6 +177,8 @@ struct ValProduct {
     cost: i64,
     unit: i64,
     stock_qty: i64,
+    /// The unrounded margin, once the product has a row.
+    margin: Option<Decimal>,
 }
 
 struct ValLocation {
@@ -262,7 +264,7 @@ pub fn stock_valuation_report(
         args.push(l.to_owned());
     }
     let mut stmt = conn.prepare(&sql)?;
-    let products = stmt
+    let mut products = stmt
         .query_map(params_from_iter(args.iter()), |r| {
             Ok(ValProduct {
                 seq: r.get(0)?,
@@ -273,6 +275,7 @@ pub fn stock_valuation_report(
                 cost: r.get(5)?,
                 unit: r.get(6)?,
                 stock_qty: r.get(7)?,
+                margin: None,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -338,21 +341,23 @@ pub fn stock_valuation_report(
 
     // Summary: exact sums, rounded once.
     let (mut units, mut cost, mut retail) = (0_i128, 0_i128, 0_i128);
-    let mut margins: HashMap<u32, Decimal> = HashMap::new();
+    let (mut margin_sum, mut with_rows) = (Decimal::ZERO, 0_u32);
     for r in &rows {
-        let p = &products[r.prod as usize];
+        let p = &mut products[r.prod as usize];
         units += i128::from(r.qty);
         cost += i128::from(r.qty) * i128::from(p.cost);
         retail += i128::from(r.qty) * i128::from(p.unit);
-        margins
-            .entry(r.prod)
-            .or_insert_with(|| margin(p.unit, p.cost));
+        if p.margin.is_none() {
+            let m = margin(p.unit, p.cost);
+            p.margin = Some(m);
+            margin_sum += m;
+            with_rows += 1;
+        }
     }
-    let avg_margin = if margins.is_empty() {
+    let avg_margin = if with_rows == 0 {
         Decimal::ZERO
     } else {
-        let sum: Decimal = margins.values().copied().sum();
-        round2(sum / Decimal::from(margins.len()))
+        round2(margin_sum / Decimal::from(with_rows))
     };
     let (transit_units, transit_cost) = in_transit(conn, scope, entity, location)?;
     let summary = ValuationSummary {
@@ -456,7 +461,7 @@ impl Valuation {
             t.extend_from_slice(b",\"unit_price\":");
             push_scaled(&mut t, i128::from(p.unit), PRICE_PLACES);
             tail[i] = t.into_boxed_slice();
-            let m = round2(margin(p.unit, p.cost));
+            let m = round2(p.margin.unwrap_or_default());
             margin_text[i] = m.to_string().into_bytes().into_boxed_slice();
         }
         let location = locations
@@ -894,5 +899,11 @@ mod tests {
     fn margin_is_zero_without_a_unit_price() {
         assert_eq!(margin(0, 5), Decimal::ZERO);
         assert_eq!(margin(20_000, 15_000), Decimal::from(25));
+        assert_eq!(
+            margin(100_000_000, 100_000_001).to_string().chars().next(),
+            Some('-')
+        );
+        // A negative margin that rounds to zero shows as 0, not -0.
+        assert_eq!(round2(margin(100_000_000, 100_000_001)).to_string(), "0");
     }
 }
