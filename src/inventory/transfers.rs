@@ -474,10 +474,10 @@ struct UpdateBody {
 }
 
 /// Everything a transition needs besides the order.
-pub struct Ctx<'a> {
-    pub scope: &'a Scope,
-    pub now: &'a str,
-    pub today: time::Date,
+struct Ctx<'a> {
+    scope: &'a Scope,
+    now: &'a str,
+    today: time::Date,
 }
 
 #[put("/transfer-orders", data = "<body>")]
