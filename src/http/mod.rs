@@ -72,6 +72,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
+        .manage(crate::auth::SessionCache::default())
         .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
