@@ -8,8 +8,8 @@ pub mod stash;
 
 use rocket::fairing::AdHoc;
 use rocket::figment::Figment;
-use rocket::http::{Header, Status};
-use rocket::response::{self, Responder};
+use rocket::http::{ContentType, Header, Status};
+use rocket::response::{self, Responder, Response};
 use rocket::serde::json::Json;
 use rocket::{get, routes, Build, Request, Rocket};
 use serde::Serialize;
@@ -34,6 +34,30 @@ impl<'r, T: Serialize> Responder<'r, 'static> for Created<T> {
 /// `{data: value}` with 200.
 pub fn data<T: Serialize>(value: T) -> Json<Value> {
     Json(json!({ "data": value }))
+}
+
+/// `{data: value}` serialised straight to bytes, without an intermediate
+/// `serde_json::Value` tree: for lists that may hold a whole catalogue.
+pub struct JsonBytes(Vec<u8>);
+
+impl<'r> Responder<'r, 'static> for JsonBytes {
+    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
+        Response::build()
+            .header(ContentType::JSON)
+            .sized_body(self.0.len(), std::io::Cursor::new(self.0))
+            .ok()
+    }
+}
+
+/// [`data`] for large answers: see [`JsonBytes`].
+pub fn data_bytes<T: Serialize>(value: &T) -> AppResult<JsonBytes> {
+    #[derive(Serialize)]
+    struct Envelope<'a, T> {
+        data: &'a T,
+    }
+    serde_json::to_vec(&Envelope { data: value })
+        .map(JsonBytes)
+        .map_err(|e| AppError::internal(format!("serialising a response: {e}")))
 }
 
 /// A required, non-blank text field; trimmed.

@@ -22,7 +22,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, JsonBody};
 use crate::http::paging::parse_page;
-use crate::http::{data, required_text, Created};
+use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
 
 pub fn routes() -> Vec<Route> {
@@ -102,12 +102,22 @@ pub fn list_products(
         args.push(e.clone());
     }
     if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
-        sql.push_str(
-            " AND (instr(lower(p.name), ?) > 0 OR instr(lower(p.sku), ?) > 0
-                   OR instr(lower(COALESCE(p.barcode, '')), ?) > 0)",
-        );
-        let q = q.to_lowercase();
-        args.extend([q.clone(), q.clone(), q]);
+        if q.chars().count() >= 3 {
+            // The trigram index finds every product whose name, SKU or barcode contains
+            // `q`, ignoring case (migrations/V7__product_search.sql).
+            sql.push_str(
+                " AND p.seq IN (SELECT rowid FROM products_search WHERE products_search MATCH ?)",
+            );
+            args.push(format!("\"{}\"", q.replace('"', "\"\"")));
+        } else {
+            // Trigrams need three characters; one or two are matched by a scan.
+            sql.push_str(
+                " AND (instr(lower(p.name), ?) > 0 OR instr(lower(p.sku), ?) > 0
+                       OR instr(lower(COALESCE(p.barcode, '')), ?) > 0)",
+            );
+            let q = q.to_lowercase();
+            args.extend([q.clone(), q.clone(), q]);
+        }
     }
     if let Some(c) = &f.category {
         sql.push_str(" AND p.category = ? COLLATE NOCASE");
@@ -371,7 +381,7 @@ struct ListParams {
 }
 
 #[get("/products?<params..>")]
-async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
+async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<JsonBytes> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
     let active = match params.active.as_deref() {
         None | Some("") => None,
@@ -394,7 +404,7 @@ async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResul
             list_products(conn, &scope, &filter)
         })
         .await?;
-    Ok(data(rows))
+    data_bytes(&rows)
 }
 
 #[post("/products", data = "<body>")]
