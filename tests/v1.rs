@@ -541,6 +541,68 @@ fn v1_products_follow_the_product_rules() {
 }
 
 #[test]
+fn v1_products_are_the_session_products_in_creation_order() {
+    let (t, e) = app_with_entity();
+    let other = t.entity("Other Ltd");
+    let (_, loc) = t.post(
+        "/api/warehouse-locations",
+        json!({ "name": "Main", "entity_id": e }),
+    );
+    let mut created = Vec::new();
+    for name in ["Pump", "Nozzle", "Hose", "Filter", "Clamp"] {
+        let (s, v) = t.post("/api/products", json!({ "name": name, "entity_id": e }));
+        assert_eq!(s, Status::Created, "{v}");
+        created.push(v["data"]["id"].as_str().unwrap().to_owned());
+    }
+    t.post(
+        "/api/products",
+        json!({ "name": "Elsewhere", "entity_id": other }),
+    );
+    let (s, v) = t.post(
+        "/api/warehouse-stock",
+        json!({ "product_id": created[1], "location_id": loc["data"]["id"], "quantity": 4 }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let k = key(&t, Some(&e));
+    let (s, v) = t.post_with_key(
+        "/api/v1/products",
+        &k,
+        json!({ "name": "Adapter", "provider": "shopify", "provider_ref": "gid-7" }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(v["data"]["provider_ref"], "gid-7");
+    created.push(v["data"]["id"].as_str().unwrap().to_owned());
+
+    // Creation order, page by page, whatever the names.
+    let mut seen = Vec::new();
+    let mut public = Vec::new();
+    for offset in [0, 2, 4, 6] {
+        let (s, v) = t.get_with_key(&format!("/api/v1/products?limit=2&offset={offset}"), &k);
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["offset"], json!(offset));
+        for p in v["data"].as_array().unwrap() {
+            seen.push(p["id"].as_str().unwrap().to_owned());
+            public.push(p.clone());
+        }
+    }
+    assert_eq!(seen, created);
+
+    // The same records as the session API shows them (which lists them by name).
+    let (_, session) = t.get(&format!("/api/products?entityId={e}"));
+    let mut session = session["data"].as_array().unwrap().clone();
+    let by_id = |a: &Value, b: &Value| a["id"].as_str().cmp(&b["id"].as_str());
+    session.sort_by(by_id);
+    public.sort_by(by_id);
+    assert_eq!(session, public);
+    let hose = public
+        .iter()
+        .find(|p| p["id"] == json!(created[1]))
+        .unwrap();
+    assert_eq!(hose["stock_qty"], json!(4));
+    assert_eq!(hose["stock_levels"][0]["location_id"]["name"], "Main");
+}
+
+#[test]
 fn v1_lists_employees_and_transactions() {
     let (t, e) = app_with_entity();
     let (s, _) = t.post("/api/employees", json!({ "name": "Ann", "entity_id": e }));
