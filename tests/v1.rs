@@ -938,7 +938,7 @@ fn an_integration_written_from_the_openapi_document_alone_lists_pages_and_create
     // From here on, only the public API, through the documented operations.
     let call = |id: &str, query: &str, body: Option<Value>| -> Value {
         let (m, path, op) = operation(&doc, id);
-        assert_eq!(op["security"][0].get("bearerKey").is_some(), true, "{id}");
+        assert!(op["security"][0].get("bearerKey").is_some(), "{id}");
         let uri = format!("{path}{query}");
         let auth = Header::new("Authorization", format!("Bearer {raw_key}"));
         let res = match (m.as_str(), body) {
