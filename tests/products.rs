@@ -54,6 +54,23 @@ fn duplicate_skus_are_refused_ignoring_case() {
 }
 
 #[test]
+fn no_sku_is_generated_past_the_largest_number_a_refusal_not_a_server_error() {
+    let (t, e) = app_with_entity();
+    let (s, v) = t.post(
+        "/api/products",
+        json!({"name": "A", "sku": "SKU-99999999999999999999", "entity_id": e}),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let r = t.post("/api/products", json!({"name": "B", "entity_id": e}));
+    assert!(assert_error(&r, Status::Conflict).contains("sku"));
+    let (s, _) = t.post(
+        "/api/products",
+        json!({"name": "B", "sku": "B-1", "entity_id": e}),
+    );
+    assert_eq!(s, Status::Created);
+}
+
+#[test]
 fn a_product_with_movements_cannot_be_deleted_but_a_fresh_one_can() {
     let (t, e) = app_with_entity();
     let (_, a) = t.post(
