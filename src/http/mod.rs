@@ -50,6 +50,9 @@ pub struct App {
     pub config: AppConfig,
     pub db: Db,
     pub clock: Clock,
+    /// The retry policy of the import connectors (429/5xx back-off). Production sleeps;
+    /// tests replace it before [`build_rocket`] to record the waits instead.
+    pub retry: crate::connectors::RetryPolicy,
 }
 
 impl App {
@@ -61,6 +64,7 @@ impl App {
             config,
             db,
             clock: Clock::default(),
+            retry: crate::connectors::RetryPolicy::default(),
         })
     }
 }
@@ -72,6 +76,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
+        .manage(app.retry)
         .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
@@ -80,6 +85,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", crate::accounting::routes())
         .mount("/api", crate::api_keys::routes())
         .mount("/api", crate::openapi::routes())
+        .mount("/api", crate::import::migrate::routes())
         .mount("/api/v1", crate::v1::routes())
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())

@@ -5,8 +5,11 @@
 //! transaction. [`csv::parse`] reads the CSV exports of the eight accounting platforms
 //! and the generic manual mapping.
 
+pub mod connections;
 pub mod csv;
 pub mod fields;
+pub mod migrate;
+pub mod oauth;
 pub mod platform;
 pub mod records;
 
