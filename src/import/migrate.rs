@@ -45,6 +45,7 @@ use rocket::{post, routes, Route, State};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::apply;
 use super::connections::{self, api_platform, require_pro, StoredConnection};
 use super::fields::EntityType;
 use crate::auth::SessionUser;
@@ -330,40 +331,4 @@ async fn migrate(
         })
         .await?;
     Ok(data(Value::Object(answer)))
-}
-
-// TEMPORARY: stands in for importdb's `src/import/apply.rs` until that branch is merged.
-mod apply {
-    use rusqlite::Transaction;
-
-    use crate::clock::Clock;
-    use crate::connectors::ImportRow;
-    use crate::error::{AppError, AppResult};
-    use crate::import::{EntityType, ParsedFile};
-    use crate::scope::Scope;
-
-    #[derive(serde::Serialize)]
-    pub struct ImportOutcome {
-        pub imported: usize,
-        pub skipped: usize,
-        pub failed: Vec<crate::import::csv::RowError>,
-    }
-
-    pub fn parsed_from_rows(
-        _platform: &str,
-        _entity_type: EntityType,
-        _rows: &[ImportRow],
-    ) -> AppResult<ParsedFile> {
-        Err(AppError::internal("apply.rs not merged yet"))
-    }
-
-    pub fn apply_parsed(
-        _tx: &Transaction,
-        _scope: &Scope,
-        _entity_id: &str,
-        _parsed: &ParsedFile,
-        _clock: &Clock,
-    ) -> AppResult<ImportOutcome> {
-        Err(AppError::internal("apply.rs not merged yet"))
-    }
 }

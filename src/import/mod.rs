@@ -5,6 +5,7 @@
 //! transaction. [`csv::parse`] reads the CSV exports of the eight accounting platforms
 //! and the generic manual mapping.
 
+pub mod apply;
 pub mod connections;
 pub mod csv;
 pub mod fields;
@@ -14,6 +15,7 @@ pub mod platform;
 pub mod records;
 
 pub use self::csv::{parse, ParsedFile};
+pub use apply::{apply_parsed, parsed_from_rows, ImportOutcome};
 pub use fields::{EntityType, Field, FieldSpec};
 pub use platform::Platform;
 

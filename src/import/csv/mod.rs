@@ -734,7 +734,7 @@ pub fn parse(
     }
 
     let documents = if entity.is_document() {
-        group_documents(&parsed, entity)
+        group_documents(&parsed, entity, false)
     } else {
         Vec::new()
     };
@@ -801,14 +801,19 @@ fn choose_by_kind(
 }
 
 /// Groups invoice and bill lines: by number (bills: supplier and number, since two
-/// suppliers may use the same number), else by contact and issue date.
-fn group_documents(rows: &[MappedRow], entity: EntityType) -> Vec<Document> {
+/// suppliers may use the same number), else by contact and issue date. With `by_ref`
+/// (API pulls) lines that carry a provider reference are grouped by it first.
+fn group_documents(rows: &[MappedRow], entity: EntityType, by_ref: bool) -> Vec<Document> {
     let mut docs: Vec<Document> = Vec::new();
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     for (i, r) in rows.iter().enumerate() {
         let Some(l) = r.data.as_line() else { continue };
         let contact = l.contact_name.to_lowercase();
         let key = match (&l.number, entity) {
+            _ if by_ref && l.provider_ref.is_some() => (
+                "\u{0}ref".to_owned(),
+                l.provider_ref.clone().unwrap_or_default(),
+            ),
             (Some(n), EntityType::Bills) => (contact, format!("#{n}")),
             (Some(n), _) => (String::new(), format!("#{n}")),
             (None, _) => (contact, l.issue_date.to_string()),
@@ -842,6 +847,103 @@ fn group_documents(rows: &[MappedRow], entity: EntityType) -> Vec<Document> {
         }
     }
     docs
+}
+
+/// Typed rows from field-keyed maps (API pulls, see `crate::connectors`): each map's keys
+/// are the §12 import field names of `entity` and its values canonical text (decimals in
+/// major units, ISO dates). The rows go through the same value checks as a CSV's; a
+/// row's number is its 1-based position in `rows`. Documents are grouped by
+/// `provider_ref` (else as a CSV's), templates by `provider_ref`. Keys that are not
+/// fields of the type are ignored (named in `notes`).
+pub fn from_field_rows<'a>(
+    platform: Platform,
+    entity: EntityType,
+    rows: impl IntoIterator<Item = &'a BTreeMap<String, String>>,
+) -> ParsedFile {
+    let headers: Vec<String> = entity
+        .fields()
+        .iter()
+        .map(|f| f.field.as_str().to_owned())
+        .collect();
+    let mapping = Mapping(
+        entity
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ColumnMap {
+                column: i,
+                header: f.field.as_str().to_owned(),
+                field: Some(f.field),
+                aux: None,
+            })
+            .collect(),
+    );
+    let cols = rows::Columns::new(&mapping);
+    let ctx = rows::Ctx {
+        cols: &cols,
+        entity,
+        order: DateOrder::DayMonth,
+        contact_type: None,
+    };
+    let mut parsed = Vec::new();
+    let mut errors = Vec::new();
+    let mut unknown: std::collections::BTreeSet<String> = Default::default();
+    let mut total_rows = 0;
+    let mut rec = StringRecord::new();
+    for (i, map) in rows.into_iter().enumerate() {
+        let row = i + 1;
+        total_rows = row;
+        for k in map.keys() {
+            if entity.field(k).is_none() {
+                unknown.insert(k.clone());
+            }
+        }
+        rec.clear();
+        for f in entity.fields() {
+            rec.push_field(map.get(f.field.as_str()).map_or("", String::as_str));
+        }
+        match rows::build(&ctx, &rec, row) {
+            Ok(data) => parsed.push(MappedRow { row, data }),
+            Err(errs) => errors.extend(errs),
+        }
+    }
+    let mut notes = Vec::new();
+    if !unknown.is_empty() {
+        notes.push(format!(
+            "Ignored keys that are not {entity} fields: {}",
+            unknown.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let documents = if entity.is_document() {
+        group_documents(&parsed, entity, true)
+    } else {
+        Vec::new()
+    };
+    let templates = if entity == EntityType::Subscriptions {
+        group_templates(&parsed)
+    } else {
+        Vec::new()
+    };
+    ParsedFile {
+        platform,
+        detected: true,
+        layout: None,
+        entity_type: entity,
+        headers,
+        headerless: false,
+        mapping,
+        fields: entity.fields(),
+        missing_required: Vec::new(),
+        date_order: DateOrder::DayMonth,
+        contact_codes: false,
+        rows: parsed,
+        documents,
+        templates,
+        errors,
+        total_rows,
+        left_out: 0,
+        notes,
+    }
 }
 
 /// Groups subscription rows into templates by provider reference.
