@@ -292,6 +292,22 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
                 "fee_lines": [],
                 "tax_lines": [{"id": 3, "rate_code": "GB-VAT-1", "rate_id": 1, "label": "VAT", "rate_percent": 20}]
             }])),
+            ("/wp-json/wc/v3/customers", None) => {
+                assert_eq!(r.param("role").as_deref(), Some("all"), "every role, not only customers");
+                Response::ok(&json!([
+                    {"id": 25, "email": "cara@example.com", "first_name": "Cara", "last_name": "Jones", "role": "customer",
+                     "billing": {"first_name": "Cara", "last_name": "Jones", "company": "", "address_1": "3 Mill Lane",
+                                 "city": "Bath", "postcode": "BA1 1AA", "country": "GB", "email": "cara@example.com", "phone": "01225 000000"}}
+                ]))
+                .header("X-WP-TotalPages", "2")
+                .header("Link", &format!("<{base}/customers?per_page=100&role=all&page=2>; rel=\"next\""))
+            }
+            ("/wp-json/wc/v3/customers", Some("2")) => Response::ok(&json!([
+                {"id": 26, "email": "orders@deli.example", "first_name": "", "last_name": "", "role": "customer",
+                 "billing": {"first_name": "", "last_name": "", "company": "Corner Deli Ltd"}}
+            ]))
+            .header("X-WP-TotalPages", "2")
+            .header("Link", &format!("<{base}/customers?per_page=100&role=all&page=1>; rel=\"prev\"")),
             ("/wp-json/wc/v3/subscriptions", None) => Response::json(404, &json!({"code": "rest_no_route",
                 "message": "No route was found matching the URL and request method.", "data": {"status": 404}})),
             _ => Response::json(404, &json!({"code": "rest_no_route", "message": "No route", "data": {"status": 404}})),
