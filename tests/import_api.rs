@@ -91,7 +91,7 @@ fn counts(answer: &Value, entity_type: &str) -> (u64, u64) {
 }
 
 /// Every record of a session list endpoint for the entity.
-fn list(t: &TestApp, path: &str, entity: &str) -> Vec<Value> {
+fn list_of(t: &TestApp, path: &str, entity: &str) -> Vec<Value> {
     let res = t.get(&format!("/api/{path}?entityId={entity}"));
     assert_eq!(res.0, Status::Ok, "{}", res.1);
     res.1["data"].as_array().expect("list").clone()
@@ -126,7 +126,7 @@ fn snapshot(t: &TestApp, entity: &str) -> Vec<usize> {
         "recurring-invoices",
     ]
     .iter()
-    .map(|p| list(t, p, entity).len())
+    .map(|p| list_of(t, p, entity).len())
     .collect()
 }
 
@@ -201,7 +201,7 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
         .all(|r| r.header("authorization") == Some("Bearer sk_test_123")));
 
     // The records, through the ordinary GET endpoints.
-    let contacts = list(&t, "contacts", &entity);
+    let contacts = list_of(&t, "contacts", &entity);
     let cafe = find(&contacts, "name", "Café Lumière Ltd");
     assert_eq!(cafe["email"], "hello@cafe.example");
     assert_eq!(cafe["vat_number"], "GB123456789");
@@ -209,12 +209,12 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(cafe["provider_ref"], "cus_1");
     find(&contacts, "name", "Brick & Mortar");
 
-    let products = list(&t, "products", &entity);
+    let products = list_of(&t, "products", &entity);
     let oak = find(&products, "sku", "TBL-OAK");
     assert_eq!(oak["name"], "Oak table");
     assert_eq!(oak["unit_price"], json!(1234.56));
 
-    let invoices = list(&t, "invoices", &entity);
+    let invoices = list_of(&t, "invoices", &entity);
     let in1 = find(&invoices, "number", "STR-0001");
     assert_eq!(in1["status"], "paid");
     assert_eq!(in1["total"], json!(1235.97));
@@ -227,7 +227,7 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(in2["status"], "draft");
     assert_eq!(in2["total"], json!(10.8));
 
-    let recurring = list(&t, "recurring-invoices", &entity);
+    let recurring = list_of(&t, "recurring-invoices", &entity);
     let sub1 = find(&recurring, "provider_ref", "sub_1");
     assert_eq!(sub1["interval"], "month");
     assert_eq!(sub1["interval_count"], json!(3));
@@ -246,6 +246,645 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
-    assert_eq!(list(&t, "contacts", &entity).len(), contacts.len());
-    assert_eq!(list(&t, "invoices", &entity).len(), 2);
+    assert_eq!(list_of(&t, "contacts", &entity).len(), contacts.len());
+    assert_eq!(list_of(&t, "invoices", &entity).len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Shopify
+
+#[test]
+fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
+    let server = shopify_server(Once::default());
+    let (t, entity, waits) = net_app(platforms_for("shopify", &server));
+    connect(
+        &t,
+        "shopify",
+        &entity,
+        json!({"shop": "acme", "access_token": "shpat_abc"}),
+    );
+
+    let answer = migrate_ok(&t, "shopify", "contacts", &entity);
+    assert_eq!(counts(&answer, "contacts"), (1, 0));
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "shopify", "invoices", &entity));
+    assert_eq!(counts(&answer, "invoices"), (2, 0));
+    let orders = |page: Option<&str>| {
+        count(&reqs, |r| {
+            r.path == "/admin/api/2025-01/orders.json" && r.param("page_info").as_deref() == page
+        })
+    };
+    assert_eq!(orders(None), 1);
+    assert_eq!(
+        orders(Some("eyJsYXN0X2lkIjo0NTB9")),
+        2,
+        "once more after the 429"
+    );
+    assert_eq!(orders(Some("eyJkaXJlY3Rpb24iOiJwcmV2In0")), 0, "never back");
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
+
+    let all = migrate_ok(&t, "shopify", "all", &entity);
+    assert_eq!(all.as_object().unwrap().len(), 3, "{all}");
+    assert_eq!(counts(&all, "contacts"), (0, 1));
+    assert_eq!(counts(&all, "products"), (3, 0));
+    assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("x-shopify-access-token") == Some("shpat_abc")));
+
+    let invoices = list_of(&t, "invoices", &entity);
+    let o1 = find(&invoices, "number", "#1001");
+    assert_eq!(o1["contact_name"], "Ada Lovelace");
+    assert_eq!(o1["status"], "paid");
+    assert_eq!(
+        o1["total"],
+        json!(45.96),
+        "VAT-inclusive prices keep the order total"
+    );
+    assert_eq!(
+        o1["lines"].as_array().unwrap().len(),
+        3,
+        "two items and shipping"
+    );
+    let o2 = find(&invoices, "number", "#1002");
+    assert_eq!(o2["status"], "sent");
+    assert_eq!(o2["amount_paid"], json!(10));
+    assert_eq!(o2["total"], json!(24));
+
+    let contacts = list_of(&t, "contacts", &entity);
+    let ada = find(&contacts, "name", "Ada Lovelace");
+    assert_eq!(ada["email"], "ada@example.com");
+    find(&contacts, "name", "Bob Stone");
+    let products = list_of(&t, "products", &entity);
+    assert_eq!(find(&products, "sku", "TS-S")["name"], "T-shirt - Small");
+    assert_eq!(find(&products, "sku", "TS-L")["unit_price"], json!(12.5));
+    find(&products, "name", "Gift card");
+
+    let again = migrate_ok(&t, "shopify", "all", &entity);
+    for ty in ["contacts", "products", "invoices"] {
+        assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// WooCommerce
+
+#[test]
+fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_site_lacks() {
+    let server = woo_server(Once::default());
+    let (t, entity, waits) = net_app(platforms_for("woocommerce", &server));
+    connect(
+        &t,
+        "woocommerce",
+        &entity,
+        json!({"url": "https://shop.example", "consumer_key": "ck_abc", "consumer_secret": "cs_def"}),
+    );
+
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "woocommerce", "all", &entity));
+    assert_eq!(counts(&answer, "contacts"), (2, 0));
+    assert_eq!(counts(&answer, "products"), (4, 0));
+    assert_eq!(counts(&answer, "invoices"), (1, 0));
+    let unavailable = answer["subscriptions"]["unavailable"].as_str().unwrap();
+    assert!(
+        unavailable.contains("woocommerce cannot supply subscriptions"),
+        "{unavailable}"
+    );
+    let page = |path: &str, p: Option<&str>| {
+        count(&reqs, |r| r.path == path && r.param("page").as_deref() == p)
+    };
+    assert_eq!(page("/wp-json/wc/v3/customers", None), 1);
+    assert_eq!(page("/wp-json/wc/v3/customers", Some("2")), 1);
+    assert_eq!(page("/wp-json/wc/v3/products", None), 1);
+    assert_eq!(
+        page("/wp-json/wc/v3/products", Some("2")),
+        2,
+        "after the 429"
+    );
+    assert_eq!(page("/wp-json/wc/v3/products/11/variations", None), 1);
+    assert_eq!(page("/wp-json/wc/v3/orders", None), 1);
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(3)]);
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some(basic("ck_abc", "cs_def").as_str())));
+
+    let contacts = list_of(&t, "contacts", &entity);
+    assert_eq!(names(&contacts), ["Cara Jones", "Corner Deli Ltd"]);
+    let products = list_of(&t, "products", &entity);
+    assert_eq!(
+        find(&products, "sku", "TBL-OAK")["unit_price"],
+        json!(1234.56)
+    );
+    find(&products, "sku", "TS-M");
+    let invoices = list_of(&t, "invoices", &entity);
+    let order = find(&invoices, "number", "1042");
+    assert_eq!(
+        order["contact_name"], "Cara Jones",
+        "matched to the customer by name"
+    );
+    assert_eq!(order["status"], "paid");
+    assert_eq!(order["total"], json!(25.6));
+
+    // Asked for alone, what the site lacks is the caller's 400.
+    let res = migrate(&t, "woocommerce", "subscriptions", &entity);
+    let msg = assert_error(&res, Status::BadRequest);
+    assert!(
+        msg.contains("woocommerce cannot supply subscriptions"),
+        "{msg}"
+    );
+
+    let again = migrate_ok(&t, "woocommerce", "all", &entity);
+    assert_eq!(counts(&again, "contacts"), (0, 2));
+    assert_eq!(counts(&again, "products"), (0, 4));
+    assert_eq!(counts(&again, "invoices"), (0, 1));
+}
+
+// ---------------------------------------------------------------------------------------
+// Square
+
+#[test]
+fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
+    let server = square_server(Once::default());
+    let (t, entity, waits) = net_app(platforms_for("square", &server));
+    connect(&t, "square", &entity, json!({"access_token": "EAAAsq"}));
+
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "square", "contacts", &entity));
+    assert_eq!(counts(&answer, "contacts"), (3, 0));
+    assert_eq!(
+        count(&reqs, |r| r.path == "/v2/customers"
+            && r.param("cursor").is_none()),
+        1
+    );
+    assert_eq!(
+        count(&reqs, |r| r.param("cursor").as_deref()
+            == Some("cursor-page-2")),
+        2
+    );
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
+
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "square", "invoices", &entity));
+    assert_eq!(counts(&answer, "invoices"), (2, 0));
+    let search = |cursor: Option<&str>| {
+        count(&reqs, |r| {
+            r.path == "/v2/orders/search"
+                && r.json().get("cursor").and_then(Value::as_str) == cursor
+        })
+    };
+    assert_eq!((search(None), search(Some("orders-2"))), (1, 1));
+
+    let all = migrate_ok(&t, "square", "all", &entity);
+    assert_eq!(counts(&all, "contacts"), (0, 3));
+    assert_eq!(counts(&all, "products"), (2, 0));
+    assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "subscriptions"), (2, 0));
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer EAAAsq")));
+
+    let invoices = list_of(&t, "invoices", &entity);
+    let o1 = find(&invoices, "number", "ORD-1");
+    assert_eq!(o1["contact_name"], "Amelia Earhart");
+    assert_eq!(o1["status"], "paid");
+    assert_eq!(o1["total"], json!(8));
+    let o2 = find(&invoices, "number", "WEB-77");
+    assert_eq!(o2["status"], "sent");
+    assert_eq!(o2["total"], json!(10.8));
+    let products = list_of(&t, "products", &entity);
+    assert_eq!(find(&products, "sku", "BEAN-250")["unit_price"], json!(9));
+    find(&products, "sku", "BEAN-1K");
+    let recurring = list_of(&t, "recurring-invoices", &entity);
+    assert_eq!(
+        find(&recurring, "provider_ref", "SUB-1")["contact_name"],
+        "Amelia Earhart"
+    );
+    assert_eq!(
+        find(&recurring, "provider_ref", "SUB-2")["contact_name"],
+        "Roastery Ltd"
+    );
+
+    let again = migrate_ok(&t, "square", "all", &entity);
+    assert_eq!(counts(&again, "products"), (0, 2));
+    assert_eq!(counts(&again, "subscriptions"), (0, 2));
+}
+
+// ---------------------------------------------------------------------------------------
+// PayPal
+
+#[test]
+fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply() {
+    let server = paypal_server(Once::default());
+    let (t, entity, waits) = net_app(platforms_for("paypal", &server));
+    connect(
+        &t,
+        "paypal",
+        &entity,
+        json!({"client_id": "pp_client", "client_secret": "pp_secret"}),
+    );
+
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "paypal", "all", &entity));
+    assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
+    assert_eq!(counts(&answer, "products"), (1, 0));
+    assert_eq!(counts(&answer, "invoices"), (2, 0));
+    let invoices_page = |p: &str| {
+        count(&reqs, |r| {
+            r.path == "/v2/invoicing/invoices" && r.param("page").as_deref() == Some(p)
+        })
+    };
+    assert_eq!((invoices_page("1"), invoices_page("2")), (1, 2));
+    assert_eq!(
+        count(&reqs, |r| r.path == "/v2/invoicing/invoices/INV2-CCCC-DDDD"),
+        1
+    );
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(2)]);
+    assert!(count(&reqs, |r| r.path == "/v1/oauth2/token") >= 1);
+
+    let invoices = list_of(&t, "invoices", &entity);
+    let a = find(&invoices, "number", "0001");
+    assert_eq!(a["contact_name"], "Dee Vries");
+    assert_eq!(
+        (a["status"].clone(), a["total"].clone()),
+        (json!("paid"), json!(324))
+    );
+    let c = find(&invoices, "number", "0002");
+    assert_eq!(c["contact_name"], "Widget Works Ltd");
+    assert_eq!(c["amount_paid"], json!(0));
+    find(
+        &list_of(&t, "products", &entity),
+        "name",
+        "Video Streaming Service",
+    );
+
+    for ty in ["contacts", "subscriptions", "bills"] {
+        let res = migrate(&t, "paypal", ty, &entity);
+        let msg = assert_error(&res, Status::BadRequest);
+        assert_eq!(msg, format!("paypal cannot supply {ty}"));
+    }
+    let again = migrate_ok(&t, "paypal", "all", &entity);
+    assert_eq!(counts(&again, "invoices"), (0, 2));
+    assert_eq!(counts(&again, "products"), (0, 1));
+}
+
+// ---------------------------------------------------------------------------------------
+// GoCardless
+
+#[test]
+fn gocardless_imports_customers_and_subscriptions_through_meta_cursors() {
+    let server = gocardless_server(Once::default());
+    let (t, entity, waits) = net_app(platforms_for("gocardless", &server));
+    connect(
+        &t,
+        "gocardless",
+        &entity,
+        json!({"access_token": "live_gc"}),
+    );
+
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "gocardless", "all", &entity));
+    assert_eq!(counts(&answer, "contacts"), (3, 0));
+    assert_eq!(counts(&answer, "subscriptions"), (2, 0));
+    let page = |path: &str, after: Option<&str>| {
+        count(&reqs, |r| {
+            r.path == path && r.param("after").as_deref() == after
+        })
+    };
+    assert_eq!(page("/subscriptions", None), 1);
+    assert_eq!(page("/subscriptions", Some("SB0001")), 1);
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("gocardless-version") == Some("2015-07-06")));
+
+    assert_eq!(
+        names(&list_of(&t, "contacts", &entity)),
+        ["Allotment Co-op", "Kim Lee", "Sam Smith"]
+    );
+    let recurring = list_of(&t, "recurring-invoices", &entity);
+    let a = find(&recurring, "provider_ref", "SB0001");
+    assert_eq!(a["contact_name"], "Allotment Co-op");
+    assert_eq!(a["interval"], "month");
+    let b = find(&recurring, "provider_ref", "SB0002");
+    assert_eq!(b["interval"], "week");
+    assert_eq!(b["interval_count"], json!(2));
+
+    let res = migrate(&t, "gocardless", "invoices", &entity);
+    assert_eq!(
+        assert_error(&res, Status::BadRequest),
+        "gocardless cannot supply invoices"
+    );
+    let again = migrate_ok(&t, "gocardless", "all", &entity);
+    assert_eq!(counts(&again, "contacts"), (0, 3));
+    assert_eq!(counts(&again, "subscriptions"), (0, 2));
+}
+
+// ---------------------------------------------------------------------------------------
+// FreeAgent over OAuth
+
+/// The FreeAgent settings pointing at the mock; `redirect_uri` left to the request.
+fn freeagent_platforms(server: &MockServer) -> Value {
+    json!({"freeagent": {
+        "base_url": server.url(),
+        "authorize_url": format!("{}/v2/approve_app", server.url()),
+        "token_url": format!("{}/v2/token_endpoint", server.url()),
+        "client_id": "fa_client",
+        "client_secret": "fa_secret",
+    }})
+}
+
+/// A GET with the session cookie and extra headers: (status, Location, body).
+fn browse(t: &TestApp, path: &str, headers: &[(&str, &str)]) -> (Status, Option<String>, Value) {
+    let mut req = t.client.get(path.to_owned());
+    if let Some(token) = t.session.borrow().as_ref() {
+        req = req.cookie(Cookie::new("stockbook_session", token.clone()));
+    }
+    for (k, v) in headers {
+        req = req.header(Header::new(k.to_string(), v.to_string()));
+    }
+    let res = req.dispatch();
+    let location = res.headers().get_one("Location").map(str::to_owned);
+    let (status, v) = body(res);
+    (status, location, v)
+}
+
+/// The provider's side of the browser's journey: start, and the state in the URL.
+fn start_oauth(t: &TestApp, entity: &str) -> (url::Url, String) {
+    let (status, _, v) = browse(
+        t,
+        &format!("/api/import/oauth/start?platform=freeagent&entityId={entity}"),
+        &[("Host", "books.example"), ("X-Forwarded-Proto", "https")],
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    let u = url::Url::parse(v["data"]["authorize_url"].as_str().unwrap()).unwrap();
+    let state = u
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v.into_owned())
+        .expect("state in the authorize URL");
+    (u, state)
+}
+
+fn callback(t: &TestApp, query: &str) -> (Status, Option<String>, Value) {
+    browse(t, &format!("/api/import/oauth/callback?{query}"), &[])
+}
+
+fn connections(t: &TestApp) -> Vec<Value> {
+    let res = t.get("/api/import/connections");
+    assert_eq!(res.0, Status::Ok, "{}", res.1);
+    res.1["data"].as_array().unwrap().clone()
+}
+
+fn token_requests(reqs: &[Request]) -> Vec<&Request> {
+    reqs.iter()
+        .filter(|r| r.path == "/v2/token_endpoint")
+        .collect()
+}
+
+#[test]
+fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconnect_once_revoked() {
+    let server = freeagent_server(Once::default());
+    let (t, entity, waits) = net_app(freeagent_platforms(&server));
+
+    // Start: the authorize URL asks for a code for this client, with a state and the
+    // callback of this server as the request addressed it.
+    let (authorize, state) = start_oauth(&t, &entity);
+    assert_eq!(authorize.path(), "/v2/approve_app");
+    let q: std::collections::HashMap<_, _> = authorize.query_pairs().into_owned().collect();
+    assert_eq!(q["client_id"], "fa_client");
+    assert_eq!(q["response_type"], "code");
+    assert_eq!(q["redirect_uri"], REDIRECT);
+    assert_eq!(state.len(), 32);
+
+    // The provider sends the browser back: the code is exchanged with Basic client
+    // credentials and the same redirect URI, and the browser goes to the web app.
+    let (status, location, _) = callback(&t, &format!("code=good-code&state={state}"));
+    assert_eq!(status, Status::SeeOther);
+    assert_eq!(location.as_deref(), Some("/#/import?connected=freeagent"));
+    let exchange = &token_requests(&server.requests())[0].clone();
+    assert_eq!(
+        exchange.header("authorization"),
+        Some(basic("fa_client", "fa_secret").as_str())
+    );
+    assert_eq!(
+        exchange.form_value("grant_type").as_deref(),
+        Some("authorization_code")
+    );
+    assert_eq!(exchange.form_value("code").as_deref(), Some("good-code"));
+    assert_eq!(
+        exchange.form_value("redirect_uri").as_deref(),
+        Some(REDIRECT)
+    );
+
+    let list = connections(&t);
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["platform"], "freeagent");
+    assert_eq!(list[0]["entity_id"], json!(entity));
+    assert_eq!(list[0]["status"], "connected");
+    assert_eq!(list[0]["last_used_at"], Value::Null);
+    let mut keys: Vec<&String> = list[0].as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "created_at",
+            "entity_id",
+            "id",
+            "last_used_at",
+            "platform",
+            "status"
+        ]
+    );
+
+    // A state is used once.
+    let res = callback(&t, &format!("code=good-code&state={state}"));
+    assert_eq!(res.0, Status::BadRequest, "{}", res.2);
+
+    // Contacts alone: every page once, the 429 waited out, the access token as Bearer.
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "contacts", &entity));
+    assert_eq!(counts(&answer, "contacts"), (3, 0));
+    let all_view = |page: Option<&str>| {
+        count(&reqs, |r| {
+            r.path == "/v2/contacts"
+                && r.param("view").as_deref() == Some("all")
+                && r.param("page").as_deref() == page
+        })
+    };
+    assert_eq!((all_view(None), all_view(Some("2"))), (1, 2));
+    assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
+    assert!(
+        token_requests(&reqs).is_empty(),
+        "a fresh token is not refreshed"
+    );
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some("Bearer at-1")));
+    assert!(connections(&t)[0]["last_used_at"].is_string());
+
+    // Everything.
+    let all = migrate_ok(&t, "freeagent", "all", &entity);
+    assert_eq!(all.as_object().unwrap().len(), 8, "{all}");
+    assert_eq!(counts(&all, "contacts"), (0, 3));
+    for ty in [
+        "products",
+        "projects",
+        "invoices",
+        "bills",
+        "expenses",
+        "time_entries",
+        "subscriptions",
+    ] {
+        assert_eq!(counts(&all, ty), (1, 0), "{ty}: {all}");
+    }
+    let invoices = list_of(&t, "invoices", &entity);
+    let inv = find(&invoices, "number", "001");
+    assert_eq!(inv["contact_name"], "Acme Ltd");
+    assert_eq!(inv["total"], json!(270));
+    assert_eq!(inv["amount_paid"], json!(100));
+    assert_eq!(inv["status"], "sent");
+    let bills = list_of(&t, "bills", &entity);
+    assert_eq!(
+        find(&bills, "number", "B-9")["contact_name"],
+        "Paper Supplies plc"
+    );
+    let projects = list_of(&t, "projects", &entity);
+    find(&projects, "name", "Website rebuild");
+    let expenses = list_of(&t, "expenses", &entity);
+    assert_eq!(
+        find(&expenses, "description", "Train to Leeds")["amount"],
+        json!(24)
+    );
+    let slips = list_of(&t, "time-entries", &entity);
+    assert_eq!(
+        find(&slips, "description", "Wireframes")["hours"],
+        json!(2.5)
+    );
+    let recurring = list_of(&t, "recurring-invoices", &entity);
+    assert_eq!(recurring[0]["contact_name"], "Nathan Barley");
+    let products = list_of(&t, "products", &entity);
+    assert_eq!(find(&products, "sku", "DES-HR")["unit_price"], json!(50));
+
+    let again = migrate_ok(&t, "freeagent", "all", &entity);
+    for ty in [
+        "contacts",
+        "invoices",
+        "bills",
+        "expenses",
+        "time_entries",
+        "subscriptions",
+    ] {
+        assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
+    }
+
+    // An hour later the access token has expired: refreshed with the stored refresh
+    // token, and the rotated one is stored...
+    t.clock.advance(3600);
+    let (_, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "contacts", &entity));
+    let refresh = token_requests(&reqs);
+    assert_eq!(refresh.len(), 1);
+    assert_eq!(
+        refresh[0].form_value("grant_type").as_deref(),
+        Some("refresh_token")
+    );
+    assert_eq!(
+        refresh[0].form_value("refresh_token").as_deref(),
+        Some("rt-1")
+    );
+    assert_eq!(
+        refresh[0].header("authorization"),
+        Some(basic("fa_client", "fa_secret").as_str())
+    );
+    assert!(reqs
+        .iter()
+        .filter(|r| r.path != "/v2/token_endpoint")
+        .all(|r| r.header("authorization") == Some("Bearer at-2")));
+
+    // ...as the next refresh shows: it sends the rotated token, not the first.
+    t.clock.advance(3600);
+    let (_, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "contacts", &entity));
+    let refresh = token_requests(&reqs);
+    assert_eq!(refresh.len(), 1);
+    assert_eq!(
+        refresh[0].form_value("refresh_token").as_deref(),
+        Some("rt-2")
+    );
+
+    // The grant is revoked (the provider no longer knows rt-3): reconnect.
+    t.clock.advance(3600);
+    let res = migrate(&t, "freeagent", "contacts", &entity);
+    let msg = assert_error(&res, Status::BadRequest);
+    assert!(msg.contains("reconnect freeagent"), "{msg}");
+    assert_eq!(connections(&t)[0]["status"], "reconnect_required");
+    let (res, reqs) = pulled(&server, || migrate(&t, "freeagent", "all", &entity));
+    assert!(assert_error(&res, Status::BadRequest).contains("reconnect freeagent"));
+    assert!(reqs.is_empty(), "no call with a grant known to be dead");
+
+    // Connecting again mends it.
+    let (_, state) = start_oauth(&t, &entity);
+    let (status, location, _) = callback(&t, &format!("code=good-code&state={state}"));
+    assert_eq!(
+        (status, location.as_deref()),
+        (Status::SeeOther, Some("/#/import?connected=freeagent"))
+    );
+    let list = connections(&t);
+    assert_eq!(list.len(), 1, "one connection per entity and platform");
+    assert_eq!(list[0]["status"], "connected");
+    assert_eq!(
+        counts(
+            &migrate_ok(&t, "freeagent", "contacts", &entity),
+            "contacts"
+        ),
+        (0, 3)
+    );
+
+    // The tokens never left the server.
+    for v in [connections(&t), list] {
+        let text = json!(v).to_string();
+        for secret in ["at-1", "at-2", "at-3", "rt-1", "rt-2", "rt-3", "good-code"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+    }
+}
+
+/// The handler, except that while `down` is set requests matching `pred` get a 500.
+fn with_outage(
+    handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+    down: Arc<std::sync::atomic::AtomicBool>,
+    pred: impl Fn(&Request) -> bool + Send + Sync + 'static,
+) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if down.load(std::sync::atomic::Ordering::SeqCst) && pred(r) {
+            Response::json(500, &json!({"error": "internal"}))
+        } else {
+            handler(r)
+        }
+    }
+}
+
+#[test]
+fn freeagent_a_rotated_refresh_token_is_kept_even_when_the_pull_then_fails() {
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let server = MockServer::start(with_outage(
+        freeagent_handler(Once(Arc::new(true.into()))),
+        down.clone(),
+        |r| r.path == "/v2/contacts",
+    ));
+    let (t, entity, _) = net_app(freeagent_platforms(&server));
+    let (_, state) = start_oauth(&t, &entity);
+    callback(&t, &format!("code=good-code&state={state}"));
+
+    t.clock.advance(3600);
+    down.store(true, std::sync::atomic::Ordering::SeqCst);
+    let res = migrate(&t, "freeagent", "contacts", &entity);
+    let msg = assert_error(&res, Status::ServiceUnavailable);
+    assert!(msg.contains("freeagent is unavailable (HTTP 500)"), "{msg}");
+    assert!(msg.contains("Nothing was imported"), "{msg}");
+    assert!(list_of(&t, "contacts", &entity).is_empty());
+
+    // The refresh before the outage rotated rt-1 into rt-2: that is what is stored.
+    down.store(false, std::sync::atomic::Ordering::SeqCst);
+    t.clock.advance(3600);
+    let (answer, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "contacts", &entity));
+    assert_eq!(counts(&answer, "contacts"), (3, 0));
+    let refresh = token_requests(&reqs);
+    assert_eq!(
+        refresh[0].form_value("refresh_token").as_deref(),
+        Some("rt-2")
+    );
 }

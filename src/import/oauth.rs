@@ -62,9 +62,23 @@ impl<'r> rocket::request::FromRequest<'r> for Origin {
             Some(p) if p.eq_ignore_ascii_case("https") => "https",
             _ => "http",
         };
-        let origin = req.host().map(|h| format!("{scheme}://{h}"));
+        let origin = req
+            .host()
+            .map(|h| h.to_string())
+            .or_else(|| req.headers().get_one("Host").map(str::to_owned))
+            .filter(|h| valid_host(h))
+            .map(|h| format!("{scheme}://{h}"));
         rocket::request::Outcome::Success(Origin(origin))
     }
+}
+
+/// A host and optional port: letters, digits, `.`, `-`, `:` and IPv6 brackets only, so
+/// a forged header cannot smuggle a path or a query into the redirect URI.
+fn valid_host(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 255
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'))
 }
 
 fn redirect_uri(config: &PlatformConfig, origin: &Origin) -> AppResult<String> {
