@@ -16,7 +16,7 @@ use std::time::Duration;
 use common::mock_server::{MockServer, Request, Response};
 use common::{assert_error, body, TestApp};
 use platform_mocks::*;
-use rocket::http::{ContentType, Cookie, Header, Status};
+use rocket::http::{Cookie, Header, Status};
 use rocket::local::blocking::Client;
 use serde_json::{json, Value};
 use stockbook::connectors::RetryPolicy;
@@ -887,4 +887,551 @@ fn freeagent_a_rotated_refresh_token_is_kept_even_when_the_pull_then_fails() {
         refresh[0].form_value("refresh_token").as_deref(),
         Some("rt-2")
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// A run that fails midway
+
+#[test]
+fn a_platform_that_fails_mid_pull_beyond_the_retry_budget_leaves_the_database_as_it_was() {
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let server = MockServer::start(with_outage(
+        stripe_handler(Once::default()),
+        down.clone(),
+        // The second page of invoices, after contacts and products were pulled whole.
+        |r| r.path == "/v1/invoices" && r.param("starting_after").as_deref() == Some("in_1"),
+    ));
+    let (t, entity, waits) = net_app(platforms_for("stripe", &server));
+    connect(&t, "stripe", &entity, json!({"api_key": "sk_test_123"}));
+    // Something already there stays exactly as it was.
+    t.post(
+        "/api/contacts",
+        json!({"name": "Existing Customer", "entity_id": entity}),
+    );
+    let before = snapshot(&t, &entity);
+
+    let (res, reqs) = pulled(&server, || migrate(&t, "stripe", "all", &entity));
+    let msg = assert_error(&res, Status::ServiceUnavailable);
+    assert_eq!(
+        msg,
+        "stripe is unavailable (HTTP 500). Nothing was imported"
+    );
+    assert_eq!(snapshot(&t, &entity), before, "nothing of the run is kept");
+    assert_eq!(
+        count(&reqs, |r| r.param("starting_after").as_deref()
+            == Some("in_1")),
+        6,
+        "the first try and five retries"
+    );
+    assert_eq!(
+        count(&reqs, |r| r.path == "/v1/subscriptions"),
+        0,
+        "the run stops at the failure"
+    );
+    let waits = waits_of(&waits);
+    assert_eq!(
+        waits[waits.len() - 5..],
+        [500, 1000, 2000, 4000, 8000].map(Duration::from_millis),
+        "exponential back-off, recorded rather than slept"
+    );
+    assert!(
+        connections(&t)[0]["last_used_at"].is_string(),
+        "the attempt is recorded on the connection"
+    );
+
+    // Once the platform answers again, the same run imports everything.
+    down.store(false, std::sync::atomic::Ordering::SeqCst);
+    let answer = migrate_ok(&t, "stripe", "all", &entity);
+    assert_eq!(counts(&answer, "contacts"), (3, 0));
+    assert_eq!(counts(&answer, "invoices"), (2, 0));
+}
+
+#[test]
+fn an_unreachable_platform_is_a_503_and_a_refused_key_is_the_callers_400() {
+    // A port nothing listens on.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let (t, entity, _) = net_app(json!({"stripe": {"base_url": format!("http://{closed}")}}));
+    connect(&t, "stripe", &entity, json!({"api_key": "sk_test_123"}));
+    let msg = assert_error(
+        &migrate(&t, "stripe", "contacts", &entity),
+        Status::ServiceUnavailable,
+    );
+    assert!(msg.starts_with("stripe is unreachable"), "{msg}");
+
+    let server = stripe_server(Once::default());
+    let (t, entity, _) = net_app(platforms_for("stripe", &server));
+    connect(&t, "stripe", &entity, json!({"api_key": "sk_wrong"}));
+    let msg = assert_error(
+        &migrate(&t, "stripe", "contacts", &entity),
+        Status::BadRequest,
+    );
+    assert!(
+        msg.starts_with("stripe refused the credentials (401)"),
+        "{msg}"
+    );
+    assert!(list_of(&t, "contacts", &entity).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// Connections
+
+#[test]
+fn secrets_are_never_returned_by_any_endpoint() {
+    let stripe = stripe_server(Once::default());
+    let paypal = paypal_server(Once::default());
+    let woo = woo_server(Once::default());
+    let (t, entity, _) = net_app(json!({
+        "stripe": {"base_url": stripe.url()},
+        "paypal": {"base_url": paypal.url()},
+        "woocommerce": {"base_url": woo.url()},
+    }));
+    let secrets = ["sk_test_123", "pp_secret", "cs_def", "ck_abc", "sk_old_999"];
+    let mut bodies: Vec<Value> = Vec::new();
+    let mut post = |path: &str, v: Value| {
+        let res = t.post(path, v);
+        bodies.push(res.1.clone());
+        res
+    };
+    let created = post(
+        "/api/import/connections",
+        json!({"platform": "stripe", "entity_id": entity, "credentials": {"api_key": "sk_old_999"}}),
+    );
+    assert_eq!(created.0, Status::Created, "{}", created.1);
+    let replaced = post(
+        "/api/import/connections",
+        json!({"platform": "stripe", "entity_id": entity, "credentials": {"api_key": "sk_test_123", "extra": "kept?"}}),
+    );
+    assert_eq!(
+        replaced.0,
+        Status::Ok,
+        "a second POST replaces: {}",
+        replaced.1
+    );
+    assert_eq!(replaced.1["data"]["id"], created.1["data"]["id"]);
+    for (platform, creds) in [
+        (
+            "paypal",
+            json!({"client_id": "pp_client", "client_secret": "pp_secret"}),
+        ),
+        (
+            "woocommerce",
+            json!({"url": "https://shop.example", "consumer_key": "ck_abc", "consumer_secret": "cs_def"}),
+        ),
+    ] {
+        let res = post(
+            "/api/import/connections",
+            json!({"platform": platform, "entity_id": entity, "credentials": creds}),
+        );
+        assert_eq!(res.0, Status::Created, "{}", res.1);
+    }
+    for (platform, ty) in [
+        ("stripe", "all"),
+        ("paypal", "all"),
+        ("woocommerce", "products"),
+        ("stripe", "bills"),
+    ] {
+        let mode = "api";
+        post(
+            "/api/import/migrate",
+            json!({"mode": mode, "platform": platform, "entityType": ty, "entity_id": entity}),
+        );
+    }
+    let list = t.get("/api/import/connections");
+    assert_eq!(list.1["data"].as_array().unwrap().len(), 3);
+    bodies.push(list.1.clone());
+    bodies.push(
+        t.get(&format!("/api/import/connections?entityId={entity}"))
+            .1,
+    );
+    for c in list.1["data"].as_array().unwrap() {
+        let mut keys: Vec<&String> = c.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "created_at",
+                "entity_id",
+                "id",
+                "last_used_at",
+                "platform",
+                "status"
+            ]
+        );
+    }
+    let id = list.1["data"][0]["id"].as_str().unwrap().to_owned();
+    bodies.push(t.delete("/api/import/connections", json!({ "id": id })).1);
+
+    for b in &bodies {
+        let text = b.to_string();
+        for s in secrets {
+            assert!(!text.contains(s), "secret {s} in {text}");
+        }
+    }
+    // Only the platform's own fields are stored.
+    let stored: String =
+        t.db.read_sync(|c| {
+            Ok(c.query_row(
+                "SELECT credentials FROM import_connections WHERE platform = 'stripe'",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&stored).unwrap(),
+        json!({"api_key": "sk_test_123"})
+    );
+}
+
+#[test]
+fn a_connection_is_validated_and_belongs_to_its_owner_only() {
+    let (t, entity, _) = net_app(json!({}));
+    let post = |v: Value| t.post("/api/import/connections", v);
+    let stripe =
+        |creds: Value| json!({"platform": "stripe", "entity_id": entity, "credentials": creds});
+
+    let msg = assert_error(&post(stripe(json!({}))), Status::BadRequest);
+    assert_eq!(
+        msg,
+        "Invalid value for field `credentials`: stripe: missing `api_key`"
+    );
+    assert_error(&post(stripe(json!({"api_key": "  "}))), Status::BadRequest);
+    let msg = assert_error(&post(stripe(json!("sk_test_123"))), Status::BadRequest);
+    assert!(msg.contains("credentials"), "{msg}");
+    let msg = assert_error(
+        &post(
+            json!({"platform": "shopify", "entity_id": entity, "credentials": {"access_token": "x"}}),
+        ),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("missing `shop`"), "{msg}");
+    let msg = assert_error(
+        &post(json!({"platform": "stripe", "entity_id": entity})),
+        Status::BadRequest,
+    );
+    assert_eq!(msg, "Missing required field: credentials");
+    let msg = assert_error(
+        &post(json!({"platform": "myspace", "entity_id": entity, "credentials": {}})),
+        Status::BadRequest,
+    );
+    assert!(msg.starts_with("Unknown platform `myspace`"), "{msg}");
+    let msg = assert_error(
+        &post(json!({"platform": "xero", "entity_id": entity, "credentials": {}})),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("`xero` has no API import"), "{msg}");
+    let msg = assert_error(
+        &post(
+            json!({"platform": "freeagent", "entity_id": entity, "credentials": {"access_token": "a"}}),
+        ),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("OAuth"), "{msg}");
+    assert_error(
+        &post(
+            json!({"platform": "stripe", "entity_id": "not-a-uuid", "credentials": {"api_key": "k"}}),
+        ),
+        Status::BadRequest,
+    );
+    assert_error(
+        &post(
+            json!({"platform": "stripe", "entity_id": uuid::Uuid::new_v4().to_string(), "credentials": {"api_key": "k"}}),
+        ),
+        Status::NotFound,
+    );
+    assert!(connections(&t).is_empty(), "nothing refused was stored");
+
+    let first = connect(&t, "stripe", &entity, json!({"api_key": "k1"}));
+    let other_entity = t.entity("Other Ltd");
+    connect(&t, "stripe", &other_entity, json!({"api_key": "k2"}));
+    assert_eq!(connections(&t).len(), 2, "one per entity and platform");
+    let only = t
+        .get(&format!("/api/import/connections?entityId={entity}"))
+        .1;
+    assert_eq!(only["data"].as_array().unwrap().len(), 1);
+    assert_eq!(only["data"][0]["id"], first["id"]);
+    assert_eq!(first["status"], "connected");
+
+    // Another user sees none of it, cannot delete it, cannot use the entity.
+    let owner_session = t.session.borrow().clone();
+    t.signup("intruder@example.com");
+    assert!(connections(&t).is_empty());
+    assert_error(
+        &t.delete("/api/import/connections", json!({"id": first["id"]})),
+        Status::NotFound,
+    );
+    assert_error(
+        &t.post(
+            "/api/import/connections",
+            json!({"platform": "stripe", "entity_id": entity, "credentials": {"api_key": "k3"}}),
+        ),
+        Status::NotFound,
+    );
+    assert_error(
+        &t.get(&format!("/api/import/connections?entityId={entity}")),
+        Status::NotFound,
+    );
+    assert_error(
+        &migrate(&t, "stripe", "contacts", &entity),
+        Status::NotFound,
+    );
+
+    *t.session.borrow_mut() = owner_session;
+    let res = t.delete("/api/import/connections", json!({"id": first["id"]}));
+    assert_eq!(res.0, Status::Ok, "{}", res.1);
+    assert_error(
+        &t.delete("/api/import/connections", json!({"id": first["id"]})),
+        Status::NotFound,
+    );
+    assert_error(
+        &t.delete("/api/import/connections", json!({"id": "nope"})),
+        Status::BadRequest,
+    );
+    let msg = assert_error(
+        &migrate(&t, "stripe", "contacts", &entity),
+        Status::BadRequest,
+    );
+    assert_eq!(
+        msg,
+        "stripe is not connected for this entity: connect it first"
+    );
+
+    // Without a session: 401.
+    *t.session.borrow_mut() = None;
+    assert_error(&t.get("/api/import/connections"), Status::Unauthorized);
+}
+
+#[test]
+fn migrate_refuses_what_cannot_be_run_before_calling_anyone() {
+    let server = stripe_server(Once::default());
+    let (t, entity, _) = net_app(platforms_for("stripe", &server));
+    connect(&t, "stripe", &entity, json!({"api_key": "sk_test_123"}));
+    let run = |v: Value| t.post("/api/import/migrate", v);
+    let base = |platform: &str, mode: &str, ty: &str| json!({"mode": mode, "platform": platform, "entityType": ty, "entity_id": entity});
+
+    for ty in ["bills", "expenses", "projects", "time_entries"] {
+        let msg = assert_error(&run(base("stripe", "api", ty)), Status::BadRequest);
+        assert_eq!(msg, format!("stripe cannot supply {ty}"));
+    }
+    let msg = assert_error(&run(base("stripe", "api", "invoice")), Status::BadRequest);
+    assert!(
+        msg.starts_with("Invalid value for field `entityType`"),
+        "{msg}"
+    );
+    let msg = assert_error(
+        &run(base("stripe", "oauth", "contacts")),
+        Status::BadRequest,
+    );
+    assert_eq!(
+        msg,
+        "Invalid value for field `mode`: `stripe` imports with mode `api`"
+    );
+    let msg = assert_error(&run(base("stripe", "csv", "contacts")), Status::BadRequest);
+    assert!(msg.contains("/api/import/csv"), "{msg}");
+    let msg = assert_error(&run(base("xero", "api", "contacts")), Status::BadRequest);
+    assert!(msg.contains("`xero` has no API import"), "{msg}");
+    let msg = assert_error(&run(base("bank", "api", "contacts")), Status::BadRequest);
+    assert!(msg.starts_with("Unknown platform `bank`"), "{msg}");
+    let msg = assert_error(
+        &run(json!({"platform": "stripe", "entityType": "contacts", "entity_id": entity})),
+        Status::BadRequest,
+    );
+    assert_eq!(msg, "Missing required field: mode");
+    let msg = assert_error(
+        &run(json!({"mode": "api", "platform": "stripe", "entityType": "contacts"})),
+        Status::BadRequest,
+    );
+    assert_eq!(msg, "Missing required field: entity_id");
+    let msg = assert_error(&run(base("square", "api", "contacts")), Status::BadRequest);
+    assert_eq!(
+        msg,
+        "square is not connected for this entity: connect it first"
+    );
+    let msg = assert_error(&run(base("freeagent", "oauth", "all")), Status::BadRequest);
+    assert_eq!(
+        msg,
+        "freeagent is not connected for this entity: connect it first"
+    );
+    assert!(server.requests().is_empty(), "no request for a refused run");
+    assert!(list_of(&t, "contacts", &entity).is_empty());
+}
+
+#[test]
+fn an_essential_installation_gets_403_on_every_import_endpoint() {
+    let (t, _) = net_app_with(&[("plan", json!("essential"))]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Acme Ltd");
+    let expect = |res: (Status, Value)| {
+        assert_eq!(
+            assert_error(&res, Status::Forbidden),
+            "Import requires the Pro plan"
+        );
+    };
+    expect(t.get("/api/import/connections"));
+    expect(t.post(
+        "/api/import/connections",
+        json!({"platform": "stripe", "entity_id": entity, "credentials": {"api_key": "k"}}),
+    ));
+    expect(t.delete(
+        "/api/import/connections",
+        json!({"id": uuid::Uuid::new_v4().to_string()}),
+    ));
+    expect(migrate(&t, "stripe", "contacts", &entity));
+    let (status, _, v) = browse(
+        &t,
+        &format!("/api/import/oauth/start?platform=freeagent&entityId={entity}"),
+        &[("Host", "books.example")],
+    );
+    expect((status, v));
+    let (status, _, v) = callback(&t, "code=c&state=s");
+    expect((status, v));
+}
+
+// ---------------------------------------------------------------------------------------
+// OAuth: the state and the callback's failures
+
+#[test]
+fn the_oauth_state_must_be_one_this_user_started_recently_and_is_used_once() {
+    let server = freeagent_server(Once::default());
+    let (t, entity, _) = net_app(freeagent_platforms(&server));
+
+    let msg = assert_error(
+        &{
+            let (s, _, v) = callback(&t, "code=good-code&state=forged");
+            (s, v)
+        },
+        Status::BadRequest,
+    );
+    assert!(msg.contains("state"), "{msg}");
+    let (s, _, v) = callback(&t, "code=good-code");
+    assert_eq!(
+        assert_error(&(s, v), Status::BadRequest),
+        "Missing required field: state"
+    );
+
+    // Another user's state is refused, and still works for its owner afterwards.
+    let (_, state) = start_oauth(&t, &entity);
+    let owner = t.session.borrow().clone();
+    t.signup("intruder@example.com");
+    let (s, _, v) = callback(&t, &format!("code=good-code&state={state}"));
+    assert_error(&(s, v), Status::BadRequest);
+    assert!(connections(&t).is_empty());
+    *t.session.borrow_mut() = owner.clone();
+    let (s, location, _) = callback(&t, &format!("code=good-code&state={state}"));
+    assert_eq!(
+        (s, location.as_deref()),
+        (Status::SeeOther, Some("/#/import?connected=freeagent"))
+    );
+
+    // Expired after 15 minutes.
+    let (_, state) = start_oauth(&t, &entity);
+    t.clock.advance(15 * 60 + 1);
+    let (s, _, v) = callback(&t, &format!("code=good-code&state={state}"));
+    let msg = assert_error(&(s, v), Status::BadRequest);
+    assert!(msg.contains("expired"), "{msg}");
+
+    // Without a session: 401 (the callback is a browser navigation with the cookie).
+    let (_, state) = start_oauth(&t, &entity);
+    *t.session.borrow_mut() = None;
+    let (s, _, v) = callback(&t, &format!("code=good-code&state={state}"));
+    assert_error(&(s, v), Status::Unauthorized);
+    *t.session.borrow_mut() = owner;
+    let exchanges = server.count(|r| {
+        r.path == "/v2/token_endpoint"
+            && r.form_value("grant_type").as_deref() == Some("authorization_code")
+    });
+    assert_eq!(exchanges, 1, "only the good state led to an exchange");
+}
+
+#[test]
+fn the_callback_sends_the_browser_back_with_the_error_when_access_is_not_granted() {
+    let server = freeagent_server(Once::default());
+    let (t, entity, _) = net_app(freeagent_platforms(&server));
+
+    let (_, state) = start_oauth(&t, &entity);
+    let (s, location, _) = callback(&t, &format!("error=access_denied&state={state}"));
+    assert_eq!(s, Status::SeeOther);
+    assert_eq!(
+        location.as_deref(),
+        Some("/#/import?error=freeagent+did+not+grant+access+%28access_denied%29")
+    );
+
+    let (_, state) = start_oauth(&t, &entity);
+    let (s, location, _) = callback(&t, &format!("code=stale-code&state={state}"));
+    assert_eq!(s, Status::SeeOther);
+    let location = location.unwrap();
+    assert!(location.starts_with("/#/import?error="), "{location}");
+    assert!(location.contains("reconnect+freeagent"), "{location}");
+
+    let (_, state) = start_oauth(&t, &entity);
+    let (s, location, _) = callback(&t, &format!("state={state}"));
+    assert_eq!(s, Status::SeeOther);
+    assert!(location.unwrap().contains("error="));
+    assert!(connections(&t).is_empty(), "nothing stored without a grant");
+}
+
+#[test]
+fn oauth_start_checks_the_platform_the_entity_and_the_configuration() {
+    let server = freeagent_server(Once::default());
+    let (t, entity, _) = net_app(freeagent_platforms(&server));
+    let start = |q: &str| {
+        let (s, _, v) = browse(
+            &t,
+            &format!("/api/import/oauth/start?{q}"),
+            &[("Host", "books.example")],
+        );
+        (s, v)
+    };
+    let msg = assert_error(
+        &start(&format!("platform=stripe&entityId={entity}")),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("POST /api/import/connections"), "{msg}");
+    assert_error(&start("platform=freeagent"), Status::BadRequest);
+    assert_error(&start(&format!("entityId={entity}")), Status::BadRequest);
+    assert_error(
+        &start(&format!(
+            "platform=freeagent&entityId={}",
+            uuid::Uuid::new_v4()
+        )),
+        Status::NotFound,
+    );
+    // Without X-Forwarded-Proto the callback is plain http on the request's host.
+    let (s, v) = start(&format!("platform=freeagent&entityId={entity}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    let u = url::Url::parse(v["data"]["authorize_url"].as_str().unwrap()).unwrap();
+    let redirect = u
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .unwrap()
+        .1
+        .into_owned();
+    assert_eq!(redirect, "http://books.example/api/import/oauth/callback");
+
+    // A configured redirect URI wins over the request.
+    let mut platforms = freeagent_platforms(&server);
+    platforms["freeagent"]["redirect_uri"] =
+        json!("https://stock.example/api/import/oauth/callback");
+    let (t, entity, _) = net_app(platforms);
+    let (u, _) = start_oauth(&t, &entity);
+    let redirect = u
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .unwrap()
+        .1
+        .into_owned();
+    assert_eq!(redirect, "https://stock.example/api/import/oauth/callback");
+
+    // No OAuth client configured: the server's problem.
+    let (t, entity, _) = net_app(json!({}));
+    let (s, _, v) = browse(
+        &t,
+        &format!("/api/import/oauth/start?platform=freeagent&entityId={entity}"),
+        &[("Host", "books.example")],
+    );
+    let msg = assert_error(&(s, v), Status::ServiceUnavailable);
+    assert!(msg.contains("platforms.freeagent.client_id"), "{msg}");
 }
