@@ -1435,3 +1435,103 @@ fn oauth_start_checks_the_platform_the_entity_and_the_configuration() {
     let msg = assert_error(&(s, v), Status::ServiceUnavailable);
     assert!(msg.contains("platforms.freeagent.client_id"), "{msg}");
 }
+
+#[rocket::async_test]
+async fn a_second_run_for_the_same_entity_and_platform_is_refused_with_409_while_one_runs() {
+    use rocket::http::ContentType;
+    use rocket::local::asynchronous::Client as AsyncClient;
+    use rocket::tokio::sync::mpsc::unbounded_channel;
+
+    let (arrived_tx, mut arrived_rx) = unbounded_channel::<()>();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let release_rx = Mutex::new(release_rx);
+    let inner = gocardless_handler(Once(Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/customers" && r.param("after").is_none() {
+            // Hold the first page until the test says so.
+            arrived_tx.send(()).unwrap();
+            release_rx.lock().unwrap().recv().unwrap();
+        }
+        inner(r)
+    });
+    let figment = common::test_figment(&[("platforms", platforms_for("gocardless", &server))]);
+    let mut app = stockbook::App::from_figment(&figment).unwrap();
+    app.retry = RetryPolicy::with_sleep(|_| {});
+    let client = AsyncClient::untracked(stockbook::build_rocket(figment, app))
+        .await
+        .unwrap();
+    let res = client
+        .post("/api/auth/signup")
+        .header(ContentType::JSON)
+        .body(json!({"email": "owner@example.com", "password": "correct horse"}).to_string())
+        .dispatch()
+        .await;
+    let session = res
+        .cookies()
+        .get("stockbook_session")
+        .unwrap()
+        .value()
+        .to_owned();
+    let post = |path: &'static str, v: Value| {
+        let req = client
+            .post(path)
+            .cookie(Cookie::new("stockbook_session", session.clone()))
+            .header(ContentType::JSON)
+            .body(v.to_string());
+        async move {
+            let res = req.dispatch().await;
+            let status = res.status();
+            let v: Value = res.into_json().await.unwrap_or(Value::Null);
+            (status, v)
+        }
+    };
+    let mut entities = Vec::new();
+    for name in ["Acme Ltd", "Other Ltd"] {
+        let (status, v) = post("/api/entities", json!({ "name": name })).await;
+        assert_eq!(status, Status::Created, "{v}");
+        entities.push(v["data"]["id"].as_str().unwrap().to_owned());
+    }
+    let (status, v) = post(
+        "/api/import/connections",
+        json!({"platform": "gocardless", "entity_id": entities[0], "credentials": {"access_token": "live_gc"}}),
+    )
+    .await;
+    assert_eq!(status, Status::Created, "{v}");
+    let run = |entity: &str, ty: &str| {
+        post(
+            "/api/import/migrate",
+            json!({"mode": "api", "platform": "gocardless", "entityType": ty, "entity_id": entity}),
+        )
+    };
+
+    let first = run(&entities[0], "contacts");
+    let meanwhile = async {
+        arrived_rx.recv().await.unwrap();
+        let refused = run(&entities[0], "all").await;
+        // Another entity is not held up by it (it goes on to find no connection).
+        let other = run(&entities[1], "contacts").await;
+        release_tx.send(()).unwrap();
+        (refused, other)
+    };
+    let (first, (refused, other)) = rocket::tokio::join!(first, meanwhile);
+    assert_eq!(
+        assert_error(&refused, Status::Conflict),
+        "An import from gocardless is already running for this entity"
+    );
+    assert_eq!(
+        assert_error(&other, Status::BadRequest),
+        "gocardless is not connected for this entity: connect it first"
+    );
+    assert_eq!(first.0, Status::Ok, "{}", first.1);
+    assert_eq!(first.1["data"]["contacts"]["imported"], json!(3));
+
+    // Once it is over, the next run goes ahead (the mock holds every first page).
+    let again = run(&entities[0], "contacts");
+    let release = async {
+        arrived_rx.recv().await.unwrap();
+        release_tx.send(()).unwrap();
+    };
+    let (again, ()) = rocket::tokio::join!(again, release);
+    assert_eq!(again.0, Status::Ok, "{}", again.1);
+    assert_eq!(again.1["data"]["contacts"]["skipped"], json!(3));
+}
