@@ -459,13 +459,13 @@ impl<'a> Writer<'a> {
         Ok(p.id)
     }
 
+    /// The category an expense names: by name, else by code (Sage 50 names nominal
+    /// codes, which the standard categories carry), created when neither matches.
     fn ensure_category(&self, name: &str) -> AppResult<String> {
-        let found = self.find(
-            sql::CATEGORY_BY_NAME,
-            params![self.scope.owner_id, self.entity, name],
-        )?;
-        if let Some(id) = found {
-            return Ok(id);
+        for q in [sql::CATEGORY_BY_NAME, sql::CATEGORY_BY_CODE] {
+            if let Some(id) = self.find(q, params![self.scope.owner_id, self.entity, name])? {
+                return Ok(id);
+            }
         }
         let c = ExpenseCategories::create(
             self.tx,
@@ -941,6 +941,9 @@ mod sql {
         ORDER BY seq LIMIT 1";
     pub const CATEGORY_BY_NAME: &str = "SELECT id FROM expense_categories
         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND name = ?3 COLLATE NOCASE";
+    pub const CATEGORY_BY_CODE: &str = "SELECT id FROM expense_categories
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND code = ?3 COLLATE NOCASE
+        ORDER BY standard DESC, seq LIMIT 1";
     pub const PRODUCT_BY_SKU: &str = "SELECT id FROM products
         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND sku = ?3 COLLATE NOCASE";
     pub const PRODUCT_BY_NAME: &str = "SELECT id FROM products
@@ -1004,6 +1007,7 @@ mod sql {
             CONTACT_BY_NAME,
             PROJECT_BY_NAME,
             CATEGORY_BY_NAME,
+            CATEGORY_BY_CODE,
             PRODUCT_BY_SKU,
             PRODUCT_BY_NAME,
             SAME_EXPENSE,
