@@ -159,6 +159,9 @@ pub const OPERATIONS: &[Operation] = &[
     op("get", "/api/api-keys", "API keys", "listApiKeys", "List API keys (never the key itself)", S, PlainList("ApiKey")),
     op("post", "/api/api-keys", "API keys", "createApiKey", "Create an API key; raw_key is shown this once", S, Create { body: "ApiKeyCreate", record: "ApiKeyCreated" }),
     op("delete", "/api/api-keys", "API keys", "revokeApiKey", "Revoke an API key", S, Delete),
+    // Import (session, Pro plan)
+    op("post", "/api/import/preview", "Import", "importPreview", "Detect, map and dry-run a CSV export (changes nothing)", S, Action { body: "ImportPreviewBody", record: "ImportPreview" }),
+    op("post", "/api/import/csv", "Import", "importCsv", "Import a CSV export in one transaction", S, Action { body: "ImportCsvBody", record: "ImportOutcome" }),
     // Public API v1
     op("get", "/api/v1/transactions", "Public API", "v1ListTransactions", "List bank transactions", K, V1List("Transaction")),
     op("get", "/api/v1/invoices", "Public API", "v1ListInvoices", "List invoices with line items", K, V1List("Invoice")),
@@ -402,6 +405,16 @@ pub fn schemas() -> Map<String, Value> {
     use crate::accounting::projects::STATUSES as PROJECT_STATUSES;
     use crate::accounting::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
 
+    const IMPORT_TYPES: [&str; 8] = [
+        "contacts",
+        "products",
+        "invoices",
+        "bills",
+        "expenses",
+        "projects",
+        "time_entries",
+        "subscriptions",
+    ];
     let inv_number =
         "INV-0001, INV-0002, ... per entity when omitted; unique per entity ignoring case (409).";
     let bill_number =
@@ -700,6 +713,54 @@ pub fn schemas() -> Map<String, Value> {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
         ])),
+        ("ImportPreviewBody", object(&["csv"], vec![
+            ("mode", json!({ "type": "string", "enum": ["csv"], "default": "csv" })),
+            ("entityType", nullable(one_of_values(&IMPORT_TYPES, "Detected from the header when omitted."))),
+            ("csv", text("The CSV text, header row included (Sage 50 reports may have none).")),
+            ("platform", nullable(text("A CSV platform (xero, quickbooks, sage_accounting, sage50, freeagent, kashflow, zoho_books, freshbooks) to detect among its layouts only, or `generic` to skip detection."))),
+            ("mapping", json!({
+                "type": ["object", "null"],
+                "additionalProperties": { "type": ["string", "null"] },
+                "description": "The remap step: header → import field (or null to ignore the column); overrides detection.",
+            })),
+            ("entity_id", nullable(text("With an entity the preview dry-runs the import (rolled back): `duplicates` and `errors` are what the run would report."))),
+        ])),
+        ("ImportCsvBody", object(&["entityType", "csv", "entity_id"], vec![
+            ("entityType", one_of_values(&IMPORT_TYPES, "The kind of data the file holds.")),
+            ("csv", string()),
+            ("platform", nullable(string())),
+            ("mapping", json!({ "type": ["object", "null"], "additionalProperties": { "type": ["string", "null"] } })),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportRowError", object(&["row", "message"], vec![
+            ("row", json!({ "type": "integer", "description": "Spreadsheet row number (the header is row 1)." })),
+            ("column", text("The column to blame, when one is.")),
+            ("message", string()),
+        ])),
+        ("ImportOutcome", object(&["imported", "skipped", "failed"], vec![
+            ("imported", json!({ "type": "integer", "description": "Records created (a document or template counts once)." })),
+            ("skipped", json!({ "type": "integer", "description": "Records skipped as duplicates of stored records or of earlier rows." })),
+            ("failed", array(reference("ImportRowError"))),
+        ])),
+        ("ImportPreview", object(
+            &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors"],
+            vec![
+                ("platform", string()),
+                ("detected", json!({ "type": "boolean", "description": "A known export layout was recognised (false: the mapping is a suggestion from header names)." })),
+                ("entityType", one_of_values(&IMPORT_TYPES, "")),
+                ("headers", array(string())),
+                ("mapping", json!({ "type": "object", "additionalProperties": { "type": ["string", "null"] } })),
+                ("fields", array(object(&["name", "required"], vec![("name", string()), ("required", boolean())]))),
+                ("rows", array(json!({ "type": "object", "description": "The first 20 rows, mapped, each with its `row` number." }))),
+                ("totalRows", integer()),
+                ("duplicates", json!({ "type": "integer", "description": "Records the run would skip as duplicates (0 without entity_id)." })),
+                ("errors", array(reference("ImportRowError"))),
+                ("layout", nullable(string())),
+                ("missingRequired", array(string())),
+                ("leftOut", json!({ "type": "integer", "description": "Rows of other transaction types left out." })),
+                ("notes", array(string())),
+            ],
+        )),
         ("ApiKey", record(vec![
             ("id", uuid()),
             ("name", string()),
@@ -954,6 +1015,12 @@ fn operation(o: &Operation) -> Value {
         headers["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
         too_many["headers"] = headers;
         responses.insert("429".into(), too_many);
+    }
+    if o.path.starts_with("/api/import/") {
+        responses.insert(
+            "403".into(),
+            error("Import requires the Pro plan (an `essential` installation)"),
+        );
     }
     if o.id == "login" {
         responses.insert("401".into(), error("Wrong email or password"));

@@ -84,6 +84,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", crate::inventory::routes())
         .mount("/api", crate::accounting::routes())
         .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::import::routes::routes())
         .mount("/api", crate::openapi::routes())
         .mount("/api", crate::import::migrate::routes())
         .mount("/api/v1", crate::v1::routes())

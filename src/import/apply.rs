@@ -385,16 +385,14 @@ impl<'a> Writer<'a> {
 
     fn contact_by_ref(&self, provider_ref: &str) -> AppResult<Option<String>> {
         self.find(
-            "SELECT id FROM contacts WHERE owner_id = ?1 AND entity_id = ?2
-                 AND provider_ref = ?3 LIMIT 1",
+            sql::CONTACT_BY_REF,
             params![self.scope.owner_id, self.entity, provider_ref],
         )
     }
 
     fn contact_by_name(&self, name: &str) -> AppResult<Option<String>> {
         self.find(
-            "SELECT id FROM contacts WHERE owner_id = ?1 AND entity_id = ?2
-                 AND name = ?3 COLLATE NOCASE ORDER BY seq LIMIT 1",
+            sql::CONTACT_BY_NAME,
             params![self.scope.owner_id, self.entity, name],
         )
     }
@@ -436,8 +434,7 @@ impl<'a> Writer<'a> {
 
     fn project_by_name(&self, name: &str) -> AppResult<Option<String>> {
         self.find(
-            "SELECT id FROM projects WHERE owner_id = ?1 AND entity_id = ?2
-                 AND name = ?3 COLLATE NOCASE ORDER BY seq LIMIT 1",
+            sql::PROJECT_BY_NAME,
             params![self.scope.owner_id, self.entity, name],
         )
     }
@@ -462,14 +459,13 @@ impl<'a> Writer<'a> {
         Ok(p.id)
     }
 
+    /// The category an expense names: by name, else by code (Sage 50 names nominal
+    /// codes, which the standard categories carry), created when neither matches.
     fn ensure_category(&self, name: &str) -> AppResult<String> {
-        let found = self.find(
-            "SELECT id FROM expense_categories WHERE owner_id = ?1
-                 AND COALESCE(entity_id, '') = ?2 AND name = ?3 COLLATE NOCASE",
-            params![self.scope.owner_id, self.entity, name],
-        )?;
-        if let Some(id) = found {
-            return Ok(id);
+        for q in [sql::CATEGORY_BY_NAME, sql::CATEGORY_BY_CODE] {
+            if let Some(id) = self.find(q, params![self.scope.owner_id, self.entity, name])? {
+                return Ok(id);
+            }
         }
         let c = ExpenseCategories::create(
             self.tx,
@@ -486,20 +482,15 @@ impl<'a> Writer<'a> {
 
     fn product_by_sku(&self, sku: &str) -> AppResult<Option<String>> {
         self.find(
-            "SELECT id FROM products WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
-                 AND sku = ?3 COLLATE NOCASE",
+            sql::PRODUCT_BY_SKU,
             params![self.scope.owner_id, self.entity, sku],
         )
     }
 
     fn exists(&self, table: &str, provider_ref: &str) -> AppResult<bool> {
-        let sql = format!(
-            "SELECT id FROM {table} WHERE owner_id = ?1 AND entity_id = ?2
-                 AND provider_ref = ?3 LIMIT 1"
-        );
         Ok(self
             .find(
-                &sql,
+                sql::by_ref(table),
                 params![self.scope.owner_id, self.entity, provider_ref],
             )?
             .is_some())
@@ -572,8 +563,7 @@ impl<'a> Writer<'a> {
                 let dup = match &p.sku {
                     Some(sku) => w.product_by_sku(sku)?,
                     None => w.find(
-                        "SELECT id FROM products WHERE owner_id = ?1 AND entity_id = ?2
-                             AND name = ?3 COLLATE NOCASE LIMIT 1",
+                        sql::PRODUCT_BY_NAME,
                         params![w.scope.owner_id, w.entity, p.name],
                     )?,
                 };
@@ -621,9 +611,7 @@ impl<'a> Writer<'a> {
                     }
                 }
                 let dup = w.find(
-                    "SELECT id FROM expenses WHERE owner_id = ?1 AND entity_id = ?2
-                         AND date = ?3 AND amount = ?4 AND description = ?5 COLLATE NOCASE
-                     LIMIT 1",
+                    sql::SAME_EXPENSE,
                     params![
                         w.scope.owner_id,
                         w.entity,
@@ -707,10 +695,7 @@ impl<'a> Writer<'a> {
                 let project = w.project_by_name(&t.project_name)?;
                 if let Some(pid) = &project {
                     let dup = w.find(
-                        "SELECT id FROM time_entries WHERE project_id = ?1 AND date = ?2
-                             AND hours = ?3
-                             AND COALESCE(description, '') = COALESCE(?4, '') COLLATE NOCASE
-                         LIMIT 1",
+                        sql::SAME_TIME_ENTRY,
                         params![pid, date_text(t.date), t.hours, t.description],
                     )?;
                     if dup.is_some() {
@@ -809,22 +794,17 @@ impl<'a> Writer<'a> {
         // Dedup.
         let dup = match (&doc.number, &contact, kind) {
             (Some(n), _, DocKind::Invoice) => self.find(
-                "SELECT id FROM invoices WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
-                     AND number = ?3 COLLATE NOCASE",
+                sql::INVOICE_BY_NUMBER,
                 params![self.scope.owner_id, self.entity, n],
             )?,
             (Some(n), Some(c), DocKind::Bill) => self.find(
-                "SELECT id FROM bills WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
-                     AND contact_id = ?3 AND number = ?4 COLLATE NOCASE",
+                sql::BILL_BY_NUMBER,
                 params![self.scope.owner_id, self.entity, c, n],
             )?,
-            (None, Some(c), _) => {
-                let sql = format!(
-                    "SELECT id FROM {table} WHERE contact_id = ?1 AND issue_date = ?2
-                         AND total = ?3 LIMIT 1"
-                );
-                self.find(&sql, params![c, date_text(doc.issue_date), total])?
-            }
+            (None, Some(c), _) => self.find(
+                sql::same_document(kind),
+                params![c, date_text(doc.issue_date), total],
+            )?,
             _ => None,
         };
         if dup.is_some() {
@@ -943,5 +923,141 @@ impl<'a> Writer<'a> {
                 Ok(Done::Imported)
             },
         )
+    }
+}
+
+/// The dedup lookups, each served by an index (see `migrations/V6__import_dedup.sql` and
+/// the test below).
+mod sql {
+    use crate::accounting::documents::DocKind;
+
+    pub const CONTACT_BY_REF: &str = "SELECT id FROM contacts
+        WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1";
+    pub const CONTACT_BY_NAME: &str = "SELECT id FROM contacts
+        WHERE owner_id = ?1 AND entity_id = ?2 AND name = ?3 COLLATE NOCASE
+        ORDER BY seq LIMIT 1";
+    pub const PROJECT_BY_NAME: &str = "SELECT id FROM projects
+        WHERE owner_id = ?1 AND entity_id = ?2 AND name = ?3 COLLATE NOCASE
+        ORDER BY seq LIMIT 1";
+    pub const CATEGORY_BY_NAME: &str = "SELECT id FROM expense_categories
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND name = ?3 COLLATE NOCASE";
+    pub const CATEGORY_BY_CODE: &str = "SELECT id FROM expense_categories
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND code = ?3 COLLATE NOCASE
+        ORDER BY standard DESC, seq LIMIT 1";
+    pub const PRODUCT_BY_SKU: &str = "SELECT id FROM products
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND sku = ?3 COLLATE NOCASE";
+    pub const PRODUCT_BY_NAME: &str = "SELECT id FROM products
+        WHERE owner_id = ?1 AND entity_id = ?2 AND name = ?3 COLLATE NOCASE LIMIT 1";
+    pub const SAME_EXPENSE: &str = "SELECT id FROM expenses
+        WHERE owner_id = ?1 AND entity_id = ?2 AND date = ?3 AND amount = ?4
+          AND description = ?5 COLLATE NOCASE
+        LIMIT 1";
+    pub const SAME_TIME_ENTRY: &str = "SELECT id FROM time_entries
+        WHERE project_id = ?1 AND date = ?2 AND hours = ?3
+          AND COALESCE(description, '') = COALESCE(?4, '') COLLATE NOCASE
+        LIMIT 1";
+    pub const INVOICE_BY_NUMBER: &str = "SELECT id FROM invoices
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND number = ?3 COLLATE NOCASE";
+    pub const BILL_BY_NUMBER: &str = "SELECT id FROM bills
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND contact_id = ?3
+          AND number = ?4 COLLATE NOCASE";
+    const SAME_INVOICE: &str = "SELECT id FROM invoices
+        WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
+    const SAME_BILL: &str = "SELECT id FROM bills
+        WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
+
+    pub fn same_document(kind: DocKind) -> &'static str {
+        match kind {
+            DocKind::Invoice => SAME_INVOICE,
+            DocKind::Bill => SAME_BILL,
+        }
+    }
+
+    /// The provider-reference lookup of a record table (`contacts` for anything else).
+    pub fn by_ref(table: &str) -> &'static str {
+        match table {
+            "products" => {
+                "SELECT id FROM products
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1"
+            }
+            "invoices" => {
+                "SELECT id FROM invoices
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1"
+            }
+            "bills" => {
+                "SELECT id FROM bills
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1"
+            }
+            "expenses" => {
+                "SELECT id FROM expenses
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1"
+            }
+            "recurring_invoices" => {
+                "SELECT id FROM recurring_invoices
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND provider_ref = ?3 LIMIT 1"
+            }
+            _ => CONTACT_BY_REF,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn all() -> Vec<&'static str> {
+        let mut v = vec![
+            CONTACT_BY_REF,
+            CONTACT_BY_NAME,
+            PROJECT_BY_NAME,
+            CATEGORY_BY_NAME,
+            CATEGORY_BY_CODE,
+            PRODUCT_BY_SKU,
+            PRODUCT_BY_NAME,
+            SAME_EXPENSE,
+            SAME_TIME_ENTRY,
+            INVOICE_BY_NUMBER,
+            BILL_BY_NUMBER,
+            SAME_INVOICE,
+            SAME_BILL,
+        ];
+        for t in [
+            "products",
+            "invoices",
+            "bills",
+            "expenses",
+            "recurring_invoices",
+        ] {
+            v.push(by_ref(t));
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Synchronous;
+    use crate::db::Db;
+
+    /// Every dedup lookup finds its rows through an index: a run's cost per row does not
+    /// grow with what is stored.
+    #[test]
+    fn every_dedup_lookup_is_an_index_search() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        db.read_sync(|conn| {
+            for q in super::sql::all() {
+                let n = q.matches('?').count();
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {q}")).unwrap();
+                let params: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+                let plan: Vec<String> = stmt
+                    .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                        r.get::<_, String>(3)
+                    })
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                let plan = plan.join("; ");
+                assert!(plan.contains("USING"), "{q}\n=> {plan}");
+                assert!(!plan.contains("SCAN"), "{q}\n=> {plan}");
+            }
+            Ok(())
+        })
+        .unwrap();
     }
 }

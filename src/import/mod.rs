@@ -13,11 +13,14 @@ pub mod migrate;
 pub mod oauth;
 pub mod platform;
 pub mod records;
+pub mod routes;
+pub mod run;
 
 pub use self::csv::{parse, ParsedFile};
 pub use apply::{apply_parsed, parsed_from_rows, ImportOutcome};
 pub use fields::{EntityType, Field, FieldSpec};
 pub use platform::Platform;
+pub use routes::ProPlan;
 
 use crate::error::AppError;
 
