@@ -62,6 +62,14 @@ pub enum Shape {
     Get(&'static str),
     /// No body → 200 with the schema itself (no envelope).
     Bare(&'static str),
+    /// Query parameters `(name, required, description)` → 200 `{data: record}`.
+    Query {
+        params: &'static [(&'static str, bool, &'static str)],
+        record: &'static str,
+    },
+    /// Query parameters `(name, required, description)` → 303 to the web app
+    /// (a browser navigation, not a JSON call).
+    Redirect(&'static [(&'static str, bool, &'static str)]),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +104,17 @@ const fn op(
 }
 
 use Auth::{ApiKey as K, None as Open, Session as S};
-use Shape::{Action, Bare, Create, Delete, Get, List, PlainList, Update, V1List};
+
+const OAUTH_START: &[(&str, bool, &str)] = &[
+    ("platform", true, "`freeagent`, the one OAuth platform."),
+    ("entityId", true, "The entity the connection is for."),
+];
+const OAUTH_CALLBACK: &[(&str, bool, &str)] = &[
+    ("state", true, "The state of the authorize URL: unknown, used, expired (15 minutes) or another user's is 400."),
+    ("code", false, "The authorisation code to exchange."),
+    ("error", false, "The provider's refusal (`access_denied`): redirected with `?error=`."),
+];
+use Shape::{Action, Bare, Create, Delete, Get, List, PlainList, Query, Redirect, Update, V1List};
 
 /// Every route of the service. One entry per mounted route.
 #[rustfmt::skip]
@@ -162,6 +180,12 @@ pub const OPERATIONS: &[Operation] = &[
     // Import (session, Pro plan)
     op("post", "/api/import/preview", "Import", "importPreview", "Detect, map and dry-run a CSV export (changes nothing)", S, Action { body: "ImportPreviewBody", record: "ImportPreview" }),
     op("post", "/api/import/csv", "Import", "importCsv", "Import a CSV export in one transaction", S, Action { body: "ImportCsvBody", record: "ImportOutcome" }),
+    op("get", "/api/import/connections", "Import", "listImportConnections", "List platform connections (never their credentials)", S, List("ImportConnection")),
+    op("post", "/api/import/connections", "Import", "createImportConnection", "Connect an API platform (201; 200 when it replaces the entity's connection to that platform)", S, Create { body: "ImportConnectionCreate", record: "ImportConnection" }),
+    op("delete", "/api/import/connections", "Import", "deleteImportConnection", "Delete a connection and its credentials", S, Delete),
+    op("get", "/api/import/oauth/start", "Import", "startImportOAuth", "Start connecting FreeAgent over OAuth: the URL to send the browser to", S, Query { params: OAUTH_START, record: "ImportOAuthStart" }),
+    op("get", "/api/import/oauth/callback", "Import", "importOAuthCallback", "The provider's redirect back (browser): stores the grant, then 303 to /#/import?connected=freeagent or ?error=", S, Redirect(OAUTH_CALLBACK)),
+    op("post", "/api/import/migrate", "Import", "importMigrate", "Pull every page of one data type, or all, from a connected platform and import it in one transaction", S, Action { body: "ImportMigrateBody", record: "ImportMigrateOutcome" }),
     // Public API v1
     op("get", "/api/v1/transactions", "Public API", "v1ListTransactions", "List bank transactions", K, V1List("Transaction")),
     op("get", "/api/v1/invoices", "Public API", "v1ListInvoices", "List invoices with line items", K, V1List("Invoice")),
@@ -405,6 +429,15 @@ pub fn schemas() -> Map<String, Value> {
     use crate::accounting::projects::STATUSES as PROJECT_STATUSES;
     use crate::accounting::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
 
+    const IMPORT_API_PLATFORMS: [&str; 7] = [
+        "stripe",
+        "shopify",
+        "square",
+        "paypal",
+        "gocardless",
+        "woocommerce",
+        "freeagent",
+    ];
     const IMPORT_TYPES: [&str; 8] = [
         "contacts",
         "products",
@@ -761,6 +794,42 @@ pub fn schemas() -> Map<String, Value> {
                 ("notes", array(string())),
             ],
         )),
+        ("ImportConnection", record(vec![
+            ("id", uuid()),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entity_id", uuid()),
+            ("created_at", timestamp()),
+            ("last_used_at", nullable(timestamp())),
+            ("status", one_of_values(&["connected", "reconnect_required"], "`reconnect_required` once FreeAgent refused the stored grant: connect again over OAuth.")),
+        ])),
+        ("ImportConnectionCreate", object(&["platform", "entity_id", "credentials"], vec![
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS[..6], "FreeAgent connects over OAuth instead.")),
+            ("entity_id", uuid()),
+            ("credentials", json!({
+                "type": "object",
+                "additionalProperties": { "type": "string" },
+                "description": "Stored for the pulls, never returned. stripe {api_key}; shopify {shop, access_token}; square {access_token}; paypal {client_id, client_secret}; gocardless {access_token}; woocommerce {url, consumer_key, consumer_secret}. Other fields are dropped.",
+            })),
+        ])),
+        ("ImportOAuthStart", object(&["authorize_url"], vec![
+            ("authorize_url", json!({ "type": "string", "format": "uri", "description": "The provider's consent page, with client_id, response_type=code, redirect_uri and a fresh state." })),
+        ])),
+        ("ImportMigrateBody", object(&["mode", "platform", "entityType", "entity_id"], vec![
+            ("mode", one_of_values(&["api", "oauth"], "`oauth` for freeagent, `api` for the others.")),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entityType", one_of_values(&[
+                "contacts", "products", "invoices", "bills", "expenses", "projects", "time_entries", "subscriptions", "all",
+            ], "`all`: every type the platform supplies. A type it cannot supply is 400.")),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportMigrateOutcome", json!({
+            "type": "object",
+            "description": "One entry per data type pulled. With `all`, a type this account does not offer (a WooCommerce site without Subscriptions) is `{unavailable: message}`.",
+            "additionalProperties": { "oneOf": [
+                reference("ImportOutcome"),
+                object(&["unavailable"], vec![("unavailable", string())]),
+            ] },
+        })),
         ("ApiKey", record(vec![
             ("id", uuid()),
             ("name", string()),
@@ -882,6 +951,12 @@ fn query_param(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+fn required_param((name, required, description): (&str, bool, &str)) -> Value {
+    let mut p = query_param(name, description, string());
+    p["required"] = json!(required);
+    p
+}
+
 fn entity_param() -> Value {
     query_param(
         "entityId",
@@ -955,11 +1030,26 @@ fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
+        Query { params, record } => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("200", data_of(reference(record)))
+        }
+        Redirect(params) => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("303", Value::Null)
+        }
     };
-    let mut ok = json!({
-        "description": if code == "201" { "Created" } else { "OK" },
-        "content": json_content(success),
-    });
+    let mut ok = if code == "303" {
+        json!({
+            "description": "See Other: to the web app's import page",
+            "headers": { "Location": { "schema": { "type": "string" }, "description": "`/#/import?connected=<platform>` or `/#/import?error=<message>`" } },
+        })
+    } else {
+        json!({
+            "description": if code == "201" { "Created" } else { "OK" },
+            "content": json_content(success),
+        })
+    };
     if o.auth == K {
         ok["headers"] = rate_headers();
     }
@@ -1015,6 +1105,18 @@ fn operation(o: &Operation) -> Value {
         headers["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
         too_many["headers"] = headers;
         responses.insert("429".into(), too_many);
+    }
+    if o.id == "importMigrate" {
+        responses.insert(
+            "503".into(),
+            error("The platform stopped answering (5xx or 429 beyond the retries, unreachable, a malformed page); nothing of the run was kept"),
+        );
+    }
+    if o.id == "startImportOAuth" {
+        responses.insert(
+            "503".into(),
+            error("FreeAgent's OAuth client is not configured on this server"),
+        );
     }
     if o.path.starts_with("/api/import/") {
         responses.insert(

@@ -28,12 +28,12 @@ use serde_json::{json, Map, Value};
 use crate::accounting::common::EntityListQuery;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
 use crate::connectors::{self, Platform};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, JsonBody};
 use crate::http::{data, Created};
+use crate::import::ProPlan;
 use crate::scope::Scope;
 
 pub fn routes() -> Vec<Route> {
@@ -252,23 +252,13 @@ pub fn record_use(
     Ok(())
 }
 
-/// Essential installations do not import (§5 rule 7, DECISIONS §11).
-pub(crate) fn require_pro(config: &AppConfig) -> AppResult<()> {
-    if config.plan == crate::config::Plan::Pro {
-        Ok(())
-    } else {
-        Err(AppError::forbidden("Import requires the Pro plan"))
-    }
-}
-
 #[get("/import/connections?<q..>")]
 async fn list(
     user: SessionUser,
+    _pro: ProPlan,
     q: EntityListQuery,
     db: &State<Db>,
-    config: &State<AppConfig>,
 ) -> AppResult<Json<Value>> {
-    require_pro(config)?;
     let page = q.session_page()?;
     let entity = q.entity()?;
     let scope = Scope::user(user.id());
@@ -306,12 +296,11 @@ impl<'r> rocket::response::Responder<'r, 'static> for Saved {
 #[post("/import/connections", data = "<body>")]
 async fn create(
     user: SessionUser,
+    _pro: ProPlan,
     body: JsonBody<CreateBody>,
     db: &State<Db>,
     clock: &State<Clock>,
-    config: &State<AppConfig>,
 ) -> AppResult<Saved> {
-    require_pro(config)?;
     let b = body.into_inner();
     let platform = api_platform(&b.platform)?;
     if platform == Platform::Freeagent {
@@ -351,11 +340,10 @@ struct IdBody {
 #[delete("/import/connections", data = "<body>")]
 async fn remove(
     user: SessionUser,
+    _pro: ProPlan,
     body: JsonBody<IdBody>,
     db: &State<Db>,
-    config: &State<AppConfig>,
 ) -> AppResult<Json<Value>> {
-    require_pro(config)?;
     let id = parse_id("id", &body.id)?;
     let owner = user.user.id;
     db.write(move |tx| {

@@ -46,7 +46,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::apply;
-use super::connections::{self, api_platform, require_pro, StoredConnection};
+use super::connections::{self, api_platform, StoredConnection};
 use super::fields::EntityType;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
@@ -57,6 +57,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::JsonBody;
 use crate::http::data;
+use crate::import::ProPlan;
 use crate::scope::Scope;
 
 /// Every import route of the network side: connections, OAuth and migrate.
@@ -255,13 +256,13 @@ fn pull_error(e: ConnectorError) -> AppError {
 #[post("/import/migrate", data = "<body>")]
 async fn migrate(
     user: SessionUser,
+    _pro: ProPlan,
     body: JsonBody<MigrateBody>,
     db: &State<Db>,
     clock: &State<Clock>,
     config: &State<AppConfig>,
     retry: &State<RetryPolicy>,
 ) -> AppResult<Json<Value>> {
-    require_pro(config)?;
     let b = body.into_inner();
     let platform = api_platform(&b.platform)?;
     check_mode(platform, &b.mode)?;

@@ -29,7 +29,7 @@ use rocket::{get, routes, Route, State};
 use rusqlite::{params, OptionalExtension};
 use serde_json::{json, Value};
 
-use super::connections::{api_platform, require_pro, upsert};
+use super::connections::{api_platform, upsert};
 use crate::auth::{token, SessionUser};
 use crate::clock::{rfc3339, Clock};
 use crate::config::{AppConfig, PlatformConfig};
@@ -38,6 +38,7 @@ use crate::connectors::{ConnectorError, Platform, RetryPolicy};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::data;
+use crate::import::ProPlan;
 use crate::scope::Scope;
 
 pub fn routes() -> Vec<Route> {
@@ -116,6 +117,7 @@ fn config_error(e: ConnectorError) -> AppError {
 #[allow(non_snake_case)]
 async fn start(
     user: SessionUser,
+    _pro: ProPlan,
     platform: Option<&str>,
     entityId: Option<&str>,
     origin: Origin,
@@ -123,7 +125,6 @@ async fn start(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Json<Value>> {
-    require_pro(config)?;
     let p = api_platform(platform.unwrap_or_default())?;
     if p != Platform::Freeagent {
         return Err(AppError::bad_request(format!(
@@ -201,6 +202,7 @@ struct Pending {
 #[allow(clippy::too_many_arguments)]
 async fn callback(
     user: SessionUser,
+    _pro: ProPlan,
     code: Option<&str>,
     state: Option<&str>,
     error: Option<&str>,
@@ -209,7 +211,6 @@ async fn callback(
     config: &State<AppConfig>,
     retry: &State<RetryPolicy>,
 ) -> AppResult<ToWebApp> {
-    require_pro(config)?;
     let state = state
         .filter(|s| !s.is_empty())
         .ok_or_else(|| AppError::missing("state"))?;
