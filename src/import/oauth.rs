@@ -114,7 +114,7 @@ fn config_error(e: ConnectorError) -> AppError {
 }
 
 #[get("/import/oauth/start?<platform>&<entityId>")]
-#[allow(non_snake_case)]
+#[allow(non_snake_case, clippy::too_many_arguments)]
 async fn start(
     user: SessionUser,
     _pro: ProPlan,
