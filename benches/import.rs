@@ -112,19 +112,52 @@ struct Measured {
     imported: u64,
     skipped: u64,
     failed: usize,
+    /// Resident set size just before the request, KiB.
+    rss_before: u64,
+    /// Highest resident set size sampled (every 2 ms) while the request ran, KiB.
+    rss_peak: u64,
+}
+
+/// A `/proc/<pid>/status` field in KiB.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 fn import(server: &Server, entity: &str, entity_type: &str, body: &str) -> Measured {
+    let pid = server.child.id();
+    let rss_before = status_kib(pid, "VmRSS:");
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(status_kib(pid, "VmRSS:"));
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            peak
+        })
+    };
     let mut c = server.conn();
     let t = Instant::now();
     let (status, v) = c.json("POST", "/api/import/csv", body);
     let secs = t.elapsed().as_secs_f64();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let rss_peak = sampler.join().unwrap();
     assert_eq!(status, 200, "{entity_type} into {entity}: {v}");
     Measured {
         secs,
         imported: v["data"]["imported"].as_u64().unwrap(),
         skipped: v["data"]["skipped"].as_u64().unwrap(),
         failed: v["data"]["failed"].as_array().unwrap().len(),
+        rss_before,
+        rss_peak,
     }
 }
 
@@ -143,32 +176,36 @@ fn bench(label: &str, entity_type: &str, rows: usize, csv: String) {
     let body = json!({"entityType": entity_type, "csv": csv, "entity_id": entity}).to_string();
     drop(csv);
     let body_mb = body.len() as f64 / 1e6;
-    let idle = server.peak_rss_kib();
-
     let first = import(&server, &entity, entity_type, &body);
-    let after_first = server.peak_rss_kib();
     let again = import(&server, &entity, entity_type, &body);
-    let after_again = server.peak_rss_kib();
     assert_eq!(first.failed, 0);
     assert_eq!(again.imported, 0);
     assert_eq!(again.skipped, first.imported);
+    let mb = |kib: u64| kib as f64 / 1024.0;
+    let growth = |m: &Measured| {
+        let kib = m.rss_peak.saturating_sub(m.rss_before);
+        format!(
+            "{:.1} -> {:.1} MB (+{:.1} MB = {:.2} x body)",
+            mb(m.rss_before),
+            mb(m.rss_peak),
+            mb(kib),
+            kib as f64 * 1024.0 / body.len() as f64
+        )
+    };
     println!(
         "{label}: {rows} rows, CSV {csv_mb:.1} MB, request body {body_mb:.1} MB\n  \
-         import: {:.2} s, {:.0} rows/s ({} records imported)\n  \
-         re-import: {:.2} s, {:.0} rows/s ({} skipped)\n  \
-         server peak RSS: idle {:.1} MB, after import {:.1} MB (+{:.1} MB = {:.2} x body), \
-         after re-import {:.1} MB",
+         import: {:.2} s, {:.0} rows/s ({} records imported); RSS {}\n  \
+         re-import: {:.2} s, {:.0} rows/s ({} skipped); RSS {}\n  \
+         server peak RSS (VmHWM) over both: {:.1} MB",
         first.secs,
         rows as f64 / first.secs,
         first.imported,
+        growth(&first),
         again.secs,
         rows as f64 / again.secs,
         again.skipped,
-        idle as f64 / 1024.0,
-        after_first as f64 / 1024.0,
-        (after_first - idle) as f64 / 1024.0,
-        (after_first - idle) as f64 * 1024.0 / body.len() as f64,
-        after_again as f64 / 1024.0,
+        growth(&again),
+        mb(server.peak_rss_kib()),
     );
 }
 
