@@ -99,7 +99,7 @@ fn thousands(pence: i64) -> String {
     let whole = (pence / 100).to_string();
     let mut out = String::new();
     for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

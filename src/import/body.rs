@@ -213,9 +213,9 @@ mod tests {
         assert!(e.to_string().contains("`csv`"), "{e}");
         let e = split_value(json!({"csv": "a"})).err().unwrap();
         assert_eq!(e.to_string(), "Missing required field: entityType");
-        let e = split::<Fields>(b"  ".to_vec()).err().unwrap();
+        let e = split::<Fields>(vec![b' ', b' ']).err().unwrap();
         assert_eq!(e.to_string(), "Missing required field: entityType");
-        let e = split::<Fields>(br#"{"csv": "\ud800", "entityType": "x"}"#.to_vec())
+        let e = split::<Fields>(Vec::from(&br#"{"csv": "\ud800", "entityType": "x"}"#[..]))
             .err()
             .unwrap();
         assert!(e.to_string().contains("escape"), "{e}");
