@@ -1459,3 +1459,31 @@ fn another_users_entity_is_not_found() {
     );
     assert_error(&res, Status::NotFound);
 }
+
+#[test]
+fn a_body_over_the_json_limit_is_413_and_a_body_that_is_not_json_is_415() {
+    let t = app_with(&[("limits.json", json!("1 KiB"))]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Acme Ltd");
+    let small = "name\nAlpha Ltd\n";
+    assert_eq!(
+        run_csv(&t, &entity, "contacts", small),
+        outcome(1, 0),
+        "under the limit"
+    );
+    let big = format!("name\n{}", "Alpha Ltd\n".repeat(200));
+    let res = t.post(
+        "/api/import/csv",
+        json!({"entityType": "contacts", "csv": big, "entity_id": entity}),
+    );
+    assert_error(&res, Status::PayloadTooLarge);
+    let cookie = t.session.borrow().clone().unwrap();
+    let res = t
+        .client
+        .post("/api/import/preview")
+        .cookie(rocket::http::Cookie::new("stockbook_session", cookie))
+        .header(rocket::http::ContentType::Form)
+        .body("csv=name")
+        .dispatch();
+    assert_error(&common::body(res), Status::UnsupportedMediaType);
+}

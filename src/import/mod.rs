@@ -6,6 +6,7 @@
 //! and the generic manual mapping.
 
 pub mod apply;
+pub mod body;
 pub mod connections;
 pub mod csv;
 pub mod fields;

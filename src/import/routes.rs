@@ -23,9 +23,9 @@ use crate::clock::Clock;
 use crate::config::{AppConfig, Plan};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::JsonBody;
 use crate::http::data;
 use crate::http::stash::stash;
+use crate::import::body::CsvJson;
 use crate::import::csv::{self, ParsedFile, RowError};
 use crate::import::fields::EntityType;
 use crate::import::run::stream;
@@ -91,7 +91,6 @@ struct PreviewBody {
     mode: Option<String>,
     #[serde(default, rename = "entityType")]
     entity_type: Option<String>,
-    csv: String,
     #[serde(default)]
     platform: Option<String>,
     #[serde(default)]
@@ -106,7 +105,6 @@ struct RunBody {
     mode: Option<String>,
     #[serde(rename = "entityType")]
     entity_type: String,
-    csv: String,
     #[serde(default)]
     platform: Option<String>,
     #[serde(default)]
@@ -151,11 +149,11 @@ async fn blocking<T: Send + 'static>(
 async fn preview(
     user: SessionUser,
     _pro: ProPlan,
-    body: JsonBody<PreviewBody>,
+    body: CsvJson<PreviewBody>,
     db: &State<Db>,
     clock: &State<Clock>,
 ) -> AppResult<Json<Value>> {
-    let b = body.into_inner();
+    let CsvJson { fields: b, csv } = body;
     check_mode(b.mode.as_deref())?;
     let entity_type = blank_to_none(b.entity_type)
         .map(|e| parse_entity_type(&e))
@@ -165,12 +163,7 @@ async fn preview(
     let db = db.inner().clone();
     let clock = clock.inner().clone();
     let answer = blocking(move || {
-        let prepared = csv::prepare(
-            &b.csv,
-            entity_type,
-            b.platform.as_deref(),
-            b.mapping.as_ref(),
-        )?;
+        let prepared = csv::prepare(&csv, entity_type, b.platform.as_deref(), b.mapping.as_ref())?;
         match entity_id {
             Some(entity) if prepared.file.missing_required.is_empty() => {
                 let mut conn = db.conn()?;
@@ -199,11 +192,11 @@ async fn preview(
 async fn run_csv(
     user: SessionUser,
     _pro: ProPlan,
-    body: JsonBody<RunBody>,
+    body: CsvJson<RunBody>,
     db: &State<Db>,
     clock: &State<Clock>,
 ) -> AppResult<Json<Value>> {
-    let b = body.into_inner();
+    let CsvJson { fields: b, csv } = body;
     check_mode(b.mode.as_deref())?;
     let entity_type = parse_entity_type(&b.entity_type)?;
     let entity_id = crate::http::required_text("entity_id", &b.entity_id)?;
@@ -212,7 +205,7 @@ async fn run_csv(
     let outcome = db
         .write(move |tx| {
             let prepared = csv::prepare(
-                &b.csv,
+                &csv,
                 Some(entity_type),
                 b.platform.as_deref(),
                 b.mapping.as_ref(),

@@ -20,6 +20,9 @@ use crate::import::fields::EntityType;
 use crate::import::records::{LineRow, SubscriptionRow};
 use crate::scope::Scope;
 
+/// A document whose last line has not been read yet: its header and `(row, line)`s.
+type OpenDocument = (Document, Vec<(usize, LineRow)>);
+
 /// What a streamed pass gives back besides the writes.
 pub struct Streamed {
     /// The file's header, mapping, notes … (`rows` holds the sample).
@@ -87,8 +90,7 @@ pub fn stream(
                 Ok(())
             })?;
             // Pass 2: gather each document's lines, write it at its last row.
-            let mut open: HashMap<(String, String), (Document, Vec<(usize, LineRow)>)> =
-                HashMap::new();
+            let mut open: HashMap<(String, String), OpenDocument> = HashMap::new();
             prepared.each_row(|r| -> AppResult<()> {
                 let row = match r {
                     Ok(row) => row,
