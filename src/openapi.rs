@@ -64,6 +64,14 @@ pub enum Shape {
     Get(&'static str),
     /// No body → 200 with the schema itself (no envelope).
     Bare(&'static str),
+    /// Query parameters `(name, required, description)` → 200 `{data: record}`.
+    Query {
+        params: &'static [(&'static str, bool, &'static str)],
+        record: &'static str,
+    },
+    /// Query parameters `(name, required, description)` → 303 to the web app
+    /// (a browser navigation, not a JSON call).
+    Redirect(&'static [(&'static str, bool, &'static str)]),
     /// Session list with its own filters: `filters`, `limit`, `offset` →
     /// `{data: [schema]}`.
     FilteredList(&'static str, &'static [Filter]),
@@ -183,9 +191,19 @@ use Filter::{
     MovementType as ByType, Product as ByProduct, Search,
 };
 use Shape::{
-    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PlainList, Report,
-    ReportList, Update, Upsert, V1List,
+    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PlainList, Query, Redirect,
+    Report, ReportList, Update, Upsert, V1List,
 };
+
+const OAUTH_START: &[(&str, bool, &str)] = &[
+    ("platform", true, "`freeagent`, the one OAuth platform."),
+    ("entityId", true, "The entity the connection is for."),
+];
+const OAUTH_CALLBACK: &[(&str, bool, &str)] = &[
+    ("state", true, "The state of the authorize URL: unknown, used, expired (15 minutes) or another user's is 400."),
+    ("code", false, "The authorisation code to exchange."),
+    ("error", false, "The provider's refusal (`access_denied`): redirected with `?error=`."),
+];
 
 /// Every route of the service. One entry per mounted route.
 #[rustfmt::skip]
@@ -308,6 +326,15 @@ pub const OPERATIONS: &[Operation] = &[
     op("get", "/api/api-keys", "API keys", "listApiKeys", "List API keys (never the key itself)", S, PlainList("ApiKey")),
     op("post", "/api/api-keys", "API keys", "createApiKey", "Create an API key; raw_key is shown this once", S, Create { body: "ApiKeyCreate", record: "ApiKeyCreated" }),
     op("delete", "/api/api-keys", "API keys", "revokeApiKey", "Revoke an API key", S, Delete),
+    // Import (session, Pro plan)
+    op("post", "/api/import/preview", "Import", "importPreview", "Detect, map and dry-run a CSV export (changes nothing)", S, Action { body: "ImportPreviewBody", record: "ImportPreview" }),
+    op("post", "/api/import/csv", "Import", "importCsv", "Import a CSV export in one transaction", S, Action { body: "ImportCsvBody", record: "ImportOutcome" }),
+    op("get", "/api/import/connections", "Import", "listImportConnections", "List platform connections (never their credentials)", S, List("ImportConnection")),
+    op("post", "/api/import/connections", "Import", "createImportConnection", "Connect an API platform (201; 200 when it replaces the entity's connection to that platform)", S, Create { body: "ImportConnectionCreate", record: "ImportConnection" }),
+    op("delete", "/api/import/connections", "Import", "deleteImportConnection", "Delete a connection and its credentials", S, Delete),
+    op("get", "/api/import/oauth/start", "Import", "startImportOAuth", "Start connecting FreeAgent over OAuth: the URL to send the browser to", S, Query { params: OAUTH_START, record: "ImportOAuthStart" }),
+    op("get", "/api/import/oauth/callback", "Import", "importOAuthCallback", "The provider's redirect back (browser): stores the grant, then 303 to /#/import?connected=freeagent or ?error=", S, Redirect(OAUTH_CALLBACK)),
+    op("post", "/api/import/migrate", "Import", "importMigrate", "Pull every page of one data type, or all, from a connected platform and import it in one transaction", S, Action { body: "ImportMigrateBody", record: "ImportMigrateOutcome" }),
     // Public API v1
     op("get", "/api/v1/transactions", "Public API", "v1ListTransactions", "List bank transactions", K, V1List("Transaction")),
     op("get", "/api/v1/invoices", "Public API", "v1ListInvoices", "List invoices with line items", K, V1List("Invoice")),
@@ -567,6 +594,25 @@ pub fn schemas() -> Map<String, Value> {
     use crate::accounting::projects::STATUSES as PROJECT_STATUSES;
     use crate::accounting::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
 
+    const IMPORT_API_PLATFORMS: [&str; 7] = [
+        "stripe",
+        "shopify",
+        "square",
+        "paypal",
+        "gocardless",
+        "woocommerce",
+        "freeagent",
+    ];
+    const IMPORT_TYPES: [&str; 8] = [
+        "contacts",
+        "products",
+        "invoices",
+        "bills",
+        "expenses",
+        "projects",
+        "time_entries",
+        "subscriptions",
+    ];
     let inv_number =
         "INV-0001, INV-0002, ... per entity when omitted; unique per entity ignoring case (409).";
     let bill_number =
@@ -865,6 +911,90 @@ pub fn schemas() -> Map<String, Value> {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
         ])),
+        ("ImportPreviewBody", object(&["csv"], vec![
+            ("mode", json!({ "type": "string", "enum": ["csv"], "default": "csv" })),
+            ("entityType", nullable(one_of_values(&IMPORT_TYPES, "Detected from the header when omitted."))),
+            ("csv", text("The CSV text, header row included (Sage 50 reports may have none).")),
+            ("platform", nullable(text("A CSV platform (xero, quickbooks, sage_accounting, sage50, freeagent, kashflow, zoho_books, freshbooks) to detect among its layouts only, or `generic` to skip detection."))),
+            ("mapping", json!({
+                "type": ["object", "null"],
+                "additionalProperties": { "type": ["string", "null"] },
+                "description": "The remap step: header → import field (or null to ignore the column); overrides detection.",
+            })),
+            ("entity_id", nullable(text("With an entity the preview dry-runs the import (rolled back): `duplicates` and `errors` are what the run would report."))),
+        ])),
+        ("ImportCsvBody", object(&["entityType", "csv", "entity_id"], vec![
+            ("entityType", one_of_values(&IMPORT_TYPES, "The kind of data the file holds.")),
+            ("csv", string()),
+            ("platform", nullable(string())),
+            ("mapping", json!({ "type": ["object", "null"], "additionalProperties": { "type": ["string", "null"] } })),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportRowError", object(&["row", "message"], vec![
+            ("row", json!({ "type": "integer", "description": "Spreadsheet row number (the header is row 1)." })),
+            ("column", text("The column to blame, when one is.")),
+            ("message", string()),
+        ])),
+        ("ImportOutcome", object(&["imported", "skipped", "failed"], vec![
+            ("imported", json!({ "type": "integer", "description": "Records created (a document or template counts once)." })),
+            ("skipped", json!({ "type": "integer", "description": "Records skipped as duplicates of stored records or of earlier rows." })),
+            ("failed", array(reference("ImportRowError"))),
+        ])),
+        ("ImportPreview", object(
+            &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors"],
+            vec![
+                ("platform", string()),
+                ("detected", json!({ "type": "boolean", "description": "A known export layout was recognised (false: the mapping is a suggestion from header names)." })),
+                ("entityType", one_of_values(&IMPORT_TYPES, "")),
+                ("headers", array(string())),
+                ("mapping", json!({ "type": "object", "additionalProperties": { "type": ["string", "null"] } })),
+                ("fields", array(object(&["name", "required"], vec![("name", string()), ("required", boolean())]))),
+                ("rows", array(json!({ "type": "object", "description": "The first 20 rows, mapped, each with its `row` number." }))),
+                ("totalRows", integer()),
+                ("duplicates", json!({ "type": "integer", "description": "Records the run would skip as duplicates (0 without entity_id)." })),
+                ("errors", array(reference("ImportRowError"))),
+                ("layout", nullable(string())),
+                ("missingRequired", array(string())),
+                ("leftOut", json!({ "type": "integer", "description": "Rows of other transaction types left out." })),
+                ("notes", array(string())),
+            ],
+        )),
+        ("ImportConnection", record(vec![
+            ("id", uuid()),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entity_id", uuid()),
+            ("created_at", timestamp()),
+            ("last_used_at", nullable(timestamp())),
+            ("status", one_of_values(&["connected", "reconnect_required"], "`reconnect_required` once FreeAgent refused the stored grant: connect again over OAuth.")),
+        ])),
+        ("ImportConnectionCreate", object(&["platform", "entity_id", "credentials"], vec![
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS[..6], "FreeAgent connects over OAuth instead.")),
+            ("entity_id", uuid()),
+            ("credentials", json!({
+                "type": "object",
+                "additionalProperties": { "type": "string" },
+                "description": "Stored for the pulls, never returned. stripe {api_key}; shopify {shop, access_token}; square {access_token}; paypal {client_id, client_secret}; gocardless {access_token}; woocommerce {url, consumer_key, consumer_secret}. Other fields are dropped.",
+            })),
+        ])),
+        ("ImportOAuthStart", object(&["authorize_url"], vec![
+            ("authorize_url", json!({ "type": "string", "format": "uri", "description": "The provider's consent page, with client_id, response_type=code, redirect_uri and a fresh state." })),
+        ])),
+        ("ImportMigrateBody", object(&["mode", "platform", "entityType", "entity_id"], vec![
+            ("mode", one_of_values(&["api", "oauth"], "`oauth` for freeagent, `api` for the others.")),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entityType", one_of_values(&[
+                "contacts", "products", "invoices", "bills", "expenses", "projects", "time_entries", "subscriptions", "all",
+            ], "`all`: every type the platform supplies. A type it cannot supply is 400.")),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportMigrateOutcome", json!({
+            "type": "object",
+            "description": "One entry per data type pulled. With `all`, a type this account does not offer (a WooCommerce site without Subscriptions) is `{unavailable: message}`.",
+            "additionalProperties": { "oneOf": [
+                reference("ImportOutcome"),
+                object(&["unavailable"], vec![("unavailable", string())]),
+            ] },
+        })),
         ("ApiKey", record(vec![
             ("id", uuid()),
             ("name", string()),
@@ -1274,6 +1404,12 @@ fn query_param(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+fn required_param((name, required, description): (&str, bool, &str)) -> Value {
+    let mut p = query_param(name, description, string());
+    p["required"] = json!(required);
+    p
+}
+
 fn entity_param() -> Value {
     query_param(
         "entityId",
@@ -1423,11 +1559,26 @@ fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
+        Query { params, record } => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("200", data_of(reference(record)))
+        }
+        Redirect(params) => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("303", Value::Null)
+        }
     };
-    let mut ok = json!({
-        "description": if code == "201" { "Created" } else { "OK" },
-        "content": json_content(success),
-    });
+    let mut ok = if code == "303" {
+        json!({
+            "description": "See Other: to the web app's import page",
+            "headers": { "Location": { "schema": { "type": "string" }, "description": "`/#/import?connected=<platform>` or `/#/import?error=<message>`" } },
+        })
+    } else {
+        json!({
+            "description": if code == "201" { "Created" } else { "OK" },
+            "content": json_content(success),
+        })
+    };
     if o.auth == K {
         ok["headers"] = rate_headers();
     }
@@ -1488,6 +1639,24 @@ fn operation(o: &Operation) -> Value {
         headers["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
         too_many["headers"] = headers;
         responses.insert("429".into(), too_many);
+    }
+    if o.id == "importMigrate" {
+        responses.insert(
+            "503".into(),
+            error("The platform stopped answering (5xx or 429 beyond the retries, unreachable, a malformed page); nothing of the run was kept"),
+        );
+    }
+    if o.id == "startImportOAuth" {
+        responses.insert(
+            "503".into(),
+            error("FreeAgent's OAuth client is not configured on this server"),
+        );
+    }
+    if o.path.starts_with("/api/import/") {
+        responses.insert(
+            "403".into(),
+            error("Import requires the Pro plan (an `essential` installation)"),
+        );
     }
     if o.id == "login" {
         responses.insert("401".into(), error("Wrong email or password"));

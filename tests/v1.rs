@@ -1104,6 +1104,13 @@ fn session_list_answers_match_their_documented_schemas() {
         if path.starts_with("/api/v1/") || path == "/api/openapi.json" {
             continue;
         }
+        // Operations that need query parameters (the OAuth steps) are not plain lists.
+        let needs_query = op["parameters"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p["required"] == json!(true)));
+        if needs_query {
+            continue;
+        }
         let (s, v) = t.get(path);
         assert_eq!(s, Status::Ok, "{path}");
         conforms(&doc, &success_schema(op).1, &v, path).unwrap_or_else(|e| panic!("{e}"));

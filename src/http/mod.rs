@@ -74,6 +74,9 @@ pub struct App {
     pub config: AppConfig,
     pub db: Db,
     pub clock: Clock,
+    /// The retry policy of the import connectors (429/5xx back-off). Production sleeps;
+    /// tests replace it before [`build_rocket`] to record the waits instead.
+    pub retry: crate::connectors::RetryPolicy,
 }
 
 impl App {
@@ -85,6 +88,7 @@ impl App {
             config,
             db,
             clock: Clock::default(),
+            retry: crate::connectors::RetryPolicy::default(),
         })
     }
 }
@@ -97,6 +101,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(app.config)
         .manage(app.clock)
         .manage(crate::auth::SessionCache::default())
+        .manage(app.retry)
         .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
@@ -104,7 +109,9 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", crate::inventory::routes())
         .mount("/api", crate::accounting::routes())
         .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::import::routes::routes())
         .mount("/api", crate::openapi::routes())
+        .mount("/api", crate::import::migrate::routes())
         .mount("/api/v1", crate::v1::routes())
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())

@@ -5,14 +5,23 @@
 //! transaction. [`csv::parse`] reads the CSV exports of the eight accounting platforms
 //! and the generic manual mapping.
 
+pub mod apply;
+pub mod body;
+pub mod connections;
 pub mod csv;
 pub mod fields;
+pub mod migrate;
+pub mod oauth;
 pub mod platform;
 pub mod records;
+pub mod routes;
+pub mod run;
 
 pub use self::csv::{parse, ParsedFile};
+pub use apply::{apply_parsed, parsed_from_rows, ImportOutcome};
 pub use fields::{EntityType, Field, FieldSpec};
 pub use platform::Platform;
+pub use routes::ProPlan;
 
 use crate::error::AppError;
 
