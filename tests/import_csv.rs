@@ -1487,3 +1487,85 @@ fn a_body_over_the_json_limit_is_413_and_a_body_that_is_not_json_is_415() {
         .dispatch();
     assert_error(&common::body(res), Status::UnsupportedMediaType);
 }
+
+#[test]
+fn a_document_with_a_line_that_cannot_be_read_is_not_imported_at_all() {
+    let (t, entity) = app_with_entity();
+    // INV-2's second line has a bad price: INV-2 is not imported with one line only.
+    let csv = "number,contact_name,issue_date,line_description,line_unit_price\n\
+               INV-1,Alpha Ltd,01/03/2024,Work,100\n\
+               INV-2,Beta Ltd,02/03/2024,Part one,50\n\
+               INV-2,Beta Ltd,02/03/2024,Part two,fifty\n\
+               INV-3,Gamma Ltd,03/03/2024,Work,70\n";
+    let body =
+        json!({"entityType": "invoices", "platform": "generic", "csv": csv, "entity_id": entity});
+    let p = preview(&t, body.clone());
+    let r = run(&t, body);
+    assert_eq!(r["imported"], json!(2), "{r}");
+    let failed = r["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 2, "{r}");
+    assert_eq!(failed[0]["row"], json!(3));
+    assert_eq!(
+        failed[0]["message"],
+        json!("Invoice INV-2: row 4 of it could not be read, so nothing of it was imported")
+    );
+    assert_eq!(failed[1]["row"], json!(4));
+    assert_eq!(failed[1]["column"], json!("line_unit_price"));
+    assert_eq!(
+        p["errors"], r["failed"],
+        "the preview's dry run says the same"
+    );
+    let invoices = list(&t, "invoices", &entity);
+    let numbers: Vec<&Value> = invoices.iter().map(|i| &i["number"]).collect();
+    assert_eq!(numbers.len(), 2);
+    assert!(!numbers.contains(&&json!("INV-2")));
+    assert!(
+        list(&t, "contacts", &entity)
+            .iter()
+            .all(|c| c["name"] != json!("Beta Ltd")),
+        "the failed document's contact is not kept"
+    );
+
+    // The same through the API path: a subscription item that cannot be read.
+    let row = |pairs: &[(&str, &str)]| -> ImportRow {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let rows = vec![
+        row(&[
+            ("provider_ref", "sub_1"),
+            ("contact_name", "Alpha Ltd"),
+            ("interval", "month"),
+            ("line_unit_price", "10"),
+        ]),
+        row(&[
+            ("provider_ref", "sub_1"),
+            ("contact_name", "Alpha Ltd"),
+            ("interval", "day"),
+            ("line_unit_price", "5"),
+        ]),
+        row(&[
+            ("provider_ref", "sub_2"),
+            ("contact_name", "Alpha Ltd"),
+            ("interval", "year"),
+            ("line_unit_price", "99"),
+        ]),
+    ];
+    let parsed = import::parsed_from_rows("gocardless", EntityType::Subscriptions, &rows).unwrap();
+    let (_, me) = t.get("/api/auth/me");
+    let scope = Scope::user(me["data"]["id"].as_str().unwrap());
+    let clock = t.clock.clone();
+    let e = entity.clone();
+    let out =
+        t.db.write_sync(move |tx| import::apply_parsed(tx, &scope, &e, &parsed, &clock))
+            .unwrap();
+    assert_eq!((out.imported, out.skipped), (1, 0), "{out:?}");
+    let rows: Vec<usize> = out.failed.iter().map(|f| f.row).collect();
+    assert_eq!(rows, [1, 2], "{out:?}");
+    let templates = list(&t, "recurring-invoices", &entity);
+    assert_eq!(templates.len(), 1);
+    assert_eq!(templates[0]["provider_ref"], json!("sub_2"));
+    assert_eq!(templates[0]["provider"], json!("gocardless"));
+}

@@ -195,6 +195,20 @@ impl Fail {
     }
 }
 
+/// A document or template with rows that could not be read is not imported at all
+/// (rather than with some of its lines); those rows carry their own errors.
+fn unreadable(failed_rows: &[usize]) -> Result<(), Fail> {
+    if failed_rows.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<String> = failed_rows.iter().map(usize::to_string).collect();
+    Err(Fail::App(AppError::bad_request(format!(
+        "row{} {} of it could not be read, so nothing of it was imported",
+        if rows.len() > 1 { "s" } else { "" },
+        rows.join(", ")
+    ))))
+}
+
 fn money(m: Money) -> String {
     format!("{:.2}", m.value())
 }
@@ -745,7 +759,10 @@ impl<'a> Writer<'a> {
                     date_text(doc.issue_date)
                 ),
             },
-            |w| w.write_document(kind, doc, lines),
+            |w| {
+                unreadable(&doc.failed_rows)?;
+                w.write_document(kind, doc, lines)
+            },
         )
     }
 
@@ -884,6 +901,7 @@ impl<'a> Writer<'a> {
             true,
             || format!("Subscription {}", t.provider_ref),
             |w| {
+                unreadable(&t.failed_rows)?;
                 if w.exists("recurring_invoices", &t.provider_ref)? {
                     return Ok(Done::Skipped);
                 }

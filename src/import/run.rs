@@ -15,13 +15,13 @@ use rusqlite::Transaction;
 use crate::clock::Clock;
 use crate::error::AppResult;
 use crate::import::apply::{check_complete, doc_kind, ImportOutcome, Writer};
-use crate::import::csv::{document_key, Document, MappedRow, ParsedFile, Prepared, Template};
+use crate::import::csv::{
+    document_key, template_key, Document, GroupKey, LeftOut, MappedRow, ParsedFile, Prepared,
+    Template,
+};
 use crate::import::fields::EntityType;
-use crate::import::records::{LineRow, SubscriptionRow};
+use crate::import::records::{LineRow, RowData, SubscriptionRow};
 use crate::scope::Scope;
-
-/// A document whose last line has not been read yet: its header and `(row, line)`s.
-type OpenDocument = (Document, Vec<(usize, LineRow)>);
 
 /// What a streamed pass gives back besides the writes.
 pub struct Streamed {
@@ -29,6 +29,173 @@ pub struct Streamed {
     pub file: ParsedFile,
     /// What the writer did (`None` without one).
     pub outcome: Option<ImportOutcome>,
+}
+
+/// Documents and templates: records made of several rows.
+trait Group: Sized {
+    type Row;
+    fn peek(d: &RowData) -> Option<&Self::Row>;
+    fn take(d: RowData) -> Option<Self::Row>;
+    fn key(r: &Self::Row, entity: EntityType) -> GroupKey;
+    /// Started by its first row (`n`: the spreadsheet row).
+    fn start(r: &Self::Row, n: usize) -> Self;
+    fn add(&mut self, r: &Self::Row, n: usize);
+    fn failed_rows(&mut self) -> &mut Vec<usize>;
+    fn write(
+        &self,
+        w: &mut Writer<'_>,
+        entity: EntityType,
+        rows: &[(usize, &Self::Row)],
+    ) -> AppResult<()>;
+}
+
+impl Group for Document {
+    type Row = LineRow;
+    fn peek(d: &RowData) -> Option<&LineRow> {
+        d.as_line()
+    }
+    fn take(d: RowData) -> Option<LineRow> {
+        match d {
+            RowData::Line(l) => Some(l),
+            _ => None,
+        }
+    }
+    fn key(l: &LineRow, entity: EntityType) -> GroupKey {
+        document_key(l, entity, false)
+    }
+    fn start(l: &LineRow, n: usize) -> Self {
+        Document::of_line(l, n)
+    }
+    fn add(&mut self, l: &LineRow, n: usize) {
+        self.add_line(l, n);
+    }
+    fn failed_rows(&mut self) -> &mut Vec<usize> {
+        &mut self.failed_rows
+    }
+    fn write(
+        &self,
+        w: &mut Writer<'_>,
+        entity: EntityType,
+        rows: &[(usize, &LineRow)],
+    ) -> AppResult<()> {
+        w.document(doc_kind(entity), self, rows)
+    }
+}
+
+impl Group for Template {
+    type Row = SubscriptionRow;
+    fn peek(d: &RowData) -> Option<&SubscriptionRow> {
+        d.as_subscription()
+    }
+    fn take(d: RowData) -> Option<SubscriptionRow> {
+        match d {
+            RowData::Subscription(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn key(s: &SubscriptionRow, _: EntityType) -> GroupKey {
+        template_key(&s.provider_ref)
+    }
+    fn start(s: &SubscriptionRow, n: usize) -> Self {
+        Template::of_row(s, n)
+    }
+    fn add(&mut self, s: &SubscriptionRow, n: usize) {
+        self.add_row(s, n);
+    }
+    fn failed_rows(&mut self) -> &mut Vec<usize> {
+        &mut self.failed_rows
+    }
+    fn write(
+        &self,
+        w: &mut Writer<'_>,
+        _: EntityType,
+        rows: &[(usize, &SubscriptionRow)],
+    ) -> AppResult<()> {
+        w.template(self, rows)
+    }
+}
+
+/// A group whose last row has not been read yet.
+struct Open<G: Group> {
+    head: Option<G>,
+    rows: Vec<(usize, G::Row)>,
+    failed: Vec<usize>,
+}
+
+/// The two passes over a file of grouped rows: the last row of each group, then each
+/// group gathered and written at its last row. A group with a row that could not be read
+/// is handed to the writer with those rows, which fails it whole.
+fn grouped<G: Group>(
+    prepared: &Prepared<'_>,
+    w: &mut Writer<'_>,
+    keep: &mut impl FnMut(&MappedRow),
+) -> AppResult<LeftOut> {
+    let entity = prepared.file.entity_type;
+    let mut last: HashMap<GroupKey, usize> = HashMap::new();
+    prepared.each_row(|r| -> AppResult<()> {
+        match &r {
+            Ok(m) => {
+                if let Some(x) = G::peek(&m.data) {
+                    last.insert(G::key(x, entity), m.row);
+                }
+            }
+            Err(f) => {
+                if let Some(g) = &f.group {
+                    last.insert(g.clone(), f.row);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let mut open: HashMap<GroupKey, Open<G>> = HashMap::new();
+    prepared.each_row(|r| -> AppResult<()> {
+        let (key, n) = match r {
+            Ok(m) => {
+                keep(&m);
+                let n = m.row;
+                let Some(x) = G::take(m.data) else {
+                    return Ok(());
+                };
+                let key = G::key(&x, entity);
+                let o = open.entry(key.clone()).or_insert_with(|| Open {
+                    head: None,
+                    rows: Vec::new(),
+                    failed: Vec::new(),
+                });
+                match &mut o.head {
+                    Some(h) => h.add(&x, n),
+                    None => o.head = Some(G::start(&x, n)),
+                }
+                o.rows.push((n, x));
+                (key, n)
+            }
+            Err(f) => {
+                w.fail_rows(f.errors);
+                let Some(key) = f.group else {
+                    return Ok(());
+                };
+                open.entry(key.clone())
+                    .or_insert_with(|| Open {
+                        head: None,
+                        rows: Vec::new(),
+                        failed: Vec::new(),
+                    })
+                    .failed
+                    .push(f.row);
+                (key, f.row)
+            }
+        };
+        if last.get(&key) == Some(&n) {
+            if let Some(o) = open.remove(&key) {
+                if let Some(mut head) = o.head {
+                    *head.failed_rows() = o.failed;
+                    let refs: Vec<(usize, &G::Row)> = o.rows.iter().map(|(n, x)| (*n, x)).collect();
+                    head.write(w, entity, &refs)?;
+                }
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Reads every row of `prepared`; with a writer (`Some(entity_id)`) writes the records
@@ -51,7 +218,7 @@ pub fn stream(
         let left = prepared.each_row(|r| -> AppResult<()> {
             match r {
                 Ok(row) => keep(&row),
-                Err(errs) => errors.extend(errs),
+                Err(f) => errors.extend(f.errors),
             }
             Ok(())
         })?;
@@ -77,105 +244,16 @@ pub fn stream(
     )?;
     let left = match entity {
         EntityType::Invoices | EntityType::Bills => {
-            let kind = doc_kind(entity);
-            let key = |l: &LineRow| document_key(l, entity, false);
-            // Pass 1: the last row of each document.
-            let mut last: HashMap<(String, String), usize> = HashMap::new();
-            prepared.each_row(|r| -> AppResult<()> {
-                if let Ok(m) = &r {
-                    if let Some(l) = m.data.as_line() {
-                        last.insert(key(l), m.row);
-                    }
-                }
-                Ok(())
-            })?;
-            // Pass 2: gather each document's lines, write it at its last row.
-            let mut open: HashMap<(String, String), OpenDocument> = HashMap::new();
-            prepared.each_row(|r| -> AppResult<()> {
-                let row = match r {
-                    Ok(row) => row,
-                    Err(errs) => {
-                        w.fail_rows(errs);
-                        return Ok(());
-                    }
-                };
-                keep(&row);
-                let n = row.row;
-                let crate::import::records::RowData::Line(l) = row.data else {
-                    return Ok(());
-                };
-                let k = key(&l);
-                let done = last.get(&k) == Some(&n);
-                let entry = match open.remove(&k) {
-                    Some((mut doc, mut lines)) => {
-                        doc.add_line(&l, n);
-                        lines.push((n, l));
-                        (doc, lines)
-                    }
-                    None => (Document::of_line(&l, n), vec![(n, l)]),
-                };
-                if done {
-                    let (doc, lines) = entry;
-                    let refs: Vec<(usize, &LineRow)> = lines.iter().map(|(n, l)| (*n, l)).collect();
-                    w.document(kind, &doc, &refs)?;
-                } else {
-                    open.insert(k, entry);
-                }
-                Ok(())
-            })?
+            grouped::<Document>(&prepared, &mut w, &mut keep)?
         }
-        EntityType::Subscriptions => {
-            let mut last: HashMap<String, usize> = HashMap::new();
-            prepared.each_row(|r| -> AppResult<()> {
-                if let Ok(m) = &r {
-                    if let Some(s) = m.data.as_subscription() {
-                        last.insert(s.provider_ref.clone(), m.row);
-                    }
-                }
-                Ok(())
-            })?;
-            let mut open: HashMap<String, (Template, Vec<(usize, SubscriptionRow)>)> =
-                HashMap::new();
-            prepared.each_row(|r| -> AppResult<()> {
-                let row = match r {
-                    Ok(row) => row,
-                    Err(errs) => {
-                        w.fail_rows(errs);
-                        return Ok(());
-                    }
-                };
-                keep(&row);
-                let n = row.row;
-                let crate::import::records::RowData::Subscription(s) = row.data else {
-                    return Ok(());
-                };
-                let done = last.get(&s.provider_ref) == Some(&n);
-                let entry = match open.remove(&s.provider_ref) {
-                    Some((mut t, mut subs)) => {
-                        t.add_row(&s, n);
-                        subs.push((n, s));
-                        (t, subs)
-                    }
-                    None => (Template::of_row(&s, n), vec![(n, s)]),
-                };
-                if done {
-                    let (t, subs) = entry;
-                    let refs: Vec<(usize, &SubscriptionRow)> =
-                        subs.iter().map(|(n, s)| (*n, s)).collect();
-                    w.template(&t, &refs)?;
-                } else {
-                    open.insert(entry.0.provider_ref.clone(), entry);
-                }
-                Ok(())
-            })?
-        }
+        EntityType::Subscriptions => grouped::<Template>(&prepared, &mut w, &mut keep)?,
         _ => prepared.each_row(|r| -> AppResult<()> {
             match r {
                 Ok(row) => {
                     keep(&row);
                     w.row(row.row, &row.data)?;
                 }
-                Err(errs) => w.fail_rows(errs),
+                Err(f) => w.fail_rows(f.errors),
             }
             Ok(())
         })?,

@@ -146,6 +146,9 @@ pub struct Document {
     pub provider_ref: Option<String>,
     /// Indexes into [`ParsedFile::rows`], in file order.
     pub rows: Vec<usize>,
+    /// Spreadsheet rows of this document that could not be read: it is not imported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_rows: Vec<usize>,
 }
 
 /// A recurring invoice template: the subscription rows that share a provider reference.
@@ -160,6 +163,9 @@ pub struct Template {
     pub status: Option<TemplateStatus>,
     /// Indexes into [`ParsedFile::rows`], in file order.
     pub rows: Vec<usize>,
+    /// Spreadsheet rows of this subscription that could not be read: it is not imported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_rows: Vec<usize>,
 }
 
 /// Everything [`parse`] learnt from a file.
@@ -514,15 +520,15 @@ pub fn parse(
 ) -> Result<ParsedFile, ImportError> {
     let prepared = prepare(csv_text, entity_type_hint, platform_hint, mapping_override)?;
     let mut rows = Vec::new();
-    let mut errors = Vec::new();
+    let mut failures = Vec::new();
     let left_out = prepared.each_row(|r| -> Result<(), ImportError> {
         match r {
             Ok(row) => rows.push(row),
-            Err(errs) => errors.extend(errs),
+            Err(f) => failures.push(f),
         }
         Ok(())
     })?;
-    Ok(prepared.into_parsed(rows, errors, left_out))
+    Ok(prepared.into_parsed(rows, failures, left_out))
 }
 
 /// A file whose header, layout, mapping and date order are known, ready to hand its rows
@@ -763,7 +769,7 @@ impl Prepared<'_> {
     /// have no column. Stops at the first error `f` returns.
     pub fn each_row<E: From<ImportError>>(
         &self,
-        mut f: impl FnMut(Result<MappedRow, Vec<RowError>>) -> Result<(), E>,
+        mut f: impl FnMut(Result<MappedRow, RowFailure>) -> Result<(), E>,
     ) -> Result<LeftOut, E> {
         let mut left = LeftOut::default();
         if !self.file.missing_required.is_empty() {
@@ -794,7 +800,9 @@ impl Prepared<'_> {
                     continue;
                 }
             }
-            f(rows::build(&ctx, rec, row).map(|data| MappedRow { row, data }))?;
+            f(rows::build(&ctx, rec, row)
+                .map(|data| MappedRow { row, data })
+                .map_err(|errs| failure(&ctx, rec, row, errs, false)))?;
         }
         Ok(left)
     }
@@ -803,7 +811,7 @@ impl Prepared<'_> {
     pub fn into_parsed(
         self,
         rows: Vec<MappedRow>,
-        errors: Vec<RowError>,
+        failures: Vec<RowFailure>,
         left_out: LeftOut,
     ) -> ParsedFile {
         let mut file = self.file;
@@ -820,7 +828,8 @@ impl Prepared<'_> {
             Vec::new()
         };
         file.rows = rows;
-        file.errors = errors;
+        mark_failed(&mut file, &failures, false);
+        file.errors = failures.into_iter().flat_map(|f| f.errors).collect();
         file
     }
 }
@@ -894,15 +903,99 @@ fn group_documents(rows: &[MappedRow], entity: EntityType, by_ref: bool) -> Vec<
     docs
 }
 
+/// What the rows of one document (or one subscription) share.
+pub type GroupKey = (String, String);
+
 /// The key lines of one document share: the number (bills: supplier and number), else
 /// contact and issue date; with `by_ref` (API pulls) the provider reference first.
-pub fn document_key(l: &LineRow, entity: EntityType, by_ref: bool) -> (String, String) {
-    let contact = || l.contact_name.to_lowercase();
-    match (&l.number, &l.provider_ref, entity) {
-        (_, Some(r), _) if by_ref => ("\u{0}ref".to_owned(), r.clone()),
-        (Some(n), _, EntityType::Bills) => (contact(), format!("#{n}")),
-        (Some(n), _, _) => (String::new(), format!("#{n}")),
-        (None, _, _) => (contact(), l.issue_date.to_string()),
+pub fn document_key(l: &LineRow, entity: EntityType, by_ref: bool) -> GroupKey {
+    group_key(
+        l.number.as_deref(),
+        Some(&l.contact_name),
+        Some(l.issue_date),
+        l.provider_ref.as_deref(),
+        entity,
+        by_ref,
+    )
+    .unwrap_or_default()
+}
+
+/// [`document_key`] from what could be read; `None` when that is not enough.
+fn group_key(
+    number: Option<&str>,
+    contact: Option<&str>,
+    date: Option<Date>,
+    provider_ref: Option<&str>,
+    entity: EntityType,
+    by_ref: bool,
+) -> Option<GroupKey> {
+    match (number, provider_ref, entity) {
+        (_, Some(r), _) if by_ref => Some(("\u{0}ref".to_owned(), r.to_owned())),
+        (Some(n), _, EntityType::Bills) => Some((contact?.to_lowercase(), format!("#{n}"))),
+        (Some(n), _, _) => Some((String::new(), format!("#{n}"))),
+        (None, _, _) => Some((contact?.to_lowercase(), date?.to_string())),
+    }
+}
+
+/// The key the rows of one subscription share.
+pub fn template_key(provider_ref: &str) -> GroupKey {
+    ("\u{0}sub".to_owned(), provider_ref.to_owned())
+}
+
+/// A row that could not be read: its errors and, for a document or subscription row, the
+/// group it belongs to when enough of it could be read to tell.
+#[derive(Debug, Clone)]
+pub struct RowFailure {
+    pub row: usize,
+    pub errors: Vec<RowError>,
+    pub group: Option<GroupKey>,
+}
+
+fn failure(
+    ctx: &rows::Ctx<'_>,
+    rec: &StringRecord,
+    row: usize,
+    errors: Vec<RowError>,
+    by_ref: bool,
+) -> RowFailure {
+    let group = match ctx.entity {
+        EntityType::Invoices | EntityType::Bills => {
+            let c = rows::group_cells(ctx, rec, row);
+            group_key(
+                c.number.as_deref(),
+                c.contact.as_deref(),
+                c.date,
+                c.provider_ref.as_deref(),
+                ctx.entity,
+                by_ref,
+            )
+        }
+        EntityType::Subscriptions => rows::group_cells(ctx, rec, row)
+            .provider_ref
+            .map(|r| template_key(&r)),
+        _ => None,
+    };
+    RowFailure { row, errors, group }
+}
+
+/// Marks the documents and templates that have rows which could not be read.
+fn mark_failed(file: &mut ParsedFile, failures: &[RowFailure], by_ref: bool) {
+    let entity = file.entity_type;
+    for f in failures {
+        let Some(g) = &f.group else { continue };
+        for d in &mut file.documents {
+            let Some(l) = file.rows[d.rows[0]].data.as_line() else {
+                continue;
+            };
+            if document_key(l, entity, by_ref) == *g {
+                d.failed_rows.push(f.row);
+            }
+        }
+        for t in &mut file.templates {
+            if template_key(&t.provider_ref) == *g {
+                t.failed_rows.push(f.row);
+            }
+        }
     }
 }
 
@@ -919,6 +1012,7 @@ impl Document {
             amount_paid: l.amount_paid,
             provider_ref: l.provider_ref.clone(),
             rows: vec![index],
+            failed_rows: Vec::new(),
         }
     }
 
@@ -946,6 +1040,7 @@ impl Template {
             next_date: s.next_date,
             status: s.status,
             rows: vec![index],
+            failed_rows: Vec::new(),
         }
     }
 
@@ -995,7 +1090,7 @@ pub fn from_field_rows<'a>(
         contact_type: None,
     };
     let mut parsed = Vec::new();
-    let mut errors = Vec::new();
+    let mut failures = Vec::new();
     let mut unknown: std::collections::BTreeSet<String> = Default::default();
     let mut total_rows = 0;
     let mut rec = StringRecord::new();
@@ -1013,7 +1108,7 @@ pub fn from_field_rows<'a>(
         }
         match rows::build(&ctx, &rec, row) {
             Ok(data) => parsed.push(MappedRow { row, data }),
-            Err(errs) => errors.extend(errs),
+            Err(errs) => failures.push(failure(&ctx, &rec, row, errs, true)),
         }
     }
     let mut notes = Vec::new();
@@ -1033,7 +1128,7 @@ pub fn from_field_rows<'a>(
     } else {
         Vec::new()
     };
-    ParsedFile {
+    let mut file = ParsedFile {
         platform,
         detected: true,
         layout: None,
@@ -1048,11 +1143,14 @@ pub fn from_field_rows<'a>(
         rows: parsed,
         documents,
         templates,
-        errors,
+        errors: Vec::new(),
         total_rows,
         left_out: 0,
         notes,
-    }
+    };
+    mark_failed(&mut file, &failures, true);
+    file.errors = failures.into_iter().flat_map(|f| f.errors).collect();
+    file
 }
 
 /// Groups subscription rows into templates by provider reference.
