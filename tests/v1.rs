@@ -1285,6 +1285,14 @@ fn inventory_answers_match_their_documented_schemas() {
         if path.starts_with("/api/v1/") || path == "/api/openapi.json" {
             continue;
         }
+        // Browser steps with required parameters (the OAuth start and callback) are
+        // exercised by tests/import_api.rs.
+        let required = op["parameters"]
+            .as_array()
+            .is_some_and(|ps| ps.iter().any(|p| p["required"] == json!(true)));
+        if required {
+            continue;
+        }
         let query: Vec<String> = op["parameters"]
             .as_array()
             .map(|ps| {
