@@ -236,4 +236,5 @@ fn main() {
         lines,
         invoices_csv(lines),
     );
+    cleanup();
 }

@@ -43,14 +43,18 @@ fn main() {
 
     let path = format!("/api/reports/stock-valuation?entityId={entity}");
     let mut size = 0;
+    let mut ttfb = Vec::new();
     let (med, samples) = time_ms(RUNS, || {
         let (s, b) = c.request("GET", &path, "", None);
         assert_eq!(s, 200);
         size = b.len();
+        ttfb.push(c.last_ttfb.as_secs_f64() * 1000.0);
     });
     println!(
-        "valuation: median {med:.1} ms over {RUNS} runs {:?}; body {:.1} MB; server peak RSS {} MB (before: {} MB)",
+        "valuation: median {med:.1} ms over {RUNS} runs {:?} (first byte after a median {:.1} ms); \
+         body {:.1} MB; server peak RSS {} MB (before: {} MB)",
         samples.iter().map(|s| s.round()).collect::<Vec<_>>(),
+        median(&mut ttfb),
         size as f64 / 1e6,
         server.peak_rss_kib() / 1024,
         rss_before / 1024
@@ -82,4 +86,5 @@ fn main() {
         size as f64 / 1e6,
         server.peak_rss_kib() / 1024
     );
+    cleanup();
 }

@@ -47,6 +47,7 @@ fn main() {
         median(&mut p50s),
         median(&mut p99s)
     );
+    cleanup();
 }
 
 fn setup_http(run: usize) -> (Server, String, Vec<String>) {

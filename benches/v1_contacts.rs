@@ -83,4 +83,5 @@ fn main() {
             );
         }
     }
+    cleanup();
 }

@@ -24,8 +24,17 @@ impl Drop for Server {
     }
 }
 
+fn temp_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("stockbook-bench-{}", std::process::id()))
+}
+
+/// Removes this run's databases (a 100,000-product database is a few hundred MB).
+pub fn cleanup() {
+    let _ = std::fs::remove_dir_all(temp_dir());
+}
+
 pub fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stockbook-bench-{}", std::process::id()));
+    let dir = temp_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(format!("{name}.db"));
     for suffix in ["", "-wal", "-shm"] {
@@ -140,6 +149,8 @@ pub struct Conn {
     stream: BufReader<TcpStream>,
     pub cookie: Option<String>,
     pub bearer: Option<String>,
+    /// Time from sending the last request to reading its status line.
+    pub last_ttfb: Duration,
 }
 
 impl Conn {
@@ -150,6 +161,7 @@ impl Conn {
             stream: BufReader::new(s),
             cookie: None,
             bearer: None,
+            last_ttfb: Duration::ZERO,
         })
     }
 
@@ -187,8 +199,10 @@ impl Conn {
         req.push_str("\r\n");
         req.push_str(body);
         self.stream.get_mut().write_all(req.as_bytes()).unwrap();
+        let sent = Instant::now();
         let mut line = String::new();
         self.stream.read_line(&mut line).unwrap();
+        self.last_ttfb = sent.elapsed();
         let status: u16 = line
             .split_whitespace()
             .nth(1)
