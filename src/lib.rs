@@ -1,14 +1,20 @@
 //! Stockbook: inventory and small-business accounting for UK businesses, served from one
 //! binary over one SQLite file. See README.md for the layout.
 
+pub mod accounting;
+pub mod api_keys;
 pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod connectors;
 pub mod db;
 pub mod entities;
 pub mod error;
 pub mod http;
+pub mod import;
 pub mod inventory;
+pub mod openapi;
 pub mod scope;
+pub mod v1;
 
 pub use http::{build_rocket, App};

@@ -107,11 +107,13 @@ fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
     req.rocket().routes().any(|r| {
         m(r.method)
             && r.rank < crate::http::assets::ASSET_RANK
+            && !r.uri.path().ends_with("..>")
             && route_matches(r.uri.path(), &segs)
     })
 }
 
-fn route_matches(pattern: &str, segs: &[&str]) -> bool {
+/// Does a route path pattern (`/api/x/<id>`) match these request path segments?
+pub fn route_matches(pattern: &str, segs: &[&str]) -> bool {
     let pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
     let mut i = 0;
     for p in &pat {

@@ -72,10 +72,16 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
+        .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())
         .mount("/api", crate::inventory::routes())
+        .mount("/api", crate::accounting::routes())
+        .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::openapi::routes())
+        .mount("/api/v1", crate::v1::routes())
+        .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())
         .register("/", catchers::all())
         .attach(AdHoc::on_response("security headers", |_, res| {
@@ -85,6 +91,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
                 res.set_header(Header::new("Referrer-Policy", "same-origin"));
             })
         }))
+        .attach(crate::v1::rate_limit::headers())
         .attach(AdHoc::on_liftoff("announce", move |rocket| {
             Box::pin(async move {
                 let c = rocket.config();

@@ -8,9 +8,13 @@
 pub mod ledger;
 pub mod locations;
 pub mod movements;
+pub mod numbering;
 pub mod products;
+pub mod reports;
 pub mod stock;
 pub mod stock_rows;
+pub mod stock_takes;
+pub mod transfers;
 
 /// The session routes of the inventory.
 pub fn routes() -> Vec<rocket::Route> {
@@ -18,6 +22,9 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(locations::routes());
     r.extend(stock::routes());
     r.extend(movements::routes());
+    r.extend(transfers::routes());
+    r.extend(stock_takes::routes());
+    r.extend(reports::routes());
     r
 }
 

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod invariants;
+pub mod mock_server;
 pub mod stock_fixtures;
 
 use std::cell::RefCell;

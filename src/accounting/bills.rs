@@ -1,0 +1,52 @@
+//! Bills: `/api/bills`, `/api/v1/bills`. The document rules are in [`super::documents`].
+
+use rusqlite::{Connection, Transaction};
+
+use super::common::{Ctx, Order};
+use super::documents::{self, CreateDocument, DocKind, Document, UpdateDocument};
+use super::resource::{session_crud, Resource};
+use crate::error::AppResult;
+use crate::http::paging::Page;
+use crate::scope::Scope;
+
+pub struct Bills;
+
+impl Resource for Bills {
+    type Record = Document;
+    type Create = CreateDocument;
+    type Update = UpdateDocument;
+
+    fn list(
+        conn: &Connection,
+        scope: &Scope,
+        entity: Option<&str>,
+        page: Page,
+        order: Order,
+    ) -> AppResult<Vec<Document>> {
+        documents::list(conn, scope, DocKind::Bill, entity, page, order)
+    }
+
+    fn create(
+        tx: &Transaction,
+        scope: &Scope,
+        b: CreateDocument,
+        ctx: &Ctx,
+    ) -> AppResult<Document> {
+        documents::create(tx, scope, DocKind::Bill, b, ctx)
+    }
+
+    fn update(
+        tx: &Transaction,
+        scope: &Scope,
+        b: UpdateDocument,
+        ctx: &Ctx,
+    ) -> AppResult<Document> {
+        documents::update(tx, scope, DocKind::Bill, b, ctx)
+    }
+
+    fn delete(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+        documents::delete(tx, scope, DocKind::Bill, id)
+    }
+}
+
+session_crud!(Bills, "/bills?<q..>", "/bills");

@@ -1,0 +1,329 @@
+//! What every accounting resource shares: the request context, list queries and their
+//! order, visibility lookups through the caller's [`Scope`], entity resolution for new
+//! records, and the small text, date and value checks.
+
+use rocket::FromForm;
+use rusqlite::types::ToSql;
+use rusqlite::{Connection, OptionalExtension, Row};
+use time::macros::format_description;
+use time::Date;
+
+use crate::db::decimal::Money;
+use crate::error::{AppError, AppResult};
+use crate::http::body::parse_id;
+use crate::http::paging::{parse_page, Page};
+use crate::scope::{same_entity, Scope};
+
+/// What a write needs besides its body: the time, read once per request.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// RFC 3339 timestamp for `created_at` / `updated_at`.
+    pub now: String,
+    /// Default for dates the client leaves out (UTC).
+    pub today: Date,
+    /// `allow_negative_stock` (a product's opening stock goes through the ledger).
+    pub allow_negative: bool,
+}
+
+/// Which order a list comes back in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The session API's order for the resource (names alphabetically, dated records
+    /// newest first).
+    Session,
+    /// Creation order (`seq`): the public API's stable paging order.
+    Creation,
+}
+
+/// Query parameters of every accounting list: `entityId`, `limit`, `offset`. Each may be
+/// given once (a repeated one is a 400, not silently ignored).
+#[derive(Debug, Default, Clone, FromForm)]
+pub struct EntityListQuery {
+    #[field(name = "entityId")]
+    pub entity_id: Vec<String>,
+    pub limit: Vec<String>,
+    pub offset: Vec<String>,
+}
+
+fn single<'a>(field: &str, values: &'a [String]) -> AppResult<Option<&'a str>> {
+    match values {
+        [] => Ok(None),
+        [v] => Ok(Some(v.as_str())),
+        _ => Err(AppError::invalid(field, "given more than once")),
+    }
+}
+
+impl EntityListQuery {
+    /// The `entityId` filter, when given.
+    pub fn entity(&self) -> AppResult<Option<String>> {
+        single("entityId", &self.entity_id).map(|e| e.map(str::to_owned))
+    }
+
+    fn page(&self, default_limit: Option<i64>) -> AppResult<Page> {
+        parse_page(
+            single("limit", &self.limit)?,
+            single("offset", &self.offset)?,
+            default_limit,
+        )
+    }
+
+    /// Session paging: no default limit.
+    pub fn session_page(&self) -> AppResult<Page> {
+        self.page(None)
+    }
+
+    /// Public API paging: default 50, at most 200.
+    pub fn v1_page(&self) -> AppResult<Page> {
+        self.page(Some(50))
+    }
+}
+
+/// A list query against one table (aliased `t`), restricted to what `scope` sees and
+/// optionally to one entity, in `order`, paged.
+pub struct ListSql<'a> {
+    /// `FROM` clause: the record table first, aliased `t` (joins may follow).
+    pub from: &'a str,
+    pub columns: &'a str,
+    /// `ORDER BY` for [`Order::Session`]; it should end with a `t.seq` tie-breaker.
+    pub session_order: &'a str,
+}
+
+impl ListSql<'_> {
+    pub fn run<T>(
+        &self,
+        conn: &Connection,
+        scope: &Scope,
+        entity: Option<&str>,
+        page: Page,
+        order: Order,
+        map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> AppResult<Vec<T>> {
+        let table = self.from.split_whitespace().next().unwrap_or(self.from);
+        let alias = match order {
+            Order::Session => "t",
+            Order::Creation => "s",
+        };
+        let (cond, mut params) = scope.condition(alias);
+        let mut filter = format!("WHERE {cond}");
+        if let Some(e) = entity {
+            filter.push_str(&format!(" AND {alias}.entity_id = ?"));
+            params.push(e.to_owned());
+        }
+        let sql = match order {
+            Order::Session => format!(
+                "SELECT {} FROM {} {filter} ORDER BY {} LIMIT ? OFFSET ?",
+                self.columns, self.from, self.session_order
+            ),
+            // The page's `seq`s are found on the covering `(owner_id[, entity_id], seq)`
+            // index alone, so a deep offset skips index entries, not table rows; only the
+            // page's own rows are read from the table.
+            Order::Creation => format!(
+                "SELECT {} FROM {} WHERE t.seq IN
+                     (SELECT s.seq FROM {table} s {filter} ORDER BY s.seq LIMIT ? OFFSET ?)
+                 ORDER BY t.seq",
+                self.columns, self.from
+            ),
+        };
+        let mut values: Vec<&dyn ToSql> = params.iter().map(|p| p as &dyn ToSql).collect();
+        let limit = page.sql_limit();
+        values.push(&limit);
+        values.push(&page.offset);
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(values.as_slice(), map)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(rows)
+    }
+
+    /// One record by id, when `scope` sees it: 404 (`<label> not found: <id>`) otherwise,
+    /// so a foreign id is indistinguishable from an unknown one.
+    pub fn one<T>(
+        &self,
+        conn: &Connection,
+        scope: &Scope,
+        label: &str,
+        id: &str,
+        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> AppResult<T> {
+        let (cond, params) = scope.condition("t");
+        let sql = format!(
+            "SELECT {} FROM {} WHERE t.id = ? AND {cond}",
+            self.columns, self.from
+        );
+        let mut values: Vec<&dyn ToSql> = vec![&id];
+        values.extend(params.iter().map(|p| p as &dyn ToSql));
+        conn.prepare_cached(&sql)?
+            .query_row(values.as_slice(), map)
+            .optional()?
+            .ok_or_else(|| not_found(label, id))
+    }
+}
+
+pub fn not_found(label: &str, id: &str) -> AppError {
+    AppError::not_found(format!("{label} not found: {id}"))
+}
+
+/// A record another record points at: its id and entity.
+#[derive(Debug, Clone)]
+pub struct Reference {
+    pub field: &'static str,
+    pub id: String,
+    pub entity_id: Option<String>,
+}
+
+/// Resolves a reference sent by the client (`contact_id`, `project_id`, ...): 400 when
+/// not a UUID, 404 when unknown or not visible to `scope`.
+pub fn reference(
+    conn: &Connection,
+    scope: &Scope,
+    table: &str,
+    label: &str,
+    field: &'static str,
+    raw: &str,
+) -> AppResult<Reference> {
+    let id = parse_id(field, raw)?;
+    let (cond, params) = scope.condition("");
+    let sql = format!("SELECT entity_id FROM {table} WHERE id = ? AND {cond}");
+    let mut values: Vec<&dyn ToSql> = vec![&id];
+    values.extend(params.iter().map(|p| p as &dyn ToSql));
+    let entity_id: Option<Option<String>> = conn
+        .prepare_cached(&sql)?
+        .query_row(values.as_slice(), |r| r.get(0))
+        .optional()?;
+    match entity_id {
+        Some(entity_id) => Ok(Reference {
+            field,
+            id,
+            entity_id,
+        }),
+        None => Err(not_found(label, &id)),
+    }
+}
+
+/// An optional reference: absent, null or `""` is none.
+pub fn reference_opt(
+    conn: &Connection,
+    scope: &Scope,
+    table: &str,
+    label: &str,
+    field: &'static str,
+    raw: Option<&str>,
+) -> AppResult<Option<Reference>> {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => reference(conn, scope, table, label, field, raw).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Resolves the `entity_id` sent for a new record (absent, null or `""` is none): 400
+/// when not a UUID, 404 when unknown or another user's, 403 when a scoped key names
+/// another entity. Called before any reference is resolved, so a scoped key naming
+/// another entity is told 403 whatever else the body holds.
+pub fn requested_entity(
+    conn: &Connection,
+    scope: &Scope,
+    raw: Option<&str>,
+) -> AppResult<Option<String>> {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => scope.entity(conn, "entity_id", raw).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The entity of a new record: the one requested ([`requested_entity`]); else the key's
+/// entity for a scoped key; else the entity of the first reference (a document without
+/// `entity_id` takes its contact's, as a movement takes its product's). Every reference
+/// must then belong to that entity (400).
+pub fn new_record_entity(
+    scope: &Scope,
+    requested: Option<String>,
+    refs: &[&Reference],
+) -> AppResult<Option<String>> {
+    let entity = match requested {
+        Some(e) => Some(e),
+        None => match &scope.entity_id {
+            Some(e) => Some(e.clone()),
+            None => refs.first().and_then(|r| r.entity_id.clone()),
+        },
+    };
+    check_refs(entity.as_deref(), refs)?;
+    Ok(entity)
+}
+
+/// Every reference belongs to `entity` (400 naming the field otherwise).
+pub fn check_refs(entity: Option<&str>, refs: &[&Reference]) -> AppResult<()> {
+    for r in refs {
+        same_entity(r.field, r.entity_id.as_deref(), entity)?;
+    }
+    Ok(())
+}
+
+/// Trims optional text; blank becomes `None`.
+pub fn clean(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+/// For nullable PUT fields: absent stays absent; null or blank clears.
+pub fn clean_nullable(s: Option<Option<String>>) -> Option<Option<String>> {
+    s.map(clean)
+}
+
+/// A required text field of a PUT, when present: not blank.
+pub fn required_update(field: &str, s: Option<String>) -> AppResult<Option<String>> {
+    s.map(|s| crate::http::required_text(field, &s)).transpose()
+}
+
+/// A value from a fixed set (400 listing the allowed values otherwise).
+pub fn one_of(field: &str, value: &str, allowed: &[&str]) -> AppResult<String> {
+    let v = value.trim();
+    if allowed.contains(&v) {
+        Ok(v.to_owned())
+    } else {
+        Err(AppError::invalid(
+            field,
+            format!("must be one of {}", allowed.join(", ")),
+        ))
+    }
+}
+
+/// Parses a `YYYY-MM-DD` date.
+pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
+    Date::parse(s.trim(), format_description!("[year]-[month]-[day]"))
+        .map_err(|_| AppError::invalid(field, "must be a date YYYY-MM-DD"))
+}
+
+/// An optional date, defaulting to `default`.
+pub fn date_or(field: &str, s: Option<&str>, default: Date) -> AppResult<Date> {
+    match s.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => parse_date(field, s),
+        None => Ok(default),
+    }
+}
+
+/// Dates are stored and shown as `YYYY-MM-DD`.
+pub fn date_text(d: Date) -> String {
+    d.to_string()
+}
+
+/// A money amount that must not be negative.
+pub fn non_negative(field: &str, v: Money) -> AppResult<Money> {
+    if v.is_sign_negative() {
+        Err(AppError::invalid(field, "must not be negative"))
+    } else {
+        Ok(v)
+    }
+}
+
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Maps a foreign-key refusal of a DELETE to a 409 naming what still uses the record.
+pub fn in_use(what: &str) -> impl Fn(rusqlite::Error) -> AppError + '_ {
+    move |e| match AppError::from(e) {
+        AppError::Conflict(_) => AppError::conflict(format!(
+            "{what} is in use by other records and cannot be deleted"
+        )),
+        other => other,
+    }
+}

@@ -1,0 +1,322 @@
+//! Line items of invoices, bills and recurring invoice templates, and the totals computed
+//! from them (DECISIONS §9, §12):
+//!
+//! - net = round(quantity × unit_price × (1 − discount / 100), 2)
+//! - VAT = round(net × vat_rate / 100, 2)
+//! - subtotal, vat_total and total are the sums of the lines' net, VAT and net + VAT.
+//!
+//! Rounding is half away from zero, per line. The three line tables have one shape, so
+//! one set of functions serves them, given the table name.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::common::{clean, new_id};
+use crate::db::decimal::{check_percent, round, Money, Percent, Price, Qty, MAX_MAGNITUDE};
+use crate::error::{AppError, AppResult};
+use crate::http::body::parse_id;
+use crate::scope::{same_entity, Scope};
+
+/// VAT rate of a line without one and without a product: the UK standard rate.
+pub const DEFAULT_VAT_RATE: i64 = 20;
+
+/// A line as sent by the client.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LineInput {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub product_id: Option<String>,
+    /// Default 1.
+    #[serde(default)]
+    pub quantity: Option<Qty>,
+    /// Required unless a product gives it.
+    #[serde(default)]
+    pub unit_price: Option<Price>,
+    /// Percentage, default 0.
+    #[serde(default)]
+    pub discount: Option<Percent>,
+    /// Percentage; default the product's, else 20.
+    #[serde(default)]
+    pub vat_rate: Option<Percent>,
+}
+
+/// A stored line with its computed amounts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Line {
+    pub id: String,
+    pub description: String,
+    pub product_id: Option<String>,
+    pub quantity: Qty,
+    pub unit_price: Price,
+    pub discount: Percent,
+    pub vat_rate: Percent,
+    pub net: Money,
+    pub vat: Money,
+    pub total: Money,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub subtotal: Money,
+    pub vat_total: Money,
+    pub total: Money,
+}
+
+/// Which product price a line takes when it names a product and no `unit_price`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriceSource {
+    /// Sales documents: the selling price.
+    UnitPrice,
+    /// Purchase documents: the cost price.
+    CostPrice,
+}
+
+/// A line's net and VAT, each rounded to 2 dp half away from zero. `None` when the
+/// arithmetic leaves the range the service accepts (magnitude above 10^12).
+pub fn line_amounts(
+    quantity: Qty,
+    unit_price: Price,
+    discount: Percent,
+    vat_rate: Percent,
+) -> Option<(Money, Money)> {
+    let hundred = Decimal::ONE_HUNDRED;
+    let gross = quantity.value().checked_mul(unit_price.value())?;
+    let factor = Decimal::ONE - discount.value() / hundred;
+    let net = round(gross.checked_mul(factor)?, 2);
+    let vat = round(net.checked_mul(vat_rate.value())? / hundred, 2);
+    let max = Decimal::from(MAX_MAGNITUDE);
+    if net.abs() > max || vat.abs() > max {
+        return None;
+    }
+    Some((Money::rounded(net), Money::rounded(vat)))
+}
+
+/// Sums of the lines.
+pub fn totals(lines: &[Line]) -> Totals {
+    let subtotal: Money = lines.iter().map(|l| l.net).sum();
+    let vat_total: Money = lines.iter().map(|l| l.vat).sum();
+    Totals {
+        subtotal,
+        vat_total,
+        total: subtotal + vat_total,
+    }
+}
+
+/// Validates and prices the lines sent for a document of `entity`, resolving products
+/// through `scope` (404 unknown or foreign, 400 of another entity).
+pub fn build(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    inputs: Vec<LineInput>,
+    price_source: PriceSource,
+) -> AppResult<Vec<Line>> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for (i, l) in inputs.into_iter().enumerate() {
+        let field = |name: &str| format!("lines[{i}].{name}");
+        let product = match l.product_id.as_deref().map(str::trim) {
+            Some(raw) if !raw.is_empty() => {
+                let id = parse_id(&field("product_id"), raw)?;
+                let p = product_for_line(conn, scope, &id)?;
+                same_entity(&field("product_id"), p.entity_id.as_deref(), entity)?;
+                Some(p)
+            }
+            _ => None,
+        };
+        let description = match (clean(l.description), &product) {
+            (Some(d), _) => d,
+            (None, Some(p)) => p.name.clone(),
+            (None, None) => return Err(AppError::missing(&field("description"))),
+        };
+        let quantity = l.quantity.unwrap_or(Qty::from_i64(1));
+        if quantity.value() <= Decimal::ZERO {
+            return Err(AppError::invalid(&field("quantity"), "must be above 0"));
+        }
+        let unit_price = match (l.unit_price, &product) {
+            (Some(p), _) => p,
+            (None, Some(p)) => match price_source {
+                PriceSource::UnitPrice => p.unit_price,
+                PriceSource::CostPrice => p.cost_price,
+            },
+            (None, None) => return Err(AppError::missing(&field("unit_price"))),
+        };
+        let discount = match l.discount {
+            Some(d) => {
+                check_percent(&field("discount"), d.value())?;
+                d
+            }
+            None => Percent::ZERO,
+        };
+        let vat_rate = match (l.vat_rate, &product) {
+            (Some(r), _) => {
+                check_percent(&field("vat_rate"), r.value())?;
+                r
+            }
+            (None, Some(p)) => p.vat_rate,
+            (None, None) => Percent::from_i64(DEFAULT_VAT_RATE),
+        };
+        let (net, vat) = line_amounts(quantity, unit_price, discount, vat_rate)
+            .ok_or_else(|| AppError::invalid(&field("unit_price"), "line amount above 10^12"))?;
+        out.push(Line {
+            id: new_id(),
+            description,
+            product_id: product.map(|p| p.id),
+            quantity,
+            unit_price,
+            discount,
+            vat_rate,
+            net,
+            vat,
+            total: net + vat,
+        });
+    }
+    let t = totals(&out);
+    if t.total.value().abs() > Decimal::from(MAX_MAGNITUDE) {
+        return Err(AppError::invalid("lines", "document total above 10^12"));
+    }
+    Ok(out)
+}
+
+struct LineProduct {
+    id: String,
+    entity_id: Option<String>,
+    name: String,
+    unit_price: Price,
+    cost_price: Price,
+    vat_rate: Percent,
+}
+
+fn product_for_line(conn: &Connection, scope: &Scope, id: &str) -> AppResult<LineProduct> {
+    let (cond, params) = scope.condition("");
+    let sql = format!(
+        "SELECT id, entity_id, name, unit_price, cost_price, vat_rate FROM products
+         WHERE id = ? AND {cond}"
+    );
+    let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id];
+    values.extend(params.iter().map(|p| p as &dyn rusqlite::ToSql));
+    conn.prepare_cached(&sql)?
+        .query_row(values.as_slice(), |r| {
+            Ok(LineProduct {
+                id: r.get(0)?,
+                entity_id: r.get(1)?,
+                name: r.get(2)?,
+                unit_price: r.get(3)?,
+                cost_price: r.get(4)?,
+                vat_rate: r.get(5)?,
+            })
+        })
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))
+}
+
+/// Replaces the lines of document `document_id` in `table` (`invoice_lines`,
+/// `bill_lines`, `recurring_invoice_lines`).
+pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line]) -> AppResult<()> {
+    tx.execute(
+        &format!("DELETE FROM {table} WHERE document_id = ?1"),
+        [document_id],
+    )?;
+    let mut stmt = tx.prepare_cached(&format!(
+        "INSERT INTO {table} (id, document_id, position, description, product_id, quantity,
+             unit_price, discount, vat_rate, net, vat)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    ))?;
+    for (i, l) in lines.iter().enumerate() {
+        stmt.execute(params![
+            l.id,
+            document_id,
+            i64::try_from(i).unwrap_or(i64::MAX),
+            l.description,
+            l.product_id,
+            l.quantity,
+            l.unit_price,
+            l.discount,
+            l.vat_rate,
+            l.net,
+            l.vat
+        ])?;
+    }
+    Ok(())
+}
+
+/// The lines of one document, in their order.
+pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<Line>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, description, product_id, quantity, unit_price, discount, vat_rate, net, vat
+         FROM {table} WHERE document_id = ?1 ORDER BY position"
+    ))?;
+    let lines = stmt
+        .query_map([document_id], |r| {
+            let net: Money = r.get(7)?;
+            let vat: Money = r.get(8)?;
+            Ok(Line {
+                id: r.get(0)?,
+                description: r.get(1)?,
+                product_id: r.get(2)?,
+                quantity: r.get(3)?,
+                unit_price: r.get(4)?,
+                discount: r.get(5)?,
+                vat_rate: r.get(6)?,
+                net,
+                vat,
+                total: net + vat,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn amounts(q: &str, p: &str, d: &str, r: &str) -> (String, String) {
+        let (net, vat) = line_amounts(
+            q.parse().unwrap(),
+            p.parse().unwrap(),
+            d.parse().unwrap(),
+            r.parse().unwrap(),
+        )
+        .unwrap();
+        (net.to_string(), vat.to_string())
+    }
+
+    #[test]
+    fn a_half_penny_rounds_away_from_zero() {
+        assert_eq!(
+            amounts("1", "0.125", "0", "20"),
+            ("0.13".into(), "0.03".into())
+        );
+        assert_eq!(
+            amounts("1", "-0.125", "0", "20"),
+            ("-0.13".into(), "-0.03".into())
+        );
+    }
+
+    #[test]
+    fn vat_is_computed_on_the_rounded_net() {
+        // 3 × 1.415 = 4.245 → 4.25; 5% of 4.25 = 0.2125 → 0.21.
+        assert_eq!(
+            amounts("3", "1.415", "0", "5"),
+            ("4.25".into(), "0.21".into())
+        );
+    }
+
+    #[test]
+    fn a_discount_applies_before_rounding() {
+        // 2 × 9.99 × 0.875 = 17.4825 → 17.48; 20% = 3.496 → 3.5.
+        assert_eq!(
+            amounts("2", "9.99", "12.5", "20"),
+            ("17.48".into(), "3.5".into())
+        );
+    }
+
+    #[test]
+    fn huge_amounts_are_refused_rather_than_overflowing() {
+        let q: Qty = "999999999999".parse().unwrap();
+        let p: Price = "999999999999".parse().unwrap();
+        assert!(line_amounts(q, p, Percent::ZERO, Percent::ZERO).is_none());
+    }
+}

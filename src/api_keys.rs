@@ -1,0 +1,239 @@
+//! API key management: `GET/POST/DELETE /api/api-keys` (§4.9, DECISIONS §10, §12),
+//! session only.
+//!
+//! A key is `sbk_` followed by 40 base62 characters (about 238 random bits). It is shown
+//! once, in the create answer (`raw_key`); the database keeps only its SHA-256 digest,
+//! for the lookup on each public API request, and its first 12 characters (`prefix`),
+//! so the owner can tell keys apart. DELETE revokes: the key stops working at once and
+//! stays in the list with `revoked_at`. A key may be scoped to one entity of its owner.
+
+use rocket::serde::json::Json;
+use rocket::{delete, get, post, routes, Route, State};
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use time::OffsetDateTime;
+
+use crate::auth::{token, SessionUser};
+use crate::clock::{parse_rfc3339, rfc3339, Clock};
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{parse_id, JsonBody};
+use crate::http::paging::ListQuery;
+use crate::http::{data, required_text, Created};
+use crate::scope::Scope;
+
+/// Every key starts with this.
+pub const KEY_PREFIX: &str = "sbk_";
+/// Random base62 characters after [`KEY_PREFIX`].
+pub const KEY_RANDOM_LEN: usize = 40;
+/// Characters of the key kept for display.
+pub const DISPLAY_PREFIX_LEN: usize = 12;
+/// `last_used_at` is refreshed at most this often, to spare a write per request.
+pub const LAST_USED_RESOLUTION_SECS: i64 = 60;
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, revoke]
+}
+
+/// A key as the list shows it: never the key itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiKeyRecord {
+    pub id: String,
+    pub name: String,
+    pub entity_id: Option<String>,
+    pub prefix: String,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+/// The create answer: the record and, this once, the key.
+#[derive(Debug, Serialize)]
+pub struct CreatedKey {
+    #[serde(flatten)]
+    pub key: ApiKeyRecord,
+    pub raw_key: String,
+}
+
+const COLUMNS: &str = "id, name, entity_id, prefix, created_at, last_used_at, revoked_at";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<ApiKeyRecord> {
+    Ok(ApiKeyRecord {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        entity_id: r.get(2)?,
+        prefix: r.get(3)?,
+        created_at: r.get(4)?,
+        last_used_at: r.get(5)?,
+        revoked_at: r.get(6)?,
+    })
+}
+
+/// A new random key.
+pub fn generate_key() -> String {
+    format!("{KEY_PREFIX}{}", token::random_base62(KEY_RANDOM_LEN))
+}
+
+/// Who a valid key speaks for.
+#[derive(Debug, Clone)]
+pub struct KeyIdentity {
+    pub id: String,
+    pub owner_id: String,
+    pub entity_id: Option<String>,
+}
+
+impl KeyIdentity {
+    /// The key's view: its creator's records, or one entity's when scoped.
+    pub fn scope(&self) -> Scope {
+        Scope {
+            owner_id: self.owner_id.clone(),
+            entity_id: self.entity_id.clone(),
+        }
+    }
+}
+
+/// Checks a raw key: 401 when unknown, malformed or revoked. Records the use
+/// (`last_used_at`, refreshed at most once a minute).
+pub fn authenticate(conn: &Connection, raw: &str, now: OffsetDateTime) -> AppResult<KeyIdentity> {
+    let invalid = || AppError::Unauthorized("Invalid API key".into());
+    if !raw.starts_with(KEY_PREFIX) || raw.len() != KEY_PREFIX.len() + KEY_RANDOM_LEN {
+        return Err(invalid());
+    }
+    let row: Option<(
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    )> = conn
+        .prepare_cached(
+            "SELECT id, owner_id, entity_id, revoked_at, last_used_at FROM api_keys
+             WHERE key_hash = ?1",
+        )?
+        .query_row([token::digest(raw)], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .optional()?;
+    let (id, owner_id, entity_id, revoked_at, last_used_at) = row.ok_or_else(invalid)?;
+    if revoked_at.is_some() {
+        return Err(AppError::Unauthorized(
+            "This API key has been revoked".into(),
+        ));
+    }
+    let stale = last_used_at
+        .as_deref()
+        .and_then(parse_rfc3339)
+        .is_none_or(|t| (now - t).whole_seconds() >= LAST_USED_RESOLUTION_SECS);
+    if stale {
+        conn.execute(
+            "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2",
+            params![rfc3339(now), id],
+        )?;
+    }
+    Ok(KeyIdentity {
+        id,
+        owner_id,
+        entity_id,
+    })
+}
+
+#[get("/api-keys?<q..>")]
+async fn list(user: SessionUser, q: ListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let owner = user.user.id;
+    let keys = db
+        .read(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM api_keys WHERE owner_id = ?1
+                 ORDER BY seq DESC LIMIT ?2 OFFSET ?3"
+            ))?;
+            let rows = stmt
+                .query_map(params![owner, page.sql_limit(), page.offset], from_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await?;
+    Ok(data(keys))
+}
+
+#[derive(Deserialize)]
+struct CreateBody {
+    name: String,
+    #[serde(default)]
+    entity_id: Option<String>,
+}
+
+#[post("/api-keys", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<CreateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Created<CreatedKey>> {
+    let b = body.into_inner();
+    let name = required_text("name", &b.name)?;
+    let scope = Scope::user(user.id());
+    let now = rfc3339(clock.now());
+    let created = db
+        .write(move |tx| {
+            let entity_id = scope.entity_opt(tx, "entity_id", b.entity_id.as_deref())?;
+            let raw_key = generate_key();
+            let key = ApiKeyRecord {
+                id: uuid::Uuid::new_v4().to_string(),
+                name,
+                entity_id,
+                prefix: raw_key[..DISPLAY_PREFIX_LEN].to_owned(),
+                created_at: now,
+                last_used_at: None,
+                revoked_at: None,
+            };
+            tx.execute(
+                "INSERT INTO api_keys (id, owner_id, entity_id, name, prefix, key_hash, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    key.id,
+                    scope.owner_id,
+                    key.entity_id,
+                    key.name,
+                    key.prefix,
+                    token::digest(&raw_key),
+                    key.created_at
+                ],
+            )?;
+            Ok(CreatedKey { key, raw_key })
+        })
+        .await?;
+    Ok(Created(created))
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+/// Revokes a key (idempotent: a revoked key keeps its first `revoked_at`).
+#[delete("/api-keys", data = "<body>")]
+async fn revoke(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Json<Value>> {
+    let id = parse_id("id", &body.id)?;
+    let owner = user.user.id;
+    let now = rfc3339(clock.now());
+    db.write(move |tx| {
+        let changed = tx.execute(
+            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?1)
+             WHERE id = ?2 AND owner_id = ?3",
+            params![now, id, owner],
+        )?;
+        if changed == 0 {
+            return Err(AppError::not_found(format!("API key not found: {id}")));
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(data(json!({ "success": true })))
+}

@@ -1,0 +1,312 @@
+//! Documents (invoices, orders, bills) to import rows, one per line, with lines fitted so
+//! that the importer's arithmetic reproduces the source's own total (DECISIONS §12).
+//!
+//! The importer computes, per line, net = round(qty × unit_price × (1 − discount/100), 2)
+//! and VAT = round(net × rate/100, 2), and the document total as the sum. A platform gives
+//! us, per line, its own net (VAT-exclusive, after discounts) and VAT amount, exact to the
+//! penny; [`fit_line`] chooses (quantity, unit_price, discount, rate) that give exactly
+//! those two amounts where the importer's places allow it:
+//!
+//! 1. price: the source's VAT-exclusive unit price if `qty × price` rounds to the net; else
+//!    that price with the discount percentage that does; else net / qty to 4 places; else
+//!    quantity 1 at the net (only for quantities whose 4-place price cannot round back);
+//! 2. rate: the source's nominal rate if it reproduces the source's VAT; else the 2-place
+//!    rate nearest to it that does (VAT-inclusive prices rounded per line can need
+//!    20.02 % where the nominal rate is 20 %); else the nominal rate;
+//! 3. if the fitted lines still do not add up to the source total (no rate fits, or the
+//!    platform's total holds something no line shows, such as an invoice-level discount
+//!    PayPal does not allocate to items), a last line (quantity 1, VAT 0) carries the
+//!    difference: "Rounding adjustment" under £1, "Adjustment to the source total" above;
+//!    a document without lines gets one "Imported total" line. `total` is always the
+//!    source's total.
+
+use rust_decimal::Decimal;
+
+use super::{dec_text, ImportRow, Row};
+use crate::db::decimal::round;
+
+/// A line as the platform states it.
+#[derive(Debug, Clone, Default)]
+pub struct SourceLine {
+    pub description: String,
+    pub quantity: Decimal,
+    /// The VAT-exclusive unit price before discount, when the platform states one.
+    pub unit_price: Option<Decimal>,
+    /// VAT-exclusive amount after discounts (2 dp).
+    pub net: Decimal,
+    /// VAT amount (2 dp).
+    pub vat: Decimal,
+    /// The platform's nominal VAT rate in percent, when it states one.
+    pub vat_rate: Option<Decimal>,
+    pub sku: Option<String>,
+}
+
+impl SourceLine {
+    /// A line known only by amounts (shipping, fees, tips): quantity 1.
+    pub fn amount(description: impl Into<String>, net: Decimal, vat: Decimal) -> Self {
+        Self {
+            description: description.into(),
+            quantity: Decimal::ONE,
+            unit_price: Some(net),
+            net,
+            vat,
+            ..Self::default()
+        }
+    }
+}
+
+/// A document as the platform states it.
+#[derive(Debug, Clone, Default)]
+pub struct SourceDoc {
+    pub number: Option<String>,
+    pub contact_name: Option<String>,
+    pub issue_date: Option<String>,
+    pub due_date: Option<String>,
+    pub status: Option<String>,
+    pub total: Decimal,
+    pub amount_paid: Option<Decimal>,
+    pub provider_ref: Option<String>,
+    pub lines: Vec<SourceLine>,
+}
+
+/// A line in the importer's terms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FittedLine {
+    pub description: String,
+    pub quantity: Decimal,
+    pub unit_price: Decimal,
+    pub discount: Decimal,
+    pub vat_rate: Decimal,
+    pub sku: Option<String>,
+}
+
+impl FittedLine {
+    /// The importer's net for this line.
+    pub fn net(&self) -> Decimal {
+        round(
+            self.quantity * self.unit_price * (Decimal::ONE - self.discount / Decimal::ONE_HUNDRED),
+            2,
+        )
+    }
+
+    /// The importer's VAT for this line.
+    pub fn vat(&self) -> Decimal {
+        round(self.net() * self.vat_rate / Decimal::ONE_HUNDRED, 2)
+    }
+}
+
+fn r2(d: Decimal) -> Decimal {
+    round(d, 2)
+}
+
+fn fit_price(line: &SourceLine) -> (Decimal, Decimal, Decimal) {
+    let q = line.quantity;
+    let net = r2(line.net);
+    if q <= Decimal::ZERO {
+        return (Decimal::ONE, net, Decimal::ZERO);
+    }
+    if let Some(p) = line.unit_price.filter(|p| p.normalize().scale() <= 4) {
+        if r2(q * p) == net {
+            return (q, p, Decimal::ZERO);
+        }
+        let gross = q * p;
+        if !gross.is_zero() && (gross.is_sign_positive() == net.is_sign_positive()) {
+            let d = r2((Decimal::ONE - net / gross) * Decimal::ONE_HUNDRED);
+            if d > Decimal::ZERO
+                && d <= Decimal::ONE_HUNDRED
+                && r2(gross * (Decimal::ONE - d / Decimal::ONE_HUNDRED)) == net
+            {
+                return (q, p, d);
+            }
+        }
+    }
+    let p = round(net / q, 4);
+    if r2(q * p) == net {
+        return (q, p, Decimal::ZERO);
+    }
+    (Decimal::ONE, net, Decimal::ZERO)
+}
+
+fn fit_rate(net: Decimal, vat: Decimal, nominal: Option<Decimal>) -> Decimal {
+    let hundred = Decimal::ONE_HUNDRED;
+    let valid = |r: Decimal| r >= Decimal::ZERO && r <= hundred;
+    let gives = |r: Decimal| r2(net * r / hundred) == vat;
+    let nominal = nominal.map(|r| round(r, 2)).filter(|r| valid(*r));
+    if let Some(r) = nominal {
+        if gives(r) {
+            return r;
+        }
+    }
+    if net.is_zero() {
+        return nominal.unwrap_or(Decimal::ZERO);
+    }
+    if vat.is_zero() {
+        return Decimal::ZERO;
+    }
+    let r0 = r2(vat / net * hundred);
+    let target = nominal.unwrap_or(r0);
+    let step = Decimal::new(1, 2);
+    let mut best: Option<Decimal> = None;
+    for k in -60i64..=60 {
+        let r = r0 + step * Decimal::from(k);
+        if valid(r) && gives(r) && best.is_none_or(|b| (r - target).abs() < (b - target).abs()) {
+            best = Some(r);
+        }
+    }
+    best.or(nominal)
+        .unwrap_or_else(|| r0.clamp(Decimal::ZERO, hundred))
+}
+
+/// Fits one source line to the importer's arithmetic (see the module doc).
+pub fn fit_line(line: &SourceLine) -> FittedLine {
+    let (quantity, unit_price, discount) = fit_price(line);
+    let mut fitted = FittedLine {
+        description: line.description.clone(),
+        quantity,
+        unit_price,
+        discount,
+        vat_rate: Decimal::ZERO,
+        sku: line.sku.clone(),
+    };
+    fitted.vat_rate = fit_rate(fitted.net(), r2(line.vat), line.vat_rate);
+    fitted
+}
+
+/// Fits every line and adds the adjustment line when the sum still differs from the
+/// source total.
+pub fn fit_lines(lines: &[SourceLine], total: Decimal) -> Vec<FittedLine> {
+    let mut out: Vec<FittedLine> = lines.iter().map(fit_line).collect();
+    let sum: Decimal = out.iter().map(|l| l.net() + l.vat()).sum();
+    let diff = r2(total) - sum;
+    if !diff.is_zero() || out.is_empty() {
+        out.push(FittedLine {
+            description: if out.is_empty() {
+                "Imported total".to_owned()
+            } else if diff.abs() < Decimal::ONE {
+                "Rounding adjustment".to_owned()
+            } else {
+                "Adjustment to the source total".to_owned()
+            },
+            quantity: Decimal::ONE,
+            unit_price: diff,
+            discount: Decimal::ZERO,
+            vat_rate: Decimal::ZERO,
+            sku: None,
+        });
+    }
+    out
+}
+
+/// The import rows of one document: one per fitted line, document fields repeated.
+pub fn fit_document(doc: &SourceDoc) -> Vec<ImportRow> {
+    fit_lines(&doc.lines, doc.total)
+        .into_iter()
+        .map(|l| {
+            let mut row = Row::new();
+            row.text("number", doc.number.as_deref())
+                .text("contact_name", doc.contact_name.as_deref())
+                .text("issue_date", doc.issue_date.as_deref())
+                .text("due_date", doc.due_date.as_deref())
+                .text("status", doc.status.as_deref())
+                .set("line_description", Some(l.description.clone()))
+                .set("line_quantity", Some(dec_text(l.quantity)))
+                .set("line_unit_price", Some(dec_text(l.unit_price)))
+                .set("line_discount", Some(dec_text(l.discount)))
+                .set("line_vat_rate", Some(dec_text(l.vat_rate)))
+                .text("line_sku", l.sku.as_deref())
+                .set("total", Some(dec_text(doc.total)))
+                .dec("amount_paid", doc.amount_paid)
+                .text("provider_ref", doc.provider_ref.as_deref());
+            if l.description.trim().is_empty() {
+                row.set("line_description", Some("Item".to_owned()));
+            }
+            row.build()
+        })
+        .collect()
+}
+
+/// The importer's total for rows made by [`fit_document`] (tests and checks use it).
+pub fn rows_total(rows: &[ImportRow]) -> Decimal {
+    let get = |r: &ImportRow, k: &str| {
+        r.get(k)
+            .and_then(|v| crate::db::decimal::parse_decimal(v))
+            .unwrap_or(Decimal::ZERO)
+    };
+    rows.iter()
+        .map(|r| {
+            let l = FittedLine {
+                description: String::new(),
+                quantity: get(r, "line_quantity"),
+                unit_price: get(r, "line_unit_price"),
+                discount: get(r, "line_discount"),
+                vat_rate: get(r, "line_vat_rate"),
+                sku: None,
+            };
+            l.net() + l.vat()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn an_exclusive_line_keeps_its_price_and_rate() {
+        let l = fit_line(&SourceLine {
+            description: "Mug".into(),
+            quantity: d("3"),
+            unit_price: Some(d("4.50")),
+            net: d("13.50"),
+            vat: d("2.70"),
+            vat_rate: Some(d("20")),
+            sku: None,
+        });
+        assert_eq!(
+            (l.quantity, l.unit_price, l.discount, l.vat_rate),
+            (d("3"), d("4.50"), d("0"), d("20"))
+        );
+    }
+
+    #[test]
+    fn a_discounted_line_keeps_its_list_price_with_a_percentage() {
+        let l = fit_line(&SourceLine {
+            quantity: d("2"),
+            unit_price: Some(d("10")),
+            net: d("18"),
+            vat: d("3.60"),
+            vat_rate: Some(d("20")),
+            ..SourceLine::default()
+        });
+        assert_eq!((l.unit_price, l.discount), (d("10"), d("10")));
+        assert_eq!(l.net(), d("18"));
+    }
+
+    #[test]
+    fn an_inclusive_price_that_rounds_awkwardly_gets_the_nearest_exact_rate() {
+        // 9.99 including 20 % VAT: the platform says VAT 1.67, net 8.32.
+        let l = fit_line(&SourceLine {
+            quantity: d("1"),
+            unit_price: None,
+            net: d("8.32"),
+            vat: d("1.67"),
+            vat_rate: Some(d("20")),
+            ..SourceLine::default()
+        });
+        assert_eq!(l.net() + l.vat(), d("9.99"));
+        assert_eq!(l.vat_rate, d("20.02"));
+    }
+
+    #[test]
+    fn the_adjustment_line_closes_any_remaining_gap() {
+        let lines = vec![SourceLine::amount("Thing", d("1000.00"), d("200.01"))];
+        let fitted = fit_lines(&lines, d("1200.01"));
+        let sum: Decimal = fitted.iter().map(|l| l.net() + l.vat()).sum();
+        assert_eq!(sum, d("1200.01"));
+    }
+}

@@ -1,0 +1,655 @@
+//! Connectors: clients that pull records from the six API platforms and from FreeAgent
+//! over OAuth (§4.10, DECISIONS §11), and turn them into import rows.
+//!
+//! A connector knows a platform's authentication, pagination, money units and field
+//! names; it knows nothing of the database. For a (platform, data type) it returns
+//! `Vec<ImportRow>`: one map per row, keyed by the DECISIONS §12 import field names of
+//! that data type, exactly as a mapped CSV row would be. The importer validates, dedups
+//! and stores them.
+//!
+//! # The row contract
+//!
+//! - Keys are the §12 import field names of the data type; a key is left out when the
+//!   platform has no value for it (never an empty string).
+//! - Decimals are plain decimal text in MAJOR units, trailing zeros removed (`"1234.56"`,
+//!   `"10"`, `"-0.5"`): minor units (Stripe, Square, GoCardless) are converted exactly
+//!   with `rust_decimal` using the currency's exponent (2 for GBP; 0 for JPY and the
+//!   other zero-decimal currencies, 3 for BHD/JOD/KWD/OMR/TND). No `f64` anywhere.
+//! - Dates are `YYYY-MM-DD`. Unix timestamps (Stripe) are read as UTC dates; RFC 3339
+//!   timestamps keep the date as the platform wrote it (the shop's local date).
+//! - Invoices and bills are one row PER LINE with the document fields (`number`,
+//!   `contact_name`, `issue_date`, `due_date`, `status`, `total`, `amount_paid`,
+//!   `provider_ref`) repeated on each row. Every line carries `line_quantity`,
+//!   `line_unit_price`, `line_discount` and `line_vat_rate` explicitly (`"0"` when the
+//!   source has none, so no importer default of 20 % creeps in).
+//! - `total` is always the source's own document total. Lines are expressed so that the
+//!   importer's rule (net = round(qty × unit_price × (1 − discount/100), 2), VAT =
+//!   round(net × rate/100, 2), total = Σ net + VAT) reproduces that total: see
+//!   [`lines::fit_document`]. When a platform sends VAT-inclusive prices (Shopify
+//!   `taxes_included`, Stripe `tax_behavior=inclusive`, Square `INCLUSIVE` taxes) the
+//!   line's unit price is the VAT-exclusive price and the rate is the platform's nominal
+//!   rate whenever that reproduces the platform's own VAT amount; when rounding makes the
+//!   nominal rate miss by a penny the nearest 2-dp rate that gives the platform's exact
+//!   VAT is used (so net, VAT and total all equal the source), and only if no rate can
+//!   a final "Rounding adjustment" line (quantity 1, VAT 0) makes up the difference.
+//!   Shipping, fees, service charges and tips become lines of their own.
+//! - Invoice `status` is `draft | sent | paid | void`; bill `status` is
+//!   `draft | awaiting_payment | paid | void`; subscription `status` is
+//!   `active | paused | cancelled` and `interval` is `week | month | year` (a cadence in
+//!   days that is not whole weeks is passed through as `day`, for the importer to refuse
+//!   that row with a message). Contact `type` is `customer | supplier | both`.
+//! - Subscriptions are one row per line too, the template fields repeated and
+//!   `provider_ref` (the subscription id) shared: the importer groups them by it.
+//! - `provider_ref` is the platform's own id of the record (FreeAgent: its `url`). For
+//!   documents without a number on the platform (Square orders) the order id is used as
+//!   `number`, so documents never merge when grouped by number; Stripe drafts have no
+//!   number and keep none (DECISIONS §11 fallback). The importer should group API rows
+//!   of one document by `provider_ref`.
+//!
+//! # Support matrix
+//!
+//! | platform    | contacts  | products            | invoices          | bills | expenses | projects | time_entries | subscriptions |
+//! |-------------|-----------|---------------------|-------------------|-------|----------|----------|--------------|---------------|
+//! | stripe      | customers | products + default price | invoices     | no    | no       | no       | no           | subscriptions (one row per item) |
+//! | shopify     | customers | product variants    | orders            | no    | no       | no       | no           | no (1)        |
+//! | square      | customers | catalog item variations | orders (2)    | no    | no       | no       | no           | subscriptions + plan variations |
+//! | paypal      | no (3)    | catalog products (no price) | invoices  | no    | no       | no       | no           | no (4)        |
+//! | gocardless  | customers | no                  | no                | no    | no       | no       | no           | subscriptions |
+//! | woocommerce | customers | products + variations | orders          | no    | no       | no       | no           | subscriptions (5) |
+//! | freeagent   | contacts  | price list items    | invoices          | bills | expenses | projects | timeslips    | recurring invoices |
+//!
+//! 1. Shopify subscription contracts exist only in GraphQL and an app sees only the
+//!    contracts it owns, so a connection cannot list another app's subscriptions.
+//! 2. Square invoices carry no line items (they live on the order), so orders are read
+//!    (all locations) and become invoices; an invoice's order is among them.
+//! 3. PayPal has no customer directory.
+//! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
+//! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
+//!    without it answers 404 and the pull fails with [`ConnectorError::NotAvailable`].
+//!
+//! # Public API
+//!
+//! - [`pull`]`(platform, data_type, &credentials, &config, &retry) -> Result<Vec<ImportRow>>`
+//!   for the six API platforms; [`validate_credentials`] for the connection POST;
+//!   [`Platform::supports`] / [`Platform::supported`] for the matrix.
+//! - [`freeagent`]: `new_state`, `authorize_url`, `check_state`, `exchange_code`,
+//!   `refresh`, `ensure_fresh`, `pull(data_type, &mut token, &config, now, &retry)`.
+//! - [`ConnectorError`] (`From` into `AppError`: the caller's problem → 400, the
+//!   platform's → 503) and [`RetryPolicy`] (`Default` in production; tests inject the
+//!   sleep).
+//!
+//! Everything blocks: call it inside `spawn_blocking`.
+//!
+//! A pair marked "no" fails with [`ConnectorError::Unsupported`] before any request is
+//! made, so the endpoint can answer 400 naming the platform and the type.
+
+pub mod freeagent;
+pub mod gocardless;
+pub mod http;
+pub mod lines;
+pub mod paypal;
+pub mod shopify;
+pub mod square;
+pub mod stripe;
+pub mod woocommerce;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::config::PlatformConfig;
+use crate::error::AppError;
+
+pub use http::RetryPolicy;
+
+/// One import row: §12 import field name → canonical text value.
+pub type ImportRow = BTreeMap<String, String>;
+
+/// The platforms that have a connector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Platform {
+    Stripe,
+    Shopify,
+    Square,
+    Paypal,
+    Gocardless,
+    Woocommerce,
+    Freeagent,
+}
+
+impl Platform {
+    pub const ALL: [Platform; 7] = [
+        Platform::Stripe,
+        Platform::Shopify,
+        Platform::Square,
+        Platform::Paypal,
+        Platform::Gocardless,
+        Platform::Woocommerce,
+        Platform::Freeagent,
+    ];
+
+    /// The identifier of DECISIONS §11 (also the `platforms.<id>` configuration key).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Stripe => "stripe",
+            Self::Shopify => "shopify",
+            Self::Square => "square",
+            Self::Paypal => "paypal",
+            Self::Gocardless => "gocardless",
+            Self::Woocommerce => "woocommerce",
+            Self::Freeagent => "freeagent",
+        }
+    }
+
+    /// The data types the platform can supply (the support matrix above).
+    pub fn supported(self) -> &'static [DataType] {
+        use DataType::*;
+        match self {
+            Self::Stripe => &[Contacts, Products, Invoices, Subscriptions],
+            Self::Shopify => &[Contacts, Products, Invoices],
+            Self::Square => &[Contacts, Products, Invoices, Subscriptions],
+            Self::Paypal => &[Products, Invoices],
+            Self::Gocardless => &[Contacts, Subscriptions],
+            Self::Woocommerce => &[Contacts, Products, Invoices, Subscriptions],
+            Self::Freeagent => &DataType::ALL,
+        }
+    }
+
+    pub fn supports(self, data_type: DataType) -> bool {
+        self.supported().contains(&data_type)
+    }
+
+    /// The platform's real API origin, used when `platforms.<id>.base_url` is not set.
+    /// Shopify and WooCommerce have none: their origin is the shop or site URL.
+    pub fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            Self::Stripe => Some("https://api.stripe.com"),
+            Self::Square => Some("https://connect.squareup.com"),
+            Self::Paypal => Some("https://api-m.paypal.com"),
+            Self::Gocardless => Some("https://api.gocardless.com"),
+            Self::Freeagent => Some("https://api.freeagent.com"),
+            Self::Shopify | Self::Woocommerce => None,
+        }
+    }
+}
+
+impl fmt::Display for Platform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl FromStr for Platform {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Self::ALL.into_iter().find(|p| p.id() == s).ok_or(())
+    }
+}
+
+/// The `entityType` values of DECISIONS §11 (`all` is the caller's loop over these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DataType {
+    Contacts,
+    Products,
+    Invoices,
+    Bills,
+    Expenses,
+    Projects,
+    TimeEntries,
+    Subscriptions,
+}
+
+impl DataType {
+    pub const ALL: [DataType; 8] = [
+        DataType::Contacts,
+        DataType::Products,
+        DataType::Invoices,
+        DataType::Bills,
+        DataType::Expenses,
+        DataType::Projects,
+        DataType::TimeEntries,
+        DataType::Subscriptions,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Contacts => "contacts",
+            Self::Products => "products",
+            Self::Invoices => "invoices",
+            Self::Bills => "bills",
+            Self::Expenses => "expenses",
+            Self::Projects => "projects",
+            Self::TimeEntries => "time_entries",
+            Self::Subscriptions => "subscriptions",
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for DataType {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s).ok_or(())
+    }
+}
+
+/// Why a pull failed. Every message names the platform.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConnectorError {
+    /// The platform cannot supply this data type at all (the support matrix).
+    #[error("{platform} cannot supply {data_type}")]
+    Unsupported {
+        platform: Platform,
+        data_type: DataType,
+    },
+    /// The platform could supply it, but this account or site does not offer it (for
+    /// example a WooCommerce site without the Subscriptions extension).
+    #[error("{platform} cannot supply {data_type}: {reason}")]
+    NotAvailable {
+        platform: Platform,
+        data_type: DataType,
+        reason: String,
+    },
+    /// The stored credentials or the configuration are incomplete or malformed.
+    #[error("{platform} credentials: {message}")]
+    Credentials { platform: Platform, message: String },
+    /// The platform refused the credentials (401/403).
+    #[error("{platform} refused the credentials ({status}): {message}")]
+    AuthFailed {
+        platform: Platform,
+        status: u16,
+        message: String,
+    },
+    /// The OAuth grant was revoked or has expired: the user must connect again.
+    #[error("{platform} access was revoked or has expired: reconnect {platform}")]
+    ReconnectRequired { platform: Platform },
+    /// The OAuth callback's `state` is not the one this connection started with.
+    #[error("{platform} authorisation failed: state does not match")]
+    StateMismatch { platform: Platform },
+    /// No connection could be made (DNS, refused, TLS, timeout).
+    #[error("{platform} is unreachable: {message}")]
+    Unreachable { platform: Platform, message: String },
+    /// Still 429 after every retry.
+    #[error("{platform} is rate limiting requests; try again later")]
+    RateLimited { platform: Platform },
+    /// Still 5xx after every retry.
+    #[error("{platform} is unavailable (HTTP {status})")]
+    Unavailable { platform: Platform, status: u16 },
+    /// An answer that is not what the platform documents (status, JSON, shape).
+    #[error("{platform} sent an unexpected response: {message}")]
+    BadResponse { platform: Platform, message: String },
+}
+
+impl ConnectorError {
+    pub fn platform(&self) -> Platform {
+        match self {
+            Self::Unsupported { platform, .. }
+            | Self::NotAvailable { platform, .. }
+            | Self::Credentials { platform, .. }
+            | Self::AuthFailed { platform, .. }
+            | Self::ReconnectRequired { platform }
+            | Self::StateMismatch { platform }
+            | Self::Unreachable { platform, .. }
+            | Self::RateLimited { platform }
+            | Self::Unavailable { platform, .. }
+            | Self::BadResponse { platform, .. } => *platform,
+        }
+    }
+
+    pub(crate) fn bad(platform: Platform, message: impl Into<String>) -> Self {
+        Self::BadResponse {
+            platform,
+            message: message.into(),
+        }
+    }
+}
+
+/// What the caller can do about it: its own request (400) or the platform (503).
+impl From<ConnectorError> for AppError {
+    fn from(e: ConnectorError) -> Self {
+        match e {
+            ConnectorError::Unsupported { .. }
+            | ConnectorError::NotAvailable { .. }
+            | ConnectorError::Credentials { .. }
+            | ConnectorError::AuthFailed { .. }
+            | ConnectorError::ReconnectRequired { .. }
+            | ConnectorError::StateMismatch { .. } => AppError::BadRequest(e.to_string()),
+            ConnectorError::Unreachable { .. }
+            | ConnectorError::RateLimited { .. }
+            | ConnectorError::Unavailable { .. }
+            | ConnectorError::BadResponse { .. } => AppError::Unavailable(e.to_string()),
+        }
+    }
+}
+
+pub type ConnectorResult<T> = Result<T, ConnectorError>;
+
+/// Pulls every page of one data type from an API platform (not FreeAgent, whose OAuth
+/// tokens change during a pull: see [`freeagent::pull`]).
+///
+/// `credentials` is the DECISIONS §11 object stored with the connection; `config` the
+/// platform's `platforms.<id>` settings (`base_url` overrides the real origin, and the
+/// shop/site URL for Shopify and WooCommerce). Blocking: run it in `spawn_blocking`.
+pub fn pull(
+    platform: Platform,
+    data_type: DataType,
+    credentials: &Value,
+    config: &PlatformConfig,
+    retry: &RetryPolicy,
+) -> ConnectorResult<Vec<ImportRow>> {
+    if !platform.supports(data_type) {
+        return Err(ConnectorError::Unsupported {
+            platform,
+            data_type,
+        });
+    }
+    match platform {
+        Platform::Stripe => stripe::pull(data_type, credentials, config, retry),
+        Platform::Shopify => shopify::pull(data_type, credentials, config, retry),
+        Platform::Square => square::pull(data_type, credentials, config, retry),
+        Platform::Paypal => paypal::pull(data_type, credentials, config, retry),
+        Platform::Gocardless => gocardless::pull(data_type, credentials, config, retry),
+        Platform::Woocommerce => woocommerce::pull(data_type, credentials, config, retry),
+        Platform::Freeagent => Err(ConnectorError::Credentials {
+            platform,
+            message: "freeagent connects over OAuth; pull with connectors::freeagent::pull"
+                .to_owned(),
+        }),
+    }
+}
+
+/// Checks that the credentials object has what the platform needs (for the connection
+/// POST, before anything is stored). Does not call the platform.
+pub fn validate_credentials(platform: Platform, credentials: &Value) -> ConnectorResult<()> {
+    let fields: &[&str] = match platform {
+        Platform::Stripe => &["api_key"],
+        Platform::Shopify => &["shop", "access_token"],
+        Platform::Square => &["access_token"],
+        Platform::Paypal => &["client_id", "client_secret"],
+        Platform::Gocardless => &["access_token"],
+        Platform::Woocommerce => &["url", "consumer_key", "consumer_secret"],
+        Platform::Freeagent => &[],
+    };
+    for f in fields {
+        credential(platform, credentials, f)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers shared by the platform modules.
+
+/// A required non-empty string field of the credentials object.
+pub(crate) fn credential(
+    platform: Platform,
+    credentials: &Value,
+    field: &str,
+) -> ConnectorResult<String> {
+    match credentials
+        .get(field)
+        .and_then(Value::as_str)
+        .map(str::trim)
+    {
+        Some(s) if !s.is_empty() => Ok(s.to_owned()),
+        _ => Err(ConnectorError::Credentials {
+            platform,
+            message: format!("missing `{field}`"),
+        }),
+    }
+}
+
+/// Builds one row, leaving out keys without a value.
+#[derive(Default)]
+pub(crate) struct Row(ImportRow);
+
+impl Row {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn set(&mut self, key: &str, value: impl Into<Option<String>>) -> &mut Self {
+        if let Some(v) = value.into() {
+            let v = v.trim();
+            if !v.is_empty() {
+                self.0.insert(key.to_owned(), v.to_owned());
+            }
+        }
+        self
+    }
+
+    pub fn text(&mut self, key: &str, value: Option<&str>) -> &mut Self {
+        self.set(key, value.map(str::to_owned))
+    }
+
+    pub fn dec(&mut self, key: &str, value: Option<Decimal>) -> &mut Self {
+        self.set(key, value.map(dec_text))
+    }
+
+    pub fn build(&mut self) -> ImportRow {
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// Canonical decimal text: plain, no exponent, trailing zeros removed.
+pub fn dec_text(d: Decimal) -> String {
+    let n = d.normalize();
+    if n.is_zero() {
+        "0".to_owned()
+    } else {
+        n.to_string()
+    }
+}
+
+/// The string at `v[key]` (trimmed, non-empty). Numbers are given as their text.
+pub(crate) fn s<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// Like [`s`] but owned, and numbers and booleans become their JSON text.
+pub(crate) fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// A decimal from a JSON number or numeric string, exactly as written.
+pub(crate) fn decimal(v: &Value) -> Option<Decimal> {
+    let t = match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.trim().to_owned(),
+        _ => return None,
+    };
+    crate::db::decimal::parse_decimal(&t)
+}
+
+/// Decimal places of a currency's minor unit (ISO 4217; Stripe's zero-decimal list).
+pub fn currency_exponent(currency: Option<&str>) -> u32 {
+    let c = currency.unwrap_or("gbp").to_ascii_lowercase();
+    match c.as_str() {
+        "bif" | "clp" | "djf" | "gnf" | "jpy" | "kmf" | "krw" | "mga" | "pyg" | "rwf" | "ugx"
+        | "vnd" | "vuv" | "xaf" | "xof" | "xpf" | "isk" => 0,
+        "bhd" | "jod" | "kwd" | "omr" | "tnd" | "iqd" | "lyd" => 3,
+        _ => 2,
+    }
+}
+
+/// Minor units (an integer, or Stripe's `*_decimal` text of minor units) to major units,
+/// exactly: 123456 pence → 1234.56.
+pub fn minor_to_major(minor: Decimal, currency: Option<&str>) -> Decimal {
+    let mut d = minor;
+    let exp = currency_exponent(currency);
+    // Exact: scaling by a power of ten only moves the decimal point.
+    let scale = d.scale() + exp;
+    if scale <= 28 {
+        d.set_scale(scale).expect("scale within range");
+        d
+    } else {
+        d / Decimal::from(10i64.pow(exp))
+    }
+}
+
+/// Minor units at `v[key]` (JSON integer or numeric string) in major units.
+pub(crate) fn minor_field(v: &Value, key: &str, currency: Option<&str>) -> Option<Decimal> {
+    v.get(key)
+        .and_then(decimal)
+        .map(|m| minor_to_major(m, currency))
+}
+
+/// `YYYY-MM-DD` from a Unix timestamp (UTC).
+pub(crate) fn unix_date(v: &Value) -> Option<String> {
+    let secs = v.as_i64()?;
+    let t = OffsetDateTime::from_unix_timestamp(secs).ok()?;
+    Some(iso_date(t.date()))
+}
+
+pub(crate) fn iso_date(d: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// The date part of an ISO date or RFC 3339 / ISO 8601 timestamp, as written.
+pub(crate) fn date_part(v: Option<&str>) -> Option<String> {
+    let v = v?.trim();
+    let d = v.get(..10)?;
+    let ok = d.len() == 10
+        && d.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    ok.then(|| d.to_owned())
+}
+
+/// Joins the non-empty parts with `sep`.
+pub(crate) fn join<'a>(
+    parts: impl IntoIterator<Item = Option<&'a str>>,
+    sep: &str,
+) -> Option<String> {
+    let parts: Vec<&str> = parts
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(sep))
+}
+
+/// The array at `v[key]`, or an empty slice.
+pub(crate) fn arr<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// The array at `v[key]`, or a BadResponse: a page without its list is not an empty page.
+pub(crate) fn req_arr<'a>(
+    platform: Platform,
+    v: &'a Value,
+    key: &str,
+) -> ConnectorResult<&'a [Value]> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .ok_or_else(|| ConnectorError::bad(platform, format!("no `{key}` list in the response")))
+}
+
+/// Refuses a page URL or cursor already read in the same listing: a platform that
+/// answers the same cursor again would otherwise be read forever.
+pub(crate) struct PageGuard {
+    platform: Platform,
+    seen: std::collections::HashSet<String>,
+}
+
+impl PageGuard {
+    pub fn new(platform: Platform) -> Self {
+        Self {
+            platform,
+            seen: std::collections::HashSet::new(),
+        }
+    }
+
+    pub fn visit(&mut self, page: &str) -> ConnectorResult<()> {
+        if self.seen.insert(page.to_owned()) {
+            Ok(())
+        } else {
+            Err(ConnectorError::bad(
+                self.platform,
+                format!("pagination returned to a page already read ({page})"),
+            ))
+        }
+    }
+}
+
+/// The platform origin: `base_url` from configuration, else the real one.
+pub(crate) fn base_url(platform: Platform, config: &PlatformConfig) -> ConnectorResult<String> {
+    config
+        .base_url
+        .as_deref()
+        .or(platform.default_base_url())
+        .map(|u| u.trim_end_matches('/').to_owned())
+        .ok_or_else(|| ConnectorError::Credentials {
+            platform,
+            message: "no base URL".to_owned(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minor_units_convert_exactly() {
+        assert_eq!(
+            dec_text(minor_to_major(Decimal::from(123456), Some("gbp"))),
+            "1234.56"
+        );
+        assert_eq!(
+            dec_text(minor_to_major(Decimal::from(-5), Some("GBP"))),
+            "-0.05"
+        );
+        assert_eq!(
+            dec_text(minor_to_major(Decimal::from(500), Some("jpy"))),
+            "500"
+        );
+        assert_eq!(
+            dec_text(minor_to_major(Decimal::new(12345, 1), Some("gbp"))),
+            "12.345"
+        );
+        assert_eq!(dec_text(minor_to_major(Decimal::from(1000), None)), "10");
+    }
+
+    #[test]
+    fn dates_are_iso() {
+        assert_eq!(
+            unix_date(&Value::from(1_700_000_000)).as_deref(),
+            Some("2023-11-14")
+        );
+        assert_eq!(
+            date_part(Some("2024-03-05T23:10:00-05:00")).as_deref(),
+            Some("2024-03-05")
+        );
+        assert_eq!(date_part(Some("05/03/2024")), None);
+    }
+
+    #[test]
+    fn the_matrix_refuses_what_a_platform_cannot_supply() {
+        assert!(!Platform::Paypal.supports(DataType::Contacts));
+        assert!(!Platform::Gocardless.supports(DataType::Products));
+        assert!(!Platform::Stripe.supports(DataType::Bills));
+        assert!(Platform::Freeagent.supports(DataType::TimeEntries));
+    }
+}

@@ -1,0 +1,271 @@
+//! Shopify Admin REST API: `X-Shopify-Access-Token` (credentials `{shop, access_token}`),
+//! origin `https://{shop}.myshopify.com` (or `platforms.shopify.base_url`), paths under
+//! `/admin/api/{version}/`, cursor pagination by the `Link` header's `rel="next"` URL
+//! followed verbatim (`page_info` is opaque; no header on the last page). Money is
+//! decimal text in major units.
+//!
+//! - contacts: `GET customers.json`.
+//! - products: `GET products.json`, one row per variant (SKU, price and barcode live on
+//!   variants; the name gets the variant title unless it is "Default Title").
+//! - invoices: `GET orders.json?status=any` (the default is open orders only). Lines from
+//!   `line_items[]` (`price` × `quantity` less `discount_allocations`, VAT from
+//!   `tax_lines[]`, VAT-inclusive when the order has `taxes_included`), plus shipping
+//!   lines; payment status from `financial_status`, amount paid from `total_price` −
+//!   `total_outstanding`.
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::http::{Auth, HttpClient, RetryPolicy};
+use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::{
+    arr, credential, date_part, decimal, join, req_arr, s, text, ConnectorError, ConnectorResult,
+    DataType, ImportRow, Platform, Row,
+};
+use crate::config::PlatformConfig;
+
+const P: Platform = Platform::Shopify;
+pub const API_VERSION: &str = "2025-01";
+
+/// The shop origin from the `shop` credential: `acme`, `acme.myshopify.com` or a URL.
+pub fn shop_origin(shop: &str) -> String {
+    let shop = shop.trim().trim_end_matches('/');
+    let host = shop
+        .strip_prefix("https://")
+        .or_else(|| shop.strip_prefix("http://"))
+        .unwrap_or(shop);
+    if host.contains('.') {
+        format!("https://{host}")
+    } else {
+        format!("https://{host}.myshopify.com")
+    }
+}
+
+pub fn pull(
+    data_type: DataType,
+    credentials: &Value,
+    config: &PlatformConfig,
+    retry: &RetryPolicy,
+) -> ConnectorResult<Vec<ImportRow>> {
+    let shop = credential(P, credentials, "shop")?;
+    let token = credential(P, credentials, "access_token")?;
+    let origin = config
+        .base_url
+        .as_deref()
+        .map(|u| u.trim_end_matches('/').to_owned())
+        .unwrap_or_else(|| shop_origin(&shop));
+    let client = HttpClient::new(
+        P,
+        format!("{origin}/admin/api/{API_VERSION}"),
+        Auth::None,
+        retry,
+    )
+    .with_header("X-Shopify-Access-Token", &token);
+    match data_type {
+        DataType::Contacts => contacts(&client),
+        DataType::Products => products(&client),
+        DataType::Invoices => orders(&client),
+        other => Err(ConnectorError::Unsupported {
+            platform: P,
+            data_type: other,
+        }),
+    }
+}
+
+/// Every object of a REST list: the `Link` rel="next" URL, verbatim, until there is none.
+fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut next = Some(client.url(first));
+    let mut guard = super::PageGuard::new(P);
+    while let Some(url) = next {
+        guard.visit(&url)?;
+        let (page, res) = client.get_json(&url)?;
+        out.extend(req_arr(P, &page, key)?.iter().cloned());
+        next = res.link_next();
+        if let Some(n) = &next {
+            client.check_same_origin(n)?;
+        }
+    }
+    Ok(out)
+}
+
+fn person_name(c: &Value) -> Option<String> {
+    join([s(c, "first_name"), s(c, "last_name")], " ")
+}
+
+fn contacts(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let customers = list_all(client, "/customers.json?limit=250", "customers")?;
+    Ok(customers
+        .iter()
+        .map(|c| {
+            let addr = c.get("default_address").unwrap_or(&Value::Null);
+            let name = person_name(c)
+                .or_else(|| s(addr, "company").map(str::to_owned))
+                .or_else(|| s(c, "email").map(str::to_owned));
+            Row::new()
+                .set("name", name)
+                .set("type", Some("customer".to_owned()))
+                .text("email", s(c, "email"))
+                .text("phone", s(c, "phone").or(s(addr, "phone")))
+                .set(
+                    "address",
+                    join(
+                        [
+                            "address1",
+                            "address2",
+                            "city",
+                            "province",
+                            "zip",
+                            "country_code",
+                        ]
+                        .map(|k| s(addr, k)),
+                        ", ",
+                    ),
+                )
+                .set("provider_ref", c.get("id").and_then(text))
+                .build()
+        })
+        .collect())
+}
+
+fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let products = list_all(client, "/products.json?limit=250", "products")?;
+    let mut rows = Vec::new();
+    for p in &products {
+        let title = s(p, "title").unwrap_or("Product");
+        let variants = arr(p, "variants");
+        for v in variants {
+            let vt = s(v, "title").filter(|t| *t != "Default Title");
+            let name = match vt {
+                Some(t) if variants.len() > 1 || t != title => format!("{title} - {t}"),
+                _ => title.to_owned(),
+            };
+            rows.push(
+                Row::new()
+                    .set("name", Some(name))
+                    .text("sku", s(v, "sku"))
+                    .text("category", s(p, "product_type"))
+                    .dec("unit_price", v.get("price").and_then(decimal))
+                    .text("barcode", s(v, "barcode"))
+                    .set("provider_ref", v.get("id").and_then(text))
+                    .build(),
+            );
+        }
+    }
+    Ok(rows)
+}
+
+fn money(v: &Value, key: &str) -> Decimal {
+    v.get(key).and_then(decimal).unwrap_or_default()
+}
+
+fn tax_of(item: &Value) -> (Decimal, Option<Decimal>) {
+    let taxes = arr(item, "tax_lines");
+    let vat = taxes.iter().map(|t| money(t, "price")).sum();
+    let rates: Vec<Decimal> = taxes
+        .iter()
+        .filter_map(|t| t.get("rate").and_then(decimal))
+        .collect();
+    let rate =
+        (!rates.is_empty()).then(|| rates.iter().copied().sum::<Decimal>() * Decimal::ONE_HUNDRED);
+    (vat, rate)
+}
+
+fn discounts(item: &Value) -> Decimal {
+    let allocated: Decimal = arr(item, "discount_allocations")
+        .iter()
+        .map(|d| money(d, "amount"))
+        .sum();
+    if allocated.is_zero() {
+        money(item, "total_discount")
+    } else {
+        allocated
+    }
+}
+
+fn order_status(o: &Value) -> &'static str {
+    if o.get("cancelled_at").is_some_and(|v| !v.is_null()) {
+        return "void";
+    }
+    match s(o, "financial_status") {
+        Some("paid" | "partially_refunded" | "refunded") => "paid",
+        Some("voided") => "void",
+        _ => "sent",
+    }
+}
+
+fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let orders = list_all(client, "/orders.json?status=any&limit=250", "orders")?;
+    let mut rows = Vec::new();
+    for o in &orders {
+        let inclusive = o
+            .get("taxes_included")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let mut lines = Vec::new();
+        for item in arr(o, "line_items") {
+            let qty = item
+                .get("quantity")
+                .and_then(decimal)
+                .unwrap_or(Decimal::ONE);
+            let price = money(item, "price");
+            let gross = qty * price - discounts(item);
+            let (vat, rate) = tax_of(item);
+            let net = if inclusive { gross - vat } else { gross };
+            lines.push(SourceLine {
+                description: s(item, "name")
+                    .or(s(item, "title"))
+                    .unwrap_or("Item")
+                    .to_owned(),
+                quantity: qty,
+                unit_price: (!inclusive).then_some(price),
+                net,
+                vat,
+                vat_rate: rate,
+                sku: s(item, "sku").map(str::to_owned),
+            });
+        }
+        for ship in arr(o, "shipping_lines") {
+            let gross = money(ship, "price") - discounts(ship);
+            let (vat, rate) = tax_of(ship);
+            let net = if inclusive { gross - vat } else { gross };
+            if gross.is_zero() && vat.is_zero() {
+                continue;
+            }
+            let mut l = SourceLine::amount(s(ship, "title").unwrap_or("Shipping"), net, vat);
+            l.vat_rate = rate;
+            lines.push(l);
+        }
+        let total = o
+            .get("total_price")
+            .and_then(decimal)
+            .ok_or_else(|| ConnectorError::bad(P, "order without `total_price`"))?;
+        let status = order_status(o);
+        let amount_paid = match o.get("total_outstanding").and_then(decimal) {
+            Some(outstanding) => Some((total - outstanding).max(Decimal::ZERO)),
+            None if status == "paid" => Some(total),
+            None => Some(Decimal::ZERO),
+        };
+        let customer = o.get("customer").unwrap_or(&Value::Null);
+        let billing = o.get("billing_address").unwrap_or(&Value::Null);
+        let contact = person_name(customer)
+            .or_else(|| s(billing, "name").map(str::to_owned))
+            .or_else(|| s(billing, "company").map(str::to_owned))
+            .or_else(|| s(o, "email").or(s(customer, "email")).map(str::to_owned));
+        let doc = SourceDoc {
+            number: s(o, "name")
+                .map(str::to_owned)
+                .or_else(|| o.get("order_number").and_then(text)),
+            contact_name: contact,
+            issue_date: date_part(s(o, "processed_at").or(s(o, "created_at"))),
+            due_date: None,
+            status: Some(status.to_owned()),
+            total,
+            amount_paid,
+            provider_ref: o.get("id").and_then(text),
+            lines,
+        };
+        rows.extend(fit_document(&doc));
+    }
+    Ok(rows)
+}

@@ -1,0 +1,369 @@
+//! Stripe: `Authorization: Bearer <secret key>` (credentials `{api_key}`), a pinned
+//! `Stripe-Version`, list pagination with `limit` (≤ 100) and `starting_after=<last id>`
+//! while `has_more`; money in minor units (`unit_amount`, `amount`, `total`) or minor-unit
+//! decimal text (`unit_amount_decimal`).
+//!
+//! - contacts: `GET /v1/customers?expand[]=data.tax_ids` (a `gb_vat`/`eu_vat` tax id is the
+//!   VAT number; name falls back to email).
+//! - products: `GET /v1/products?expand[]=data.default_price`; SKU is `metadata.sku`
+//!   (Stripe has no SKU field), the price the default price's.
+//! - invoices: `GET /v1/invoices`; embedded `lines` are followed through
+//!   `GET /v1/invoices/{id}/lines` while `lines.has_more`. Both line shapes are read:
+//!   `pricing.unit_amount_decimal` / `taxes[]` (API 2025-03-31.basil on) and
+//!   `price.unit_amount_decimal` / `tax_amounts[]` / `tax_rates[]` (older versions).
+//! - subscriptions: `GET /v1/subscriptions?status=all&expand[]=data.customer` (the default
+//!   leaves cancelled ones out), one row per item; product names from `GET /v1/products`.
+
+use std::collections::HashMap;
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::http::{Auth, HttpClient, RetryPolicy};
+use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::{
+    arr, base_url, credential, decimal, join, minor_field, minor_to_major, req_arr, s, unix_date,
+    ConnectorError, ConnectorResult, DataType, ImportRow, Platform, Row,
+};
+use crate::config::PlatformConfig;
+
+const P: Platform = Platform::Stripe;
+/// The API version the connector reads (both line shapes are accepted anyway).
+pub const STRIPE_VERSION: &str = "2025-03-31.basil";
+
+pub fn pull(
+    data_type: DataType,
+    credentials: &Value,
+    config: &PlatformConfig,
+    retry: &RetryPolicy,
+) -> ConnectorResult<Vec<ImportRow>> {
+    let key = credential(P, credentials, "api_key")?;
+    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(key), retry)
+        .with_header("Stripe-Version", STRIPE_VERSION);
+    match data_type {
+        DataType::Contacts => contacts(&client),
+        DataType::Products => products(&client),
+        DataType::Invoices => invoices(&client),
+        DataType::Subscriptions => subscriptions(&client),
+        other => Err(ConnectorError::Unsupported {
+            platform: P,
+            data_type: other,
+        }),
+    }
+}
+
+/// Every object of a list endpoint: `starting_after` the last id while `has_more`.
+pub fn list_all(
+    client: &HttpClient,
+    path: &str,
+    params: &[(&str, &str)],
+) -> ConnectorResult<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut after: Option<String> = None;
+    let mut guard = super::PageGuard::new(P);
+    loop {
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        q.append_pair("limit", "100");
+        for (k, v) in params {
+            q.append_pair(k, v);
+        }
+        if let Some(a) = &after {
+            q.append_pair("starting_after", a);
+        }
+        let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
+        let data = req_arr(P, &page, "data")?;
+        out.extend(data.iter().cloned());
+        let has_more = page
+            .get("has_more")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !has_more {
+            return Ok(out);
+        }
+        after = match data.last().and_then(|o| s(o, "id")) {
+            Some(id) => {
+                guard.visit(id)?;
+                Some(id.to_owned())
+            }
+            None => return Err(ConnectorError::bad(P, "`has_more` on a page without ids")),
+        };
+    }
+}
+
+fn contacts(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let customers = list_all(client, "/v1/customers", &[("expand[]", "data.tax_ids")])?;
+    Ok(customers
+        .iter()
+        .map(|c| {
+            let addr = c.get("address").unwrap_or(&Value::Null);
+            let vat = c
+                .pointer("/tax_ids/data")
+                .and_then(Value::as_array)
+                .and_then(|ids| {
+                    ids.iter()
+                        .find(|t| matches!(s(t, "type"), Some("gb_vat" | "eu_vat")))
+                        .or_else(|| ids.first())
+                })
+                .and_then(|t| s(t, "value"));
+            Row::new()
+                .text("name", s(c, "name").or(s(c, "email")).or(s(c, "id")))
+                .set("type", Some("customer".to_owned()))
+                .text("email", s(c, "email"))
+                .text("phone", s(c, "phone"))
+                .set("address", address(addr))
+                .text("vat_number", vat)
+                .text("provider_ref", s(c, "id"))
+                .build()
+        })
+        .collect())
+}
+
+fn address(a: &Value) -> Option<String> {
+    join(
+        ["line1", "line2", "city", "state", "postal_code", "country"].map(|k| s(a, k)),
+        ", ",
+    )
+}
+
+/// A price object's unit amount in major units (`unit_amount_decimal` keeps sub-minor
+/// precision; `unit_amount` is the integer).
+fn price_amount(price: &Value) -> Option<Decimal> {
+    let currency = s(price, "currency");
+    minor_field(price, "unit_amount_decimal", currency)
+        .or_else(|| minor_field(price, "unit_amount", currency))
+}
+
+fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let products = list_all(
+        client,
+        "/v1/products",
+        &[("expand[]", "data.default_price")],
+    )?;
+    Ok(products
+        .iter()
+        .map(|p| {
+            let price = p.get("default_price").filter(|v| v.is_object());
+            Row::new()
+                .text("name", s(p, "name"))
+                .text("sku", p.get("metadata").and_then(|m| s(m, "sku")))
+                .text("description", s(p, "description"))
+                .dec("unit_price", price.and_then(price_amount))
+                .text("unit", s(p, "unit_label"))
+                .text("provider_ref", s(p, "id"))
+                .build()
+        })
+        .collect())
+}
+
+fn invoice_status(s: Option<&str>) -> &'static str {
+    match s {
+        Some("draft") => "draft",
+        Some("paid") => "paid",
+        Some("void") => "void",
+        // open and uncollectible are issued and unpaid
+        _ => "sent",
+    }
+}
+
+fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let invoices = list_all(client, "/v1/invoices", &[])?;
+    let mut rows = Vec::new();
+    for inv in &invoices {
+        let id = s(inv, "id").ok_or_else(|| ConnectorError::bad(P, "invoice without id"))?;
+        let currency = s(inv, "currency");
+        let mut line_objs: Vec<Value> =
+            arr(inv.get("lines").unwrap_or(&Value::Null), "data").to_vec();
+        let more = inv
+            .pointer("/lines/has_more")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if more {
+            let last = line_objs.last().and_then(|l| s(l, "id")).map(str::to_owned);
+            let mut params = Vec::new();
+            if let Some(l) = last.as_deref() {
+                params.push(("starting_after", l));
+            }
+            line_objs.extend(list_all(
+                client,
+                &format!("/v1/invoices/{id}/lines"),
+                &params,
+            )?);
+        }
+        let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
+        if let Some(ship) = inv.get("shipping_cost").filter(|v| v.is_object()) {
+            let sub = minor_field(ship, "amount_subtotal", currency).unwrap_or_default();
+            let tax = minor_field(ship, "amount_tax", currency).unwrap_or_default();
+            if !(sub.is_zero() && tax.is_zero()) {
+                lines.push(SourceLine::amount("Shipping", sub, tax));
+            }
+        }
+        let doc = SourceDoc {
+            number: s(inv, "number").map(str::to_owned),
+            contact_name: s(inv, "customer_name")
+                .or(s(inv, "customer_email"))
+                .or(s(inv, "customer"))
+                .map(str::to_owned),
+            issue_date: unix_date(inv.get("created").unwrap_or(&Value::Null)),
+            due_date: inv.get("due_date").and_then(unix_date),
+            status: Some(invoice_status(s(inv, "status")).to_owned()),
+            total: minor_field(inv, "total", currency)
+                .ok_or_else(|| ConnectorError::bad(P, "invoice without `total`"))?,
+            amount_paid: minor_field(inv, "amount_paid", currency),
+            provider_ref: Some(id.to_owned()),
+            lines,
+        };
+        rows.extend(fit_document(&doc));
+    }
+    Ok(rows)
+}
+
+/// One invoice line, in either API shape.
+fn line(l: &Value, currency: Option<&str>) -> SourceLine {
+    let amount = minor_field(l, "amount", currency).unwrap_or_default();
+    let discounts: Decimal = arr(l, "discount_amounts")
+        .iter()
+        .filter_map(|d| minor_field(d, "amount", currency))
+        .sum();
+    // basil: taxes[] {amount, tax_behavior}; older: tax_amounts[] {amount, inclusive}
+    let mut vat = Decimal::ZERO;
+    let mut inclusive_tax = Decimal::ZERO;
+    for t in arr(l, "taxes") {
+        let a = minor_field(t, "amount", currency).unwrap_or_default();
+        vat += a;
+        if s(t, "tax_behavior") == Some("inclusive") {
+            inclusive_tax += a;
+        }
+    }
+    for t in arr(l, "tax_amounts") {
+        let a = minor_field(t, "amount", currency).unwrap_or_default();
+        vat += a;
+        if t.get("inclusive").and_then(Value::as_bool) == Some(true) {
+            inclusive_tax += a;
+        }
+    }
+    let net = amount - discounts - inclusive_tax;
+    let quantity = l.get("quantity").and_then(decimal).unwrap_or(Decimal::ONE);
+    let unit_minor = l
+        .pointer("/pricing/unit_amount_decimal")
+        .or_else(|| l.pointer("/price/unit_amount_decimal"))
+        .and_then(decimal);
+    let unit_price = if inclusive_tax.is_zero() {
+        unit_minor.map(|m| minor_to_major(m, currency))
+    } else {
+        None
+    };
+    let vat_rate = {
+        let rates: Vec<Decimal> = arr(l, "tax_rates")
+            .iter()
+            .filter_map(|r| r.get("percentage").and_then(decimal))
+            .collect();
+        (!rates.is_empty()).then(|| rates.iter().copied().sum())
+    };
+    SourceLine {
+        description: s(l, "description").unwrap_or("Item").to_owned(),
+        quantity,
+        unit_price,
+        net,
+        vat,
+        vat_rate,
+        sku: None,
+    }
+}
+
+fn interval(price: &Value) -> (Option<String>, Option<i64>) {
+    let rec = price.get("recurring").unwrap_or(&Value::Null);
+    let count = rec
+        .get("interval_count")
+        .and_then(Value::as_i64)
+        .unwrap_or(1);
+    match s(rec, "interval") {
+        Some("day") if count % 7 == 0 => (Some("week".into()), Some(count / 7)),
+        Some(i) => (Some(i.to_owned()), Some(count)),
+        None => (None, None),
+    }
+}
+
+fn subscription_status(s: Option<&str>) -> &'static str {
+    match s {
+        Some("paused") => "paused",
+        Some("canceled" | "incomplete_expired") => "cancelled",
+        _ => "active",
+    }
+}
+
+fn subscriptions(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let subs = list_all(
+        client,
+        "/v1/subscriptions",
+        &[("status", "all"), ("expand[]", "data.customer")],
+    )?;
+    let mut product_names: HashMap<String, String> = HashMap::new();
+    let needs_products = subs.iter().any(|sub| {
+        arr(sub.get("items").unwrap_or(&Value::Null), "data")
+            .iter()
+            .any(|i| {
+                i.pointer("/price/nickname")
+                    .and_then(Value::as_str)
+                    .is_none()
+            })
+    });
+    if needs_products {
+        for p in list_all(client, "/v1/products", &[])? {
+            if let (Some(id), Some(name)) = (s(&p, "id"), s(&p, "name")) {
+                product_names.insert(id.to_owned(), name.to_owned());
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for sub in &subs {
+        let customer = sub.get("customer").unwrap_or(&Value::Null);
+        let contact = if customer.is_object() {
+            s(customer, "name")
+                .or(s(customer, "email"))
+                .or(s(customer, "id"))
+        } else {
+            customer.as_str()
+        };
+        for item in arr(sub.get("items").unwrap_or(&Value::Null), "data") {
+            let price = item.get("price").unwrap_or(&Value::Null);
+            let (interval, count) = interval(price);
+            let period_end = item
+                .get("current_period_end")
+                .or_else(|| sub.get("current_period_end"))
+                .and_then(unix_date);
+            let product = price.get("product").unwrap_or(&Value::Null);
+            let product_name = if product.is_object() {
+                s(product, "name").map(str::to_owned)
+            } else {
+                product
+                    .as_str()
+                    .and_then(|id| product_names.get(id).cloned())
+            };
+            let description = s(price, "nickname").map(str::to_owned).or(product_name);
+            rows.push(
+                Row::new()
+                    .text("contact_name", contact)
+                    .set("interval", interval)
+                    .set("interval_count", count.map(|c| c.to_string()))
+                    .set("next_date", period_end)
+                    .set(
+                        "status",
+                        Some(subscription_status(s(sub, "status")).to_owned()),
+                    )
+                    .set("line_description", description)
+                    .set(
+                        "line_quantity",
+                        Some(
+                            item.get("quantity")
+                                .and_then(super::text)
+                                .unwrap_or_else(|| "1".into()),
+                        ),
+                    )
+                    .dec("line_unit_price", price_amount(price))
+                    .text("provider_ref", s(sub, "id"))
+                    .build(),
+            );
+        }
+    }
+    Ok(rows)
+}

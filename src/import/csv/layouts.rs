@@ -1,0 +1,840 @@
+//! The export layouts of the eight platforms: which header columns fingerprint each one,
+//! and which field each of its columns fills.
+//!
+//! Header names are written as the platforms write them and compared after
+//! [`normalise`](super::header::normalise), so case, spacing, punctuation and `*`
+//! markers never matter, nor do column order and extra columns. Sources and confidence
+//! of every layout: `tests/fixtures/import/README.md` and
+//! `../shared/research/import-formats.md` §C.
+
+use csv::StringRecord;
+
+use crate::import::fields::{EntityType, Field};
+use crate::import::platform::Platform;
+use crate::import::records::ContactType;
+
+use super::header::normalise;
+use super::values::{parse_amount, parse_date, DateOrder};
+
+/// What a column is used for besides (or instead of) a mapping target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Aux {
+    /// The row's transaction kind (Xero `Type`, Sage 50 `SI`/`PI`/`BP` …): rows of other
+    /// kinds than the file's data type are left out.
+    Kind,
+    /// A line's VAT amount: gives the VAT rate when no rate column exists (several such
+    /// columns add up, e.g. FreshBooks `Tax 1 Amount` + `Tax 2 Amount`).
+    LineVat,
+    /// A line's net amount: gives the unit price (amount ÷ quantity) when none is given.
+    LineAmount,
+    /// The document's amount still due: gives `amount_paid` = `total` − due.
+    AmountDue,
+    /// First and last names: give a contact's `name` when the name column is empty.
+    FirstName,
+    LastName,
+    /// An item name: gives the line description when the description is empty.
+    DescriptionFallback,
+    /// A mobile number: gives the phone when the phone column is empty.
+    PhoneFallback,
+    /// An expense's net amount: `amount` = net + `vat_amount`.
+    NetAmount,
+}
+
+impl Aux {
+    pub const COUNT: usize = Self::NetAmount as usize + 1;
+
+    /// How the preview describes the column's use.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Kind => "transaction type: rows of other types are left out",
+            Self::LineVat => "line VAT amount: gives the VAT rate when there is no rate",
+            Self::LineAmount => "line amount: gives the unit price when there is none",
+            Self::AmountDue => "amount due: gives amount_paid as total minus amount due",
+            Self::FirstName => "first name: gives the name when it is empty",
+            Self::LastName => "last name: gives the name when it is empty",
+            Self::DescriptionFallback => "item name: gives the line description when empty",
+            Self::PhoneFallback => "mobile: gives the phone when it is empty",
+            Self::NetAmount => "net amount: amount is net plus VAT",
+        }
+    }
+}
+
+/// What a layout column feeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    F(Field),
+    A(Aux),
+    /// Known column, not imported.
+    Skip,
+}
+
+use Aux as X;
+use Field as F;
+use Target::{Skip, A, F as T};
+
+/// One export layout of one platform, for one data type.
+pub struct Layout {
+    pub platform: Platform,
+    pub entity: EntityType,
+    /// Human name, shown in the preview notes.
+    pub name: &'static str,
+    /// Alternative fingerprints; a layout matches when every column of one of them is
+    /// present.
+    pub signatures: &'static [&'static [&'static str]],
+    /// Header name → use. For positional layouts, every column in file order.
+    pub columns: &'static [(&'static str, Target)],
+    /// Headerless files of this layout are recognised by the shape of their first row.
+    pub shape: Option<fn(&StringRecord) -> bool>,
+    /// Reads the kind column: which data type a row belongs to.
+    pub kind: Option<fn(&str) -> Option<EntityType>>,
+    /// The contact type every row of the file has (supplier lists).
+    pub contact_type: Option<ContactType>,
+    /// The contact column holds account codes (Sage 50 `A/C`, KashFlow codes), not names.
+    pub contact_codes: bool,
+}
+
+impl Layout {
+    /// Number of this layout's named columns among `keys` (the detection score), or
+    /// `None` when no fingerprint is complete.
+    pub fn score(&self, keys: &[String]) -> Option<usize> {
+        let has = |name: &str| {
+            let k = normalise(name);
+            keys.contains(&k)
+        };
+        if !self.signatures.iter().any(|sig| sig.iter().all(|c| has(c))) {
+            return None;
+        }
+        Some(self.columns.iter().filter(|(name, _)| has(name)).count())
+    }
+
+    /// The use of a header (by key) in this layout.
+    pub fn target(&self, key: &str) -> Option<Target> {
+        self.columns
+            .iter()
+            .find(|(name, _)| normalise(name) == key)
+            .map(|(_, t)| *t)
+    }
+
+    /// Layouts that read the same file and differ by data type (chosen by the kind
+    /// column or the caller's type).
+    pub fn same_shape(&self, other: &Layout) -> bool {
+        self.platform == other.platform
+            && self.signatures == other.signatures
+            && self.shape.is_some() == other.shape.is_some()
+    }
+}
+
+fn words(s: &str) -> String {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn xero_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "sales invoice" | "invoice" | "accrec" => Some(EntityType::Invoices),
+        "bill" | "purchase invoice" | "purchase bill" | "accpay" => Some(EntityType::Bills),
+        _ => None,
+    }
+}
+
+/// Sage 50 audit trail types: SI sales invoice, PI purchase invoice; BP/CP/VP bank,
+/// cash and credit card payments are expenses. Credits, receipts, payments on account
+/// and journals are not imported.
+fn sage50_kind(s: &str) -> Option<EntityType> {
+    match s.trim().to_ascii_uppercase().as_str() {
+        "SI" => Some(EntityType::Invoices),
+        "PI" => Some(EntityType::Bills),
+        "BP" | "CP" | "VP" => Some(EntityType::Expenses),
+        _ => None,
+    }
+}
+
+fn sage_accounting_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "invoice" | "sales invoice" | "si" => Some(EntityType::Invoices),
+        _ => None,
+    }
+}
+
+const SAGE50_TYPES: [&str; 20] = [
+    "SI", "SC", "SA", "SD", "SR", "SP", "PI", "PC", "PA", "PD", "PP", "PR", "JD", "JC", "BP", "BR",
+    "CP", "CR", "VP", "VR",
+];
+
+fn is_tax_code(s: &str) -> bool {
+    let s = s.trim();
+    let rest = s.strip_prefix(['T', 't']).unwrap_or("");
+    !rest.is_empty() && rest.len() <= 2 && rest.bytes().all(|c| c.is_ascii_digit())
+}
+
+fn is_amount_or_empty(s: &str) -> bool {
+    s.trim().is_empty() || parse_amount(s).is_ok()
+}
+
+fn is_account_ref(s: &str) -> bool {
+    let s = s.trim();
+    (1..=8).contains(&s.len()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// A headerless Sage 50 audit trail row: a transaction type, a date, a `T` tax code.
+fn sage50_audit_shape(r: &StringRecord) -> bool {
+    r.len() >= 10
+        && SAGE50_TYPES.contains(&r[0].trim().to_ascii_uppercase().as_str())
+        && parse_date(&r[4], DateOrder::DayMonth).is_ok()
+        && is_tax_code(&r[8])
+        && is_amount_or_empty(&r[7])
+}
+
+/// A headerless Sage 50 product record: a stock code, a tax code third, a price fourth.
+fn sage50_product_shape(r: &StringRecord) -> bool {
+    (10..=40).contains(&r.len())
+        && !r[0].trim().is_empty()
+        && !r[0].trim().contains(' ')
+        && is_tax_code(&r[2])
+        && is_amount_or_empty(&r[3])
+        && is_amount_or_empty(&r[4])
+}
+
+/// A headerless Sage 50 customer (or supplier) record: an account reference of up to 8
+/// characters, then turnover and credit-limit figures in columns P–S.
+fn sage50_contact_shape(r: &StringRecord) -> bool {
+    r.len() >= 19
+        && is_account_ref(&r[0])
+        && !r[1].trim().is_empty()
+        && (15..19).all(|i| is_amount_or_empty(&r[i]))
+}
+
+/// Defaults of the optional layout parts.
+const BASE: Layout = Layout {
+    platform: Platform::Generic,
+    entity: EntityType::Contacts,
+    name: "",
+    signatures: &[],
+    columns: &[],
+    shape: None,
+    kind: None,
+    contact_type: None,
+    contact_codes: false,
+};
+
+macro_rules! layout {
+    ($platform:ident, $entity:ident, $name:expr, sig: $sig:expr, cols: $cols:expr $(, $k:ident: $v:expr)* $(,)?) => {
+        Layout {
+            platform: Platform::$platform,
+            entity: EntityType::$entity,
+            name: $name,
+            signatures: $sig,
+            columns: $cols,
+            $($k: $v,)*
+            ..BASE
+        }
+    };
+}
+
+// --- Xero -------------------------------------------------------------------------------
+
+const XERO_CONTACTS: &[(&str, Target)] = &[
+    ("*ContactName", T(F::Name)),
+    ("AccountNumber", T(F::ProviderRef)),
+    ("EmailAddress", T(F::Email)),
+    ("FirstName", A(X::FirstName)),
+    ("LastName", A(X::LastName)),
+    ("POAttentionTo", Skip),
+    ("POAddressLine1", T(F::Address)),
+    ("POAddressLine2", T(F::Address)),
+    ("POAddressLine3", T(F::Address)),
+    ("POAddressLine4", T(F::Address)),
+    ("POCity", T(F::Address)),
+    ("PORegion", T(F::Address)),
+    ("POPostalCode", T(F::Address)),
+    ("POCountry", T(F::Address)),
+    ("PhoneNumber", T(F::Phone)),
+    ("MobileNumber", A(X::PhoneFallback)),
+    ("TaxNumber", T(F::VatNumber)),
+    ("AccountsReceivableTaxCodeName", Skip),
+    ("AccountsPayableTaxCodeName", Skip),
+];
+
+/// The sales invoices export and the bills export share one layout, told apart by
+/// `Type`; the template of the import screens has no `Type`.
+const XERO_DOCUMENTS: &[(&str, Target)] = &[
+    ("*ContactName", T(F::ContactName)),
+    ("*InvoiceNumber", T(F::Number)),
+    ("Reference", Skip),
+    ("*InvoiceDate", T(F::IssueDate)),
+    ("*DueDate", T(F::DueDate)),
+    ("PlannedDate", Skip),
+    ("Total", T(F::Total)),
+    ("TaxTotal", Skip),
+    ("InvoiceAmountPaid", T(F::AmountPaid)),
+    ("InvoiceAmountDue", A(X::AmountDue)),
+    ("InventoryItemCode", T(F::LineSku)),
+    ("*Description", T(F::LineDescription)),
+    ("*Quantity", T(F::LineQuantity)),
+    ("*UnitAmount", T(F::LineUnitPrice)),
+    ("Discount", T(F::LineDiscount)),
+    ("LineAmount", A(X::LineAmount)),
+    ("*AccountCode", Skip),
+    ("*TaxType", T(F::LineVatRate)),
+    ("TaxAmount", A(X::LineVat)),
+    ("Currency", Skip),
+    ("Type", A(X::Kind)),
+    ("Sent", Skip),
+    ("Status", T(F::Status)),
+];
+
+const XERO_EXPORT_SIG: &[&[&str]] =
+    &[&["InvoiceNumber", "InvoiceAmountDue", "PlannedDate", "Type"]];
+const XERO_TEMPLATE_SIG: &[&[&str]] = &[&[
+    "ContactName",
+    "InvoiceNumber",
+    "InvoiceDate",
+    "UnitAmount",
+    "AccountCode",
+    "TaxType",
+]];
+
+const XERO_ITEMS: &[(&str, Target)] = &[
+    ("*ItemCode", T(F::Sku)),
+    ("ItemName", T(F::Name)),
+    ("Quantity", Skip),
+    ("PurchasesDescription", Skip),
+    ("PurchasesUnitPrice", T(F::CostPrice)),
+    ("PurchasesAccount", Skip),
+    ("PurchasesTaxRate", Skip),
+    ("SalesDescription", T(F::Description)),
+    ("SalesUnitPrice", T(F::UnitPrice)),
+    ("SalesAccount", Skip),
+    ("SalesTaxRate", T(F::VatRate)),
+    ("InventoryAssetAccount", Skip),
+    ("CostOfGoodsSoldAccount", Skip),
+];
+
+// --- QuickBooks Online ------------------------------------------------------------------
+
+const QBO_PRODUCTS: &[(&str, Target)] = &[
+    ("Product/Service Name", T(F::Name)),
+    ("Sales Description", T(F::Description)),
+    ("SKU", T(F::Sku)),
+    ("Type", Skip),
+    ("Sales Price / Rate", T(F::UnitPrice)),
+    ("Taxable", Skip),
+    ("Income Account", Skip),
+    ("Purchase Description", Skip),
+    ("Purchase Cost", T(F::CostPrice)),
+    ("Expense Account", Skip),
+    ("Quantity On Hand", Skip),
+    ("Reorder Point", Skip),
+    ("Inventory Asset Account", Skip),
+    ("Quantity as-of Date", Skip),
+];
+
+/// The invoice import layout, in both spellings Intuit uses (`*InvoiceNo` in the sample
+/// file, `Invoice number` in the auto-mapped header list).
+const QBO_INVOICES: &[(&str, Target)] = &[
+    ("*InvoiceNo", T(F::Number)),
+    ("Invoice number", T(F::Number)),
+    ("*Customer", T(F::ContactName)),
+    ("*InvoiceDate", T(F::IssueDate)),
+    ("*DueDate", T(F::DueDate)),
+    ("Terms", Skip),
+    ("Location", Skip),
+    ("Memo", Skip),
+    ("Item(Product/Service)", A(X::DescriptionFallback)),
+    ("ItemDescription", T(F::LineDescription)),
+    ("ItemQuantity", T(F::LineQuantity)),
+    ("ItemRate", T(F::LineUnitPrice)),
+    ("*ItemAmount", A(X::LineAmount)),
+    ("*ItemTaxCode", T(F::LineVatRate)),
+    ("ItemTaxAmount", A(X::LineVat)),
+    ("Service Date", Skip),
+];
+
+// --- Sage Accounting (Business Cloud) ---------------------------------------------------
+
+const SAGE_ACCOUNTING_CONTACTS: &[(&str, Target)] = &[
+    ("Reference", T(F::ProviderRef)),
+    ("Company Name", T(F::Name)),
+    ("Currency", Skip),
+    ("Credit Limit", Skip),
+    ("Main Address Type", Skip),
+    ("Main Address Line 1", T(F::Address)),
+    ("Main Address Line 2", T(F::Address)),
+    ("Main Address Town", T(F::Address)),
+    ("Main Address County", T(F::Address)),
+    ("Main Address Post Code", T(F::Address)),
+    ("Main Address Country", T(F::Address)),
+    ("Main Contact Name", Skip),
+    ("Main Contact Phone", T(F::Phone)),
+    ("Main Contact Type", Skip),
+    ("Main Contact Mobile", A(X::PhoneFallback)),
+    ("Main Contact Email", T(F::Email)),
+    ("Main Contact Fax", Skip),
+    ("VAT Number", T(F::VatNumber)),
+];
+
+const SAGE_ACCOUNTING_INVOICES: &[(&str, Target)] = &[
+    ("Type", A(X::Kind)),
+    ("Customer Reference", Skip),
+    ("Date", T(F::IssueDate)),
+    ("Customer Name", T(F::ContactName)),
+    ("Reference", T(F::Number)),
+    ("Ledger Account", Skip),
+    ("Details", T(F::LineDescription)),
+    ("Net", T(F::LineUnitPrice)),
+    ("VAT Rate", T(F::LineVatRate)),
+    ("VAT", A(X::LineVat)),
+    ("Total", T(F::Total)),
+    ("Analysis Type 1", Skip),
+    ("Analysis Type 2", Skip),
+    ("Analysis Type 3", Skip),
+];
+
+// --- Sage 50 Accounts (desktop): reports in import order, usually without headers -------
+
+const SAGE50_CUSTOMER: &[(&str, Target)] = &[
+    ("A/C", T(F::ProviderRef)),
+    ("Name", T(F::Name)),
+    ("Address Line 1", T(F::Address)),
+    ("Address Line 2", T(F::Address)),
+    ("Address Line 3", T(F::Address)),
+    ("Address Line 4", T(F::Address)),
+    ("Address Line 5", T(F::Address)),
+    ("Contact Name", Skip),
+    ("Telephone", T(F::Phone)),
+    ("Fax", Skip),
+    ("Analysis 1", Skip),
+    ("Analysis 2", Skip),
+    ("Analysis 3", Skip),
+    ("Department", Skip),
+    ("VAT Number", T(F::VatNumber)),
+    ("M.T.D.", Skip),
+    ("Y.T.D.", Skip),
+    ("Prior Y.T.D.", Skip),
+    ("Credit Limit", Skip),
+    ("Trading Terms Text", Skip),
+    ("Settlement Due Days", Skip),
+    ("Sett. Discount (%)", Skip),
+    ("Default Nominal Code", Skip),
+    ("Tax Code", Skip),
+    ("Trade Contact", Skip),
+    ("Telephone 2", A(X::PhoneFallback)),
+    ("E-mail", T(F::Email)),
+    ("Web Address", Skip),
+];
+
+const SAGE50_PRODUCT: &[(&str, Target)] = &[
+    ("Stock Code", T(F::Sku)),
+    ("Description", T(F::Name)),
+    ("Tax Code", T(F::VatRate)),
+    ("Sales Price", T(F::UnitPrice)),
+    ("Last Cost Price (Standard)", T(F::CostPrice)),
+    ("Unit of Sale", T(F::Unit)),
+    ("Location", Skip),
+    ("Nominal A/C Ref", Skip),
+    ("Stock Category", T(F::Category)),
+    ("Bar Code", T(F::Barcode)),
+    ("Department", Skip),
+    ("Supplier A/C Ref", Skip),
+    ("Supplier Part No.", Skip),
+    ("Re-order Level", Skip),
+];
+
+/// Audit trail transactions as sales or purchase invoice lines (SI, PI).
+const SAGE50_AUDIT_DOCUMENTS: &[(&str, Target)] = &[
+    ("Type", A(X::Kind)),
+    ("Account Reference", T(F::ContactName)),
+    ("Nominal A/C Ref", Skip),
+    ("Department Code", Skip),
+    ("Date", T(F::IssueDate)),
+    ("Reference", T(F::Number)),
+    ("Details", T(F::LineDescription)),
+    ("Net Amount", T(F::LineUnitPrice)),
+    ("Tax Code", T(F::LineVatRate)),
+    ("Tax Amount", A(X::LineVat)),
+    ("Exchange Rate", Skip),
+    ("Extra Reference", Skip),
+    ("User Name", Skip),
+    ("Project Refn", Skip),
+    ("Cost Code Refn", Skip),
+];
+
+/// Audit trail transactions as expenses (BP, CP, VP): the nominal code is the category.
+const SAGE50_AUDIT_EXPENSES: &[(&str, Target)] = &[
+    ("Type", A(X::Kind)),
+    ("Account Reference", Skip),
+    ("Nominal A/C Ref", T(F::Category)),
+    ("Department Code", Skip),
+    ("Date", T(F::Date)),
+    ("Reference", T(F::ProviderRef)),
+    ("Details", T(F::Description)),
+    ("Net Amount", A(X::NetAmount)),
+    ("Tax Code", Skip),
+    ("Tax Amount", T(F::VatAmount)),
+    ("Exchange Rate", Skip),
+    ("Extra Reference", Skip),
+    ("User Name", Skip),
+    ("Project Refn", Skip),
+    ("Cost Code Refn", Skip),
+];
+
+const SAGE50_AUDIT_SIG: &[&[&str]] = &[&[
+    "Type",
+    "Account Reference",
+    "Nominal A/C Ref",
+    "Net Amount",
+    "Tax Code",
+]];
+
+// --- FreeAgent --------------------------------------------------------------------------
+
+const FREEAGENT_CONTACTS: &[(&str, Target)] = &[
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Company", T(F::Name)),
+    ("E-mail Address", T(F::Email)),
+    ("E-mail 2 Address", Skip),
+    ("Business Street", T(F::Address)),
+    ("Business Street 2", T(F::Address)),
+    ("Business Street 3", T(F::Address)),
+    ("Business City", T(F::Address)),
+    ("Business State", T(F::Address)),
+    ("Business Postal Code", T(F::Address)),
+    ("Business Phone", T(F::Phone)),
+    ("Mobile Phone", A(X::PhoneFallback)),
+];
+
+// --- KashFlow (IRIS): mapped by hand, so names are known and order is not ---------------
+
+const KASHFLOW_CUSTOMERS: &[(&str, Target)] = &[
+    ("Customer Code", T(F::ProviderRef)),
+    ("Title", Skip),
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Name", T(F::Name)),
+    ("Contact Name", Skip),
+    ("Telephone", T(F::Phone)),
+    ("Mobile", A(X::PhoneFallback)),
+    ("Fax", Skip),
+    ("Email", T(F::Email)),
+    ("Address 1", T(F::Address)),
+    ("Address 2", T(F::Address)),
+    ("Address 3", T(F::Address)),
+    ("Address 4", T(F::Address)),
+    ("Postcode", T(F::Address)),
+    ("Website", Skip),
+    ("Trade Border Type", Skip),
+    ("EC", Skip),
+    ("Notes", Skip),
+    ("Source", Skip),
+    ("VAT Number", T(F::VatNumber)),
+];
+
+const KASHFLOW_SUPPLIERS: &[(&str, Target)] = &[
+    ("Supplier Code", T(F::ProviderRef)),
+    ("Supplier Name", T(F::Name)),
+    ("Name", T(F::Name)),
+    ("Contact Name", Skip),
+    ("Telephone", T(F::Phone)),
+    ("Mobile", A(X::PhoneFallback)),
+    ("Fax", Skip),
+    ("Email", T(F::Email)),
+    ("Address 1", T(F::Address)),
+    ("Address 2", T(F::Address)),
+    ("Address 3", T(F::Address)),
+    ("Address 4", T(F::Address)),
+    ("Postcode", T(F::Address)),
+    ("Website", Skip),
+    ("Trade Border Type", Skip),
+    ("EC", Skip),
+    ("Notes", Skip),
+    ("VAT Number", T(F::VatNumber)),
+];
+
+const KASHFLOW_INVOICES: &[(&str, Target)] = &[
+    ("Customer Code", T(F::ContactName)),
+    ("Invoice Number", T(F::Number)),
+    ("Invoice Date", T(F::IssueDate)),
+    ("Due Date", T(F::DueDate)),
+    ("Customer Reference", Skip),
+    ("Line-Quantity", T(F::LineQuantity)),
+    ("Line-Description", T(F::LineDescription)),
+    ("Line-Charge Type/Sales Code", Skip),
+    ("Line-Rate", T(F::LineUnitPrice)),
+    ("Line Rate (ex VAT)", T(F::LineUnitPrice)),
+    ("Line-VAT Amount", A(X::LineVat)),
+    ("Line-VAT Rate", T(F::LineVatRate)),
+    ("Project Number", Skip),
+    ("Currency Code", Skip),
+];
+
+const KASHFLOW_RECEIPTS: &[(&str, Target)] = &[
+    ("Supplier Code", T(F::ContactName)),
+    ("Receipt Number", T(F::Number)),
+    ("Receipt Date", T(F::IssueDate)),
+    ("Due Date", T(F::DueDate)),
+    ("Supplier Reference", Skip),
+    ("Line Quantity", T(F::LineQuantity)),
+    ("Line Description", T(F::LineDescription)),
+    ("Line Charge Type/Purchase Code", Skip),
+    ("Line Rate", T(F::LineUnitPrice)),
+    ("Line VAT Amount", A(X::LineVat)),
+    ("Line VAT Rate", T(F::LineVatRate)),
+    ("Project Number", Skip),
+    ("Currency Code", Skip),
+];
+
+// --- Zoho Books -------------------------------------------------------------------------
+
+const ZOHO_CONTACTS: &[(&str, Target)] = &[
+    ("Display Name", T(F::Name)),
+    ("Company Name", Skip),
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Phone", T(F::Phone)),
+    ("Billing Address", T(F::Address)),
+    ("Billing Street2", T(F::Address)),
+    ("Billing City", T(F::Address)),
+    ("Billing State", T(F::Address)),
+    ("Billing Code", T(F::Address)),
+    ("Billing Country", T(F::Address)),
+    ("EmailID", T(F::Email)),
+    ("MobilePhone", A(X::PhoneFallback)),
+    ("Customer ID", T(F::ProviderRef)),
+    ("Contact Type", T(F::Type)),
+    ("Customer Sub Type", Skip),
+    ("VAT Registration Number", T(F::VatNumber)),
+    ("Tax Registration Number", T(F::VatNumber)),
+];
+
+const ZOHO_INVOICES: &[(&str, Target)] = &[
+    ("Invoice Date", T(F::IssueDate)),
+    ("Invoice ID", T(F::ProviderRef)),
+    ("Invoice Number", T(F::Number)),
+    ("Invoice Status", T(F::Status)),
+    ("Customer Name", T(F::ContactName)),
+    ("Due Date", T(F::DueDate)),
+    ("Item Name", A(X::DescriptionFallback)),
+    ("Item Desc", T(F::LineDescription)),
+    ("Quantity", T(F::LineQuantity)),
+    ("Item Price", T(F::LineUnitPrice)),
+    ("Item Total", A(X::LineAmount)),
+    ("SubTotal", Skip),
+    ("Total", T(F::Total)),
+    ("Balance", A(X::AmountDue)),
+    ("SKU", T(F::LineSku)),
+    ("Item Tax %", T(F::LineVatRate)),
+    ("Item Tax Amount", A(X::LineVat)),
+];
+
+// --- FreshBooks -------------------------------------------------------------------------
+
+const FRESHBOOKS_CLIENTS: &[(&str, Target)] = &[
+    ("Organization", T(F::Name)),
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Email", T(F::Email)),
+    ("Phone", T(F::Phone)),
+    ("Street", T(F::Address)),
+    ("City", T(F::Address)),
+    ("Province/State", T(F::Address)),
+    ("Country", T(F::Address)),
+    ("Postal Code", T(F::Address)),
+    ("Notes", Skip),
+];
+
+const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
+    ("Client Name", T(F::ContactName)),
+    ("Invoice #", T(F::Number)),
+    ("Date Issued", T(F::IssueDate)),
+    ("Invoice Status", T(F::Status)),
+    ("Date Paid", Skip),
+    ("Item Name", A(X::DescriptionFallback)),
+    ("Item Description", T(F::LineDescription)),
+    ("Rate", T(F::LineUnitPrice)),
+    ("Quantity", T(F::LineQuantity)),
+    ("Discount Percentage", T(F::LineDiscount)),
+    ("Line Subtotal", A(X::LineAmount)),
+    ("Tax 1 Type", Skip),
+    ("Tax 1 Amount", A(X::LineVat)),
+    ("Tax 2 Type", Skip),
+    ("Tax 2 Amount", A(X::LineVat)),
+    ("Line Total", Skip),
+    ("Currency", Skip),
+];
+
+/// Every known layout. Order matters only between equal scores of the same shape
+/// (the first is the default type).
+pub static LAYOUTS: &[Layout] = &[
+    layout!(Xero, Contacts, "Xero contacts export",
+        sig: &[&["ContactName", "POAddressLine1", "AccountsReceivableTaxCodeName"]],
+        cols: XERO_CONTACTS),
+    layout!(Xero, Invoices, "Xero sales invoices export",
+        sig: XERO_EXPORT_SIG, cols: XERO_DOCUMENTS, kind: Some(xero_kind)),
+    layout!(Xero, Bills, "Xero bills export",
+        sig: XERO_EXPORT_SIG, cols: XERO_DOCUMENTS, kind: Some(xero_kind)),
+    layout!(Xero, Invoices, "Xero invoice import template",
+        sig: XERO_TEMPLATE_SIG, cols: XERO_DOCUMENTS),
+    layout!(Xero, Bills, "Xero bill import template",
+        sig: XERO_TEMPLATE_SIG, cols: XERO_DOCUMENTS),
+    layout!(Xero, Products, "Xero inventory items export",
+        sig: &[&["ItemCode", "PurchasesUnitPrice", "SalesUnitPrice"]],
+        cols: XERO_ITEMS),
+    layout!(Quickbooks, Products, "QuickBooks products and services list",
+        sig: &[&["Product/Service Name", "Sales Price / Rate"]],
+        cols: QBO_PRODUCTS),
+    layout!(Quickbooks, Invoices, "QuickBooks invoice import layout",
+        sig: &[&["Item(Product/Service)", "ItemAmount"]],
+        cols: QBO_INVOICES),
+    layout!(SageAccounting, Contacts, "Sage Accounting customers and suppliers file",
+        sig: &[&["Main Address Post Code", "Main Contact Name"]],
+        cols: SAGE_ACCOUNTING_CONTACTS),
+    layout!(SageAccounting, Invoices, "Sage Accounting outstanding invoices file",
+        sig: &[&["Customer Reference", "Analysis Type 1"]],
+        cols: SAGE_ACCOUNTING_INVOICES, kind: Some(sage_accounting_kind)),
+    layout!(Sage50, Contacts, "Sage 50 customer record",
+        sig: &[&["A/C", "Name", "Address Line 1", "Trading Terms Text"]],
+        cols: SAGE50_CUSTOMER, shape: Some(sage50_contact_shape)),
+    layout!(Sage50, Products, "Sage 50 product record",
+        sig: &[&["Stock Code", "Description", "Tax Code", "Sales Price"]],
+        cols: SAGE50_PRODUCT, shape: Some(sage50_product_shape)),
+    layout!(Sage50, Invoices, "Sage 50 audit trail transactions",
+        sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
+        shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
+    layout!(Sage50, Bills, "Sage 50 audit trail transactions",
+        sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
+        shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
+    layout!(Sage50, Expenses, "Sage 50 audit trail transactions",
+        sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_EXPENSES,
+        shape: Some(sage50_audit_shape), kind: Some(sage50_kind)),
+    layout!(Freeagent, Contacts, "FreeAgent contacts file",
+        sig: &[&["E-mail 2 Address", "Business Street 3"]],
+        cols: FREEAGENT_CONTACTS),
+    layout!(Kashflow, Contacts, "KashFlow customers file",
+        sig: &[&["Customer Code", "Trade Border Type"], &["Customer Code", "Address 1", "Postcode"]],
+        cols: KASHFLOW_CUSTOMERS, contact_type: Some(ContactType::Customer)),
+    layout!(Kashflow, Contacts, "KashFlow suppliers file",
+        sig: &[&["Supplier Code", "Trade Border Type"], &["Supplier Code", "Address 1", "Postcode"]],
+        cols: KASHFLOW_SUPPLIERS, contact_type: Some(ContactType::Supplier)),
+    layout!(Kashflow, Invoices, "KashFlow invoices file",
+        sig: &[&["Customer Code", "Invoice Number", "Invoice Date"]],
+        cols: KASHFLOW_INVOICES, contact_codes: true),
+    layout!(Kashflow, Bills, "KashFlow purchase receipts file",
+        sig: &[&["Supplier Code", "Receipt Number", "Receipt Date"]],
+        cols: KASHFLOW_RECEIPTS, contact_codes: true),
+    layout!(ZohoBooks, Contacts, "Zoho Books contacts export",
+        sig: &[&["Display Name", "Contact Type", "Customer Sub Type"]],
+        cols: ZOHO_CONTACTS),
+    layout!(ZohoBooks, Invoices, "Zoho Books invoices export",
+        sig: &[&["Invoice ID", "Invoice Status", "Item Total"]],
+        cols: ZOHO_INVOICES),
+    layout!(Freshbooks, Contacts, "FreshBooks clients export",
+        sig: &[&["Organization", "Province/State"]],
+        cols: FRESHBOOKS_CLIENTS),
+    layout!(Freshbooks, Invoices, "FreshBooks invoices export",
+        sig: &[&["Invoice #", "Date Issued", "Line Subtotal"]],
+        cols: FRESHBOOKS_INVOICES),
+];
+
+/// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
+/// established layout and go through the name-based mapping.
+pub fn csv_data_types(platform: Platform) -> Vec<EntityType> {
+    if platform == Platform::Generic {
+        return EntityType::ALL.to_vec();
+    }
+    let mut types: Vec<EntityType> = LAYOUTS
+        .iter()
+        .filter(|l| l.platform == platform)
+        .map(|l| l.entity)
+        .collect();
+    if platform == Platform::Quickbooks {
+        types.push(EntityType::Contacts);
+    }
+    types.sort();
+    types.dedup();
+    types
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_layout_column_targets_a_field_of_its_type() {
+        for l in LAYOUTS {
+            for (name, t) in l.columns {
+                if let T(f) = t {
+                    assert!(l.entity.has_field(*f), "{}: {name} → {f}", l.name);
+                }
+            }
+            for sig in l.signatures {
+                for c in *sig {
+                    assert!(
+                        l.target(&normalise(c)).is_some(),
+                        "{}: signature {c}",
+                        l.name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn platforms_supply_the_types_the_research_found() {
+        let names = |p| {
+            csv_data_types(p)
+                .iter()
+                .map(|e| e.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(Platform::Xero),
+            ["contacts", "products", "invoices", "bills"]
+        );
+        assert_eq!(
+            names(Platform::Quickbooks),
+            ["contacts", "products", "invoices"]
+        );
+        assert_eq!(names(Platform::SageAccounting), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::Sage50),
+            ["contacts", "products", "invoices", "bills", "expenses"]
+        );
+        assert_eq!(names(Platform::Freeagent), ["contacts"]);
+        assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
+        assert_eq!(names(Platform::ZohoBooks), ["contacts", "invoices"]);
+        assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);
+    }
+
+    #[test]
+    fn headerless_sage50_rows_are_told_apart_by_shape() {
+        let rec = |s: &str| StringRecord::from(s.split(',').collect::<Vec<_>>());
+        let audit = rec("SI,ACME01,4000,0,05/01/2024,1001,Consultancy,500.00,T1,100.00,1,,MANAGER");
+        assert!(sage50_audit_shape(&audit));
+        assert!(!sage50_product_shape(&audit));
+        let product =
+            rec("MUG-12OZ,Enamel mug 12oz,T1,8.50,3.20,Each,,4000,1,5012345678900,0,,,10");
+        assert!(sage50_product_shape(&product));
+        assert!(!sage50_audit_shape(&product));
+        let mut cust = vec![
+            "ACME01",
+            "Acme Ltd",
+            "1 High St",
+            "",
+            "",
+            "",
+            "",
+            "Jo",
+            "0113",
+            "",
+        ];
+        cust.extend([
+            "", "", "", "0", "GB123", "0.00", "0.00", "0.00", "5000.00", "30 days",
+        ]);
+        assert!(sage50_contact_shape(&StringRecord::from(cust)));
+        assert!(!sage50_contact_shape(&product));
+    }
+}

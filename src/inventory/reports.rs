@@ -1,0 +1,909 @@
+//! Reports over the stock: the valuation report (§4.7), and the dashboard summary, the
+//! low-stock alerts and the per-location figures (DECISIONS §8, §12).
+//!
+//! All figures are exact: quantities and prices are read as the scaled integers SQLite
+//! stores (thousandths and ten-thousandths), multiplied and summed in `i128`, and rounded
+//! half away from zero to 2 places only where they are shown. Row values are rounded each;
+//! summary totals are sums of the unrounded values, rounded once; `avgMargin` is the mean
+//! of the unrounded margins of the distinct products with a row.
+//!
+//! The valuation is built for 100,000 products at 5 locations: one pass over the products,
+//! one over the stock rows (joined in memory by id), a sort on integer ranks, and a JSON
+//! body written straight from the rows in chunks as the client reads it.
+
+use std::collections::HashMap;
+
+use rocket::futures::stream;
+use rocket::http::ContentType;
+use rocket::response::stream::ByteStream;
+use rocket::serde::json::Json;
+use rocket::{get, routes, Route, State};
+use rusqlite::{params_from_iter, Connection};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::location_ref;
+use super::stock_rows::{LocationBrief, ProductBrief};
+use crate::auth::SessionUser;
+use crate::db::decimal::{ser_decimal, Qty};
+use crate::db::Db;
+use crate::error::AppResult;
+use crate::http::body::parse_opt_id;
+use crate::http::data;
+use crate::scope::{same_entity, Scope};
+
+pub fn routes() -> Vec<Route> {
+    routes![stock_valuation, summary, alerts, locations]
+}
+
+/// Decimal places of the scaled integers: quantities, prices, and their products.
+const QTY_PLACES: u32 = 3;
+const PRICE_PLACES: u32 = 4;
+const VALUE_PLACES: u32 = QTY_PLACES + PRICE_PLACES;
+/// Shown money and percentages.
+const SHOWN_PLACES: u32 = 2;
+
+/// Rounds a scaled integer from `from` to `to` places, half away from zero.
+fn round_scaled(v: i128, from: u32, to: u32) -> i128 {
+    let d = 10_i128.pow(from - to);
+    let (q, r) = (v / d, v % d);
+    if r.abs() * 2 >= d {
+        q + v.signum()
+    } else {
+        q
+    }
+}
+
+/// A scaled integer as an exact decimal.
+fn scaled_decimal(v: i128, places: u32) -> Decimal {
+    Decimal::from_i128_with_scale(v, places).normalize()
+}
+
+/// A value (quantity × price) rounded to 2 places, as a decimal.
+fn money(v: i128) -> Decimal {
+    scaled_decimal(round_scaled(v, VALUE_PLACES, SHOWN_PLACES), SHOWN_PLACES)
+}
+
+fn round2(d: Decimal) -> Decimal {
+    crate::db::decimal::round(d, SHOWN_PLACES)
+}
+
+/// `(unit_price - cost_price) / unit_price * 100`, unrounded; 0 when the unit price is 0.
+fn margin(unit_price: i64, cost_price: i64) -> Decimal {
+    if unit_price == 0 {
+        return Decimal::ZERO;
+    }
+    let diff = Decimal::new(unit_price - cost_price, PRICE_PLACES) * Decimal::ONE_HUNDRED;
+    diff / Decimal::new(unit_price, PRICE_PLACES)
+}
+
+/// Writes a scaled integer as a JSON number without trailing zeros.
+fn push_scaled(out: &mut Vec<u8>, v: i128, places: u32) {
+    if v < 0 {
+        out.push(b'-');
+    }
+    let a = v.unsigned_abs();
+    let p = 10_u128.pow(places);
+    push_uint(out, a / p);
+    let mut frac = a % p;
+    if frac != 0 {
+        let mut digits = places;
+        while frac.is_multiple_of(10) {
+            frac /= 10;
+            digits -= 1;
+        }
+        out.push(b'.');
+        for k in (0..digits).rev() {
+            out.push(b'0' + ((frac / 10_u128.pow(k)) % 10) as u8);
+        }
+    }
+}
+
+fn push_uint(out: &mut Vec<u8>, mut n: u128) {
+    let mut buf = [0_u8; 40];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+fn push_str(out: &mut Vec<u8>, s: &str) {
+    // Writing a &str into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// SQLite's NOCASE order (ASCII case folded), then creation order.
+fn name_order(a: &str, a_seq: i64, b: &str, b_seq: i64) -> std::cmp::Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_lowercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+        .then(a_seq.cmp(&b_seq))
+}
+
+/// A TEXT column borrowed from the row (no allocation).
+fn text_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    r.get_ref(i)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+/// Appends ` AND <col> = ?` for an optional filter.
+fn filter(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        sql.push_str(&format!(" AND {col} = ?"));
+        args.push(v.to_owned());
+    }
+}
+
+/// Resolves the `entityId` and `locationId` filters: 400 malformed, 404 unknown or
+/// foreign, 400 when the location is of another entity than the one asked for.
+fn resolve_filters(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    location: Option<&str>,
+) -> AppResult<(Option<String>, Option<String>)> {
+    let entity = scope.entity_opt(conn, "entityId", entity)?;
+    let location = match parse_opt_id("locationId", location)? {
+        Some(id) => {
+            let loc = location_ref(conn, scope, &id)?;
+            if let Some(e) = &entity {
+                same_entity("locationId", Some(&loc.entity_id), Some(e))?;
+            }
+            Some(loc.id)
+        }
+        None => None,
+    };
+    Ok((entity, location))
+}
+
+// ---------------------------------------------------------------------------------------
+// Stock valuation
+// ---------------------------------------------------------------------------------------
+
+struct ValProduct {
+    seq: i64,
+    id: String,
+    name: String,
+    sku: String,
+    category: String,
+    cost: i64,
+    unit: i64,
+    stock_qty: i64,
+    /// The unrounded margin, once the product has a row.
+    margin: Option<Decimal>,
+}
+
+struct ValLocation {
+    seq: i64,
+    id: String,
+    name: String,
+}
+
+/// One valuation row: a location rank (`u32::MAX` for unallocated stock), a product
+/// index and the quantity (thousandths).
+#[derive(Clone, Copy)]
+struct ValRow {
+    loc: u32,
+    prod: u32,
+    qty: i64,
+}
+
+/// The summary of the valuation report.
+#[derive(Debug, Clone, Serialize)]
+pub struct ValuationSummary {
+    #[serde(rename = "totalCostValue", serialize_with = "ser_decimal")]
+    pub total_cost_value: Decimal,
+    #[serde(rename = "totalRetailValue", serialize_with = "ser_decimal")]
+    pub total_retail_value: Decimal,
+    #[serde(rename = "totalUnits", serialize_with = "ser_decimal")]
+    pub total_units: Decimal,
+    #[serde(rename = "avgMargin", serialize_with = "ser_decimal")]
+    pub avg_margin: Decimal,
+    #[serde(rename = "inTransitUnits", serialize_with = "ser_decimal")]
+    pub in_transit_units: Decimal,
+    #[serde(rename = "inTransitCostValue", serialize_with = "ser_decimal")]
+    pub in_transit_cost_value: Decimal,
+}
+
+/// The computed report, ready to be written as JSON.
+pub struct Valuation {
+    products: Vec<ValProduct>,
+    /// Locations by rank (name order).
+    locations: Vec<ValLocation>,
+    rows: Vec<ValRow>,
+    pub summary: ValuationSummary,
+}
+
+/// Builds the valuation for `scope`, optionally restricted to an entity and a location
+/// (already resolved and visible).
+pub fn stock_valuation_report(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    location: Option<&str>,
+) -> AppResult<Valuation> {
+    // Locations, ranked by name.
+    let (cond, mut args) = scope.condition("l");
+    let mut sql = format!("SELECT l.seq, l.id, l.name FROM warehouse_locations l WHERE {cond}");
+    filter(&mut sql, &mut args, "l.entity_id", entity);
+    filter(&mut sql, &mut args, "l.id", location);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut locations = stmt
+        .query_map(params_from_iter(args.iter()), |r| {
+            Ok(ValLocation {
+                seq: r.get(0)?,
+                id: r.get(1)?,
+                name: r.get(2)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    locations.sort_by(|a, b| name_order(&a.name, a.seq, &b.name, b.seq));
+    let loc_rank: HashMap<&str, u32> = locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.as_str(), i as u32))
+        .collect();
+
+    // Products (inactive ones included), one pass.
+    let (cond, mut args) = scope.condition("p");
+    let mut sql = format!(
+        "SELECT p.seq, p.id, p.name, p.sku, p.category, p.cost_price, p.unit_price, p.stock_qty
+         FROM products p WHERE {cond}"
+    );
+    filter(&mut sql, &mut args, "p.entity_id", entity);
+    if let Some(l) = location {
+        sql.push_str(" AND p.id IN (SELECT product_id FROM warehouse_stock WHERE location_id = ?)");
+        args.push(l.to_owned());
+    }
+    let mut stmt = conn.prepare(&sql)?;
+    let mut products = stmt
+        .query_map(params_from_iter(args.iter()), |r| {
+            Ok(ValProduct {
+                seq: r.get(0)?,
+                id: r.get(1)?,
+                name: r.get(2)?,
+                sku: r.get(3)?,
+                category: r.get(4)?,
+                cost: r.get(5)?,
+                unit: r.get(6)?,
+                stock_qty: r.get(7)?,
+                margin: None,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let index: HashMap<&str, u32> = products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id.as_str(), i as u32))
+        .collect();
+
+    // Stock rows, one pass, joined to the products in memory.
+    let (cond, mut args) = scope.condition("s");
+    let mut sql = format!(
+        "SELECT s.product_id, s.location_id, s.quantity FROM warehouse_stock s WHERE {cond}"
+    );
+    filter(&mut sql, &mut args, "s.entity_id", entity);
+    filter(&mut sql, &mut args, "s.location_id", location);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut located = vec![0_i64; products.len()];
+    let mut rows: Vec<ValRow> = Vec::with_capacity(products.len() * 2);
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = q.next()? {
+        let Some(&prod) = index.get(text_col(r, 0)?) else {
+            continue;
+        };
+        let qty: i64 = r.get(2)?;
+        located[prod as usize] += qty;
+        if qty == 0 {
+            continue;
+        }
+        let Some(&loc) = loc_rank.get(text_col(r, 1)?) else {
+            continue;
+        };
+        rows.push(ValRow { loc, prod, qty });
+    }
+    drop(q);
+    // Unallocated stock: what the product holds beyond its stock rows.
+    if location.is_none() {
+        for (i, p) in products.iter().enumerate() {
+            let qty = p.stock_qty - located[i];
+            if qty != 0 {
+                rows.push(ValRow {
+                    loc: u32::MAX,
+                    prod: i as u32,
+                    qty,
+                });
+            }
+        }
+    }
+    drop(index);
+    drop(loc_rank);
+
+    // Order: location name, then product name; unallocated rows last.
+    let mut by_name: Vec<u32> = (0..products.len() as u32).collect();
+    by_name.sort_unstable_by(|&a, &b| {
+        let (a, b) = (&products[a as usize], &products[b as usize]);
+        name_order(&a.name, a.seq, &b.name, b.seq)
+    });
+    let mut rank = vec![0_u32; products.len()];
+    for (r, &i) in by_name.iter().enumerate() {
+        rank[i as usize] = r as u32;
+    }
+    rows.sort_unstable_by_key(|r| (r.loc, rank[r.prod as usize]));
+
+    // Summary: exact sums, rounded once.
+    let (mut units, mut cost, mut retail) = (0_i128, 0_i128, 0_i128);
+    let (mut margin_sum, mut with_rows) = (Decimal::ZERO, 0_u32);
+    for r in &rows {
+        let p = &mut products[r.prod as usize];
+        units += i128::from(r.qty);
+        cost += i128::from(r.qty) * i128::from(p.cost);
+        retail += i128::from(r.qty) * i128::from(p.unit);
+        if p.margin.is_none() {
+            let m = margin(p.unit, p.cost);
+            p.margin = Some(m);
+            margin_sum += m;
+            with_rows += 1;
+        }
+    }
+    let avg_margin = if with_rows == 0 {
+        Decimal::ZERO
+    } else {
+        round2(margin_sum / Decimal::from(with_rows))
+    };
+    let (transit_units, transit_cost) = in_transit(conn, scope, entity, location)?;
+    let summary = ValuationSummary {
+        total_cost_value: money(cost),
+        total_retail_value: money(retail),
+        total_units: scaled_decimal(units, QTY_PLACES),
+        avg_margin,
+        in_transit_units: scaled_decimal(transit_units, QTY_PLACES),
+        in_transit_cost_value: money(transit_cost),
+    };
+    Ok(Valuation {
+        products,
+        locations,
+        rows,
+        summary,
+    })
+}
+
+/// Units held by in-transit transfer orders (from `source` when given) and their value at
+/// the products' current cost price, both scaled.
+fn in_transit(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    source: Option<&str>,
+) -> AppResult<(i128, i128)> {
+    let (cond, mut args) = scope.condition("o");
+    let mut sql = format!(
+        "SELECT tl.quantity, p.cost_price
+         FROM transfer_order_lines tl
+         JOIN transfer_orders o ON o.id = tl.order_id
+         JOIN products p ON p.id = tl.product_id
+         WHERE o.status = 'in_transit' AND {cond}"
+    );
+    filter(&mut sql, &mut args, "o.entity_id", entity);
+    filter(&mut sql, &mut args, "o.source_location_id", source);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    let (mut units, mut value) = (0_i128, 0_i128);
+    while let Some(r) = q.next()? {
+        let qty: i64 = r.get(0)?;
+        let price: i64 = r.get(1)?;
+        units += i128::from(qty);
+        value += i128::from(qty) * i128::from(price);
+    }
+    Ok((units, value))
+}
+
+/// The valuation answer `{data: rows, summary}` as JSON, produced in chunks of about
+/// 64 KiB as the client reads it, so the whole body never sits in memory at once.
+pub struct ValuationJson {
+    products: Vec<ValProduct>,
+    rows: Vec<ValRow>,
+    /// Per product with a row: `{"product_id":..,"product_name":..,"product_sku":..,
+    /// "category":..,` and `,"cost_price":..,"unit_price":..` and its rounded margin.
+    head: Vec<Box<[u8]>>,
+    tail: Vec<Box<[u8]>>,
+    margin: Vec<Box<[u8]>>,
+    /// Per location rank: `"location_id":..,"location_name":..,"quantity":`.
+    location: Vec<Box<[u8]>>,
+    summary: Vec<u8>,
+    pos: usize,
+    started: bool,
+    done: bool,
+}
+
+const UNALLOCATED: &[u8] = b"\"location_id\":null,\"location_name\":\"Unallocated\",\"quantity\":";
+const CHUNK: usize = 1 << 16;
+
+impl Valuation {
+    pub fn into_json(self) -> ValuationJson {
+        let Valuation {
+            products,
+            locations,
+            rows,
+            summary,
+        } = self;
+        let mut head: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
+        let mut tail: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
+        let mut margin_text: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
+        for r in &rows {
+            let i = r.prod as usize;
+            if !head[i].is_empty() {
+                continue;
+            }
+            let p = &products[i];
+            let mut h = Vec::with_capacity(128);
+            h.extend_from_slice(b"{\"product_id\":");
+            push_str(&mut h, &p.id);
+            h.extend_from_slice(b",\"product_name\":");
+            push_str(&mut h, &p.name);
+            h.extend_from_slice(b",\"product_sku\":");
+            push_str(&mut h, &p.sku);
+            h.extend_from_slice(b",\"category\":");
+            push_str(&mut h, &p.category);
+            h.push(b',');
+            head[i] = h.into_boxed_slice();
+            let mut t = Vec::with_capacity(48);
+            t.extend_from_slice(b",\"cost_price\":");
+            push_scaled(&mut t, i128::from(p.cost), PRICE_PLACES);
+            t.extend_from_slice(b",\"unit_price\":");
+            push_scaled(&mut t, i128::from(p.unit), PRICE_PLACES);
+            tail[i] = t.into_boxed_slice();
+            let m = round2(p.margin.unwrap_or_default());
+            margin_text[i] = m.to_string().into_bytes().into_boxed_slice();
+        }
+        let location = locations
+            .iter()
+            .map(|l| {
+                let mut v = Vec::with_capacity(80);
+                v.extend_from_slice(b"\"location_id\":");
+                push_str(&mut v, &l.id);
+                v.extend_from_slice(b",\"location_name\":");
+                push_str(&mut v, &l.name);
+                v.extend_from_slice(b",\"quantity\":");
+                v.into_boxed_slice()
+            })
+            .collect();
+        ValuationJson {
+            products,
+            rows,
+            head,
+            tail,
+            margin: margin_text,
+            location,
+            summary: serde_json::to_vec(&summary).unwrap_or_default(),
+            pos: 0,
+            started: false,
+            done: false,
+        }
+    }
+}
+
+impl Iterator for ValuationJson {
+    type Item = Vec<u8>;
+
+    fn next(&mut self) -> Option<Vec<u8>> {
+        if self.done {
+            return None;
+        }
+        let mut out = Vec::with_capacity(CHUNK + 512);
+        if !self.started {
+            out.extend_from_slice(b"{\"data\":[");
+            self.started = true;
+        }
+        while self.pos < self.rows.len() && out.len() < CHUNK {
+            let r = self.rows[self.pos];
+            if self.pos > 0 {
+                out.push(b',');
+            }
+            let i = r.prod as usize;
+            let p = &self.products[i];
+            out.extend_from_slice(&self.head[i]);
+            if r.loc == u32::MAX {
+                out.extend_from_slice(UNALLOCATED);
+            } else {
+                out.extend_from_slice(&self.location[r.loc as usize]);
+            }
+            let q = i128::from(r.qty);
+            push_scaled(&mut out, q, QTY_PLACES);
+            out.extend_from_slice(&self.tail[i]);
+            out.extend_from_slice(b",\"total_cost\":");
+            let cost = round_scaled(q * i128::from(p.cost), VALUE_PLACES, SHOWN_PLACES);
+            push_scaled(&mut out, cost, SHOWN_PLACES);
+            out.extend_from_slice(b",\"total_retail\":");
+            let retail = round_scaled(q * i128::from(p.unit), VALUE_PLACES, SHOWN_PLACES);
+            push_scaled(&mut out, retail, SHOWN_PLACES);
+            out.extend_from_slice(b",\"margin\":");
+            out.extend_from_slice(&self.margin[i]);
+            out.push(b'}');
+            self.pos += 1;
+        }
+        if self.pos >= self.rows.len() {
+            out.extend_from_slice(b"],\"summary\":");
+            out.extend_from_slice(&self.summary);
+            out.push(b'}');
+            self.done = true;
+        }
+        Some(out)
+    }
+}
+
+#[get("/reports/stock-valuation?<entityId>&<locationId>")]
+#[allow(non_snake_case)]
+async fn stock_valuation(
+    user: SessionUser,
+    entityId: Option<String>,
+    locationId: Option<String>,
+    db: &State<Db>,
+) -> AppResult<(ContentType, ByteStream<stream::Iter<ValuationJson>>)> {
+    let scope = user.scope();
+    let report = db
+        .read(move |conn| {
+            let (entity, location) =
+                resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
+            stock_valuation_report(conn, &scope, entity.as_deref(), location.as_deref())
+        })
+        .await?;
+    Ok((
+        ContentType::JSON,
+        ByteStream(stream::iter(report.into_json())),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------
+// Dashboard summary
+// ---------------------------------------------------------------------------------------
+
+fn count(conn: &Connection, sql: &str, args: &[String]) -> AppResult<i64> {
+    Ok(conn.query_row(sql, params_from_iter(args.iter()), |r| r.get(0))?)
+}
+
+/// Alerts of both levels, counted with the same conditions [`list_alerts`] uses.
+fn alert_count(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    location: Option<&str>,
+) -> AppResult<i64> {
+    let mut total = 0;
+    if location.is_none() {
+        let (cond, mut args) = scope.condition("p");
+        let mut sql = format!(
+            "SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1
+                 AND p.stock_qty <= p.low_stock_threshold"
+        );
+        filter(&mut sql, &mut args, "p.entity_id", entity);
+        total += count(conn, &sql, &args)?;
+    }
+    let (cond, mut args) = scope.condition("s");
+    let mut sql = format!(
+        "SELECT COUNT(*) FROM warehouse_stock s JOIN products p ON p.id = s.product_id
+         WHERE {cond} AND p.active = 1 AND s.quantity <= s.reorder_point"
+    );
+    filter(&mut sql, &mut args, "s.entity_id", entity);
+    filter(&mut sql, &mut args, "s.location_id", location);
+    total += count(conn, &sql, &args)?;
+    Ok(total)
+}
+
+#[get("/inventory/summary?<entityId>")]
+#[allow(non_snake_case)]
+async fn summary(
+    user: SessionUser,
+    entityId: Option<String>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let v = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            let entity = entity.as_deref();
+
+            let (cond, mut args) = scope.condition("p");
+            let mut sql = format!("SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1");
+            filter(&mut sql, &mut args, "p.entity_id", entity);
+            let total_products = count(conn, &sql, &args)?;
+
+            let (cond, mut args) = scope.condition("l");
+            let mut sql = format!(
+                "SELECT COUNT(*) FROM warehouse_locations l WHERE {cond} AND l.status = 'active'"
+            );
+            filter(&mut sql, &mut args, "l.entity_id", entity);
+            let warehouse_count = count(conn, &sql, &args)?;
+
+            // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
+            // (its stock rows plus its unallocated stock), in-transit units excluded.
+            let (cond, mut args) = scope.condition("p");
+            let mut sql = format!("SELECT p.stock_qty, p.cost_price FROM products p WHERE {cond}");
+            filter(&mut sql, &mut args, "p.entity_id", entity);
+            let mut stmt = conn.prepare(&sql)?;
+            let mut q = stmt.query(params_from_iter(args.iter()))?;
+            let mut value = 0_i128;
+            while let Some(r) = q.next()? {
+                value += i128::from(r.get::<_, i64>(0)?) * i128::from(r.get::<_, i64>(1)?);
+            }
+            drop(q);
+
+            let alerts = alert_count(conn, &scope, entity, None)?;
+            let (transit, _) = in_transit(conn, &scope, entity, None)?;
+            Ok(json!({
+                "totalProducts": total_products,
+                "stockValue": number(money(value)),
+                "warehouseCount": warehouse_count,
+                "lowStockAlertCount": alerts,
+                "inTransitUnits": number(scaled_decimal(transit, QTY_PLACES)),
+            }))
+        })
+        .await?;
+    Ok(data(v))
+}
+
+/// A computed decimal as a JSON number (exact digits, serde_json `arbitrary_precision`).
+fn number(d: Decimal) -> Value {
+    d.normalize()
+        .to_string()
+        .parse::<serde_json::Number>()
+        .map_or(Value::Null, Value::Number)
+}
+
+// ---------------------------------------------------------------------------------------
+// Alerts
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertLevel {
+    Global,
+    Location,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Alert {
+    pub level: AlertLevel,
+    pub product_id: ProductBrief,
+    pub location_id: Option<LocationBrief>,
+    pub quantity: Qty,
+    pub threshold: Qty,
+}
+
+/// Low-stock alerts of active products (§1): global ones (`stock_qty` at or below
+/// `low_stock_threshold`) by product name, then location ones (a stock row's `quantity`
+/// at or below its `reorder_point`) by location and product name. With a location, only
+/// that location's alerts.
+pub fn list_alerts(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    location: Option<&str>,
+) -> AppResult<Vec<Alert>> {
+    let mut alerts = Vec::new();
+    if location.is_none() {
+        let (cond, mut args) = scope.condition("p");
+        let mut sql = format!(
+            "SELECT p.id, p.name, p.sku, p.stock_qty, p.low_stock_threshold FROM products p
+             WHERE {cond} AND p.active = 1 AND p.stock_qty <= p.low_stock_threshold"
+        );
+        filter(&mut sql, &mut args, "p.entity_id", entity);
+        sql.push_str(" ORDER BY p.name COLLATE NOCASE, p.seq");
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+            Ok(Alert {
+                level: AlertLevel::Global,
+                product_id: ProductBrief {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    sku: r.get(2)?,
+                },
+                location_id: None,
+                quantity: r.get(3)?,
+                threshold: r.get(4)?,
+            })
+        })?;
+        for a in rows {
+            alerts.push(a?);
+        }
+    }
+    let (cond, mut args) = scope.condition("s");
+    let mut sql = format!(
+        "SELECT p.id, p.name, p.sku, l.id, l.name, s.quantity, s.reorder_point
+         FROM warehouse_stock s
+         JOIN products p ON p.id = s.product_id
+         JOIN warehouse_locations l ON l.id = s.location_id
+         WHERE {cond} AND p.active = 1 AND s.quantity <= s.reorder_point"
+    );
+    filter(&mut sql, &mut args, "s.entity_id", entity);
+    filter(&mut sql, &mut args, "s.location_id", location);
+    sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE, p.seq");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+        Ok(Alert {
+            level: AlertLevel::Location,
+            product_id: ProductBrief {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                sku: r.get(2)?,
+            },
+            location_id: Some(LocationBrief {
+                id: r.get(3)?,
+                name: r.get(4)?,
+            }),
+            quantity: r.get(5)?,
+            threshold: r.get(6)?,
+        })
+    })?;
+    for a in rows {
+        alerts.push(a?);
+    }
+    Ok(alerts)
+}
+
+#[get("/inventory/alerts?<entityId>&<locationId>")]
+#[allow(non_snake_case)]
+async fn alerts(
+    user: SessionUser,
+    entityId: Option<String>,
+    locationId: Option<String>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let (entity, location) =
+                resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
+            list_alerts(conn, &scope, entity.as_deref(), location.as_deref())
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-location figures
+// ---------------------------------------------------------------------------------------
+
+#[derive(Default)]
+struct LocationTotals {
+    products: i64,
+    units: i128,
+    cost: i128,
+    retail: i128,
+    alerts: i64,
+}
+
+/// Per location, inactive ones included, by name: `productCount` (active products with a
+/// non-zero quantity there), `totalUnits`, `costValue` and `retailValue` (all stock there,
+/// as the valuation restricted to the location shows it), `alertCount` (location alerts
+/// of active products).
+pub fn location_figures(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+) -> AppResult<Vec<Value>> {
+    let (cond, mut args) = scope.condition("s");
+    let mut sql = format!(
+        "SELECT s.location_id, s.quantity, s.reorder_point, p.active, p.cost_price, p.unit_price
+         FROM warehouse_stock s JOIN products p ON p.id = s.product_id WHERE {cond}"
+    );
+    filter(&mut sql, &mut args, "s.entity_id", entity);
+    let mut totals: HashMap<String, LocationTotals> = HashMap::new();
+    let mut stmt = conn.prepare(&sql)?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = q.next()? {
+        let loc: String = r.get(0)?;
+        let qty: i64 = r.get(1)?;
+        let reorder: i64 = r.get(2)?;
+        let active: bool = r.get(3)?;
+        let cost: i64 = r.get(4)?;
+        let unit: i64 = r.get(5)?;
+        let t = totals.entry(loc).or_default();
+        t.units += i128::from(qty);
+        t.cost += i128::from(qty) * i128::from(cost);
+        t.retail += i128::from(qty) * i128::from(unit);
+        if active && qty != 0 {
+            t.products += 1;
+        }
+        if active && qty <= reorder {
+            t.alerts += 1;
+        }
+    }
+    drop(q);
+
+    let (cond, mut args) = scope.condition("l");
+    let mut sql = format!("SELECT l.id, l.name, l.status FROM warehouse_locations l WHERE {cond}");
+    filter(&mut sql, &mut args, "l.entity_id", entity);
+    sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq");
+    let mut stmt = conn.prepare(&sql)?;
+    let locations = stmt
+        .query_map(params_from_iter(args.iter()), |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(locations
+        .into_iter()
+        .map(|(id, name, status)| {
+            let t = totals.remove(&id).unwrap_or_default();
+            json!({
+                "location": {"id": id, "name": name, "status": status},
+                "productCount": t.products,
+                "totalUnits": number(scaled_decimal(t.units, QTY_PLACES)),
+                "costValue": number(money(t.cost)),
+                "retailValue": number(money(t.retail)),
+                "alertCount": t.alerts,
+            })
+        })
+        .collect())
+}
+
+#[get("/inventory/locations?<entityId>")]
+#[allow(non_snake_case)]
+async fn locations(
+    user: SessionUser,
+    entityId: Option<String>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            location_figures(conn, &scope, entity.as_deref())
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(v: i128, places: u32) -> String {
+        let mut out = Vec::new();
+        push_scaled(&mut out, v, places);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn scaled_integers_are_written_without_trailing_zeros() {
+        assert_eq!(text(0, 3), "0");
+        assert_eq!(text(1250, 3), "1.25");
+        assert_eq!(text(-5, 2), "-0.05");
+        assert_eq!(text(10_000, 4), "1");
+        assert_eq!(text(1_000_001, 4), "100.0001");
+        assert_eq!(text(-120_000, 4), "-12");
+    }
+
+    #[test]
+    fn rounding_is_half_away_from_zero() {
+        assert_eq!(round_scaled(1_250_000, 7, 2), 13);
+        assert_eq!(round_scaled(1_249_999, 7, 2), 12);
+        assert_eq!(round_scaled(-1_250_000, 7, 2), -13);
+        assert_eq!(round_scaled(-1_249_999, 7, 2), -12);
+        assert_eq!(round_scaled(0, 7, 2), 0);
+    }
+
+    #[test]
+    fn margin_is_zero_without_a_unit_price() {
+        assert_eq!(margin(0, 5), Decimal::ZERO);
+        assert_eq!(margin(20_000, 15_000), Decimal::from(25));
+        assert_eq!(
+            margin(100_000_000, 100_000_001).to_string().chars().next(),
+            Some('-')
+        );
+        // A negative margin that rounds to zero shows as 0, not -0.
+        assert_eq!(round2(margin(100_000_000, 100_000_001)).to_string(), "0");
+    }
+}

@@ -1,0 +1,577 @@
+//! Stock takes: `/api/stock-takes` (§3, §4.6, DECISIONS §7, §12).
+//!
+//! A stock take snapshots a location's stock rows of active products as lines
+//! (`system_quantity`), collects counts while `draft` or `in_progress`, and on completion
+//! writes, for every counted line, one `stock_take` movement of `counted - quantity at
+//! completion` through [`ledger::apply_movement`]: a sale made meanwhile is respected and
+//! the row ends holding the count.
+
+use std::collections::HashMap;
+
+use rocket::serde::json::Json;
+use rocket::{delete, get, post, put, routes, Route, State};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::ledger::{self, MovementType, NewMovement, Origin};
+use super::numbering::{next_number, Document};
+use super::stock_rows::{LocationBrief, ProductBrief};
+use super::{location_ref, product_ref};
+use crate::auth::SessionUser;
+use crate::clock::{rfc3339, Clock};
+use crate::config::AppConfig;
+use crate::db::decimal::Qty;
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{nullable, parse_id, JsonBody};
+use crate::http::paging::{ListQuery, Page};
+use crate::http::{data, Created};
+use crate::scope::{same_entity, Scope};
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, update, remove]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StockTakeStatus {
+    Draft,
+    InProgress,
+    Completed,
+    Cancelled,
+}
+
+impl StockTakeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::InProgress => "in_progress",
+            Self::Completed => "completed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    fn from_db(s: &str) -> rusqlite::Result<Self> {
+        match s {
+            "draft" => Ok(Self::Draft),
+            "in_progress" => Ok(Self::InProgress),
+            "completed" => Ok(Self::Completed),
+            "cancelled" => Ok(Self::Cancelled),
+            other => Err(rusqlite::Error::InvalidColumnType(
+                0,
+                format!("stock take status {other}"),
+                rusqlite::types::Type::Text,
+            )),
+        }
+    }
+
+    /// A target status sent in a PUT: only the §4.6 values (400 otherwise).
+    fn parse_target(s: &str) -> AppResult<Self> {
+        match s {
+            "in_progress" => Ok(Self::InProgress),
+            "completed" => Ok(Self::Completed),
+            "cancelled" => Ok(Self::Cancelled),
+            _ => Err(AppError::invalid(
+                "status",
+                "must be `in_progress`, `completed` or `cancelled`",
+            )),
+        }
+    }
+
+    /// Counts (and notes) may change while counting has not ended.
+    fn open(self) -> bool {
+        matches!(self, Self::Draft | Self::InProgress)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StockTake {
+    pub id: String,
+    pub number: String,
+    pub location_id: LocationBrief,
+    pub status: StockTakeStatus,
+    pub notes: Option<String>,
+    pub entity_id: String,
+    pub date_created: String,
+    pub date_completed: Option<String>,
+    pub lines: Vec<StockTakeLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StockTakeLine {
+    pub id: String,
+    pub product_id: ProductBrief,
+    pub system_quantity: Qty,
+    pub counted_quantity: Option<Qty>,
+    /// `counted_quantity - system_quantity`, null while uncounted.
+    pub variance: Option<Qty>,
+}
+
+const SELECT: &str = "SELECT t.id, t.number, l.id, l.name, t.status, t.notes, t.entity_id,
+        t.date_created, t.date_completed
+     FROM stock_takes t JOIN warehouse_locations l ON l.id = t.location_id";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StockTake> {
+    Ok(StockTake {
+        id: r.get(0)?,
+        number: r.get(1)?,
+        location_id: LocationBrief {
+            id: r.get(2)?,
+            name: r.get(3)?,
+        },
+        status: StockTakeStatus::from_db(&r.get::<_, String>(4)?)?,
+        notes: r.get(5)?,
+        entity_id: r.get(6)?,
+        date_created: r.get(7)?,
+        date_completed: r.get(8)?,
+        lines: Vec::new(),
+    })
+}
+
+/// Stock takes visible to `scope` (optionally of one entity), newest first, with lines.
+pub fn list_stock_takes(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    page: Page,
+) -> AppResult<Vec<StockTake>> {
+    let (cond, mut args) = scope.condition("t");
+    let mut sql = format!("{SELECT} WHERE {cond}");
+    if let Some(e) = entity {
+        sql.push_str(" AND t.entity_id = ?");
+        args.push(e.to_owned());
+    }
+    sql.push_str(&format!(
+        " ORDER BY t.seq DESC LIMIT {} OFFSET {}",
+        page.sql_limit(),
+        page.offset
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let mut takes = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_lines(conn, &mut takes)?;
+    Ok(takes)
+}
+
+fn attach_lines(conn: &Connection, takes: &mut [StockTake]) -> AppResult<()> {
+    let mut by_take: HashMap<String, Vec<StockTakeLine>> = HashMap::new();
+    for chunk in takes.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT sl.stock_take_id, sl.id, p.id, p.name, p.sku, sl.system_quantity,
+                 sl.counted_quantity
+             FROM stock_take_lines sl JOIN products p ON p.id = sl.product_id
+             WHERE sl.stock_take_id IN ({marks})
+             ORDER BY p.name COLLATE NOCASE, p.seq, sl.seq"
+        ))?;
+        let rows = stmt.query_map(params_from_iter(chunk.iter().map(|t| &t.id)), |r| {
+            let system: Qty = r.get(5)?;
+            let counted: Option<Qty> = r.get(6)?;
+            Ok((
+                r.get::<_, String>(0)?,
+                StockTakeLine {
+                    id: r.get(1)?,
+                    product_id: ProductBrief {
+                        id: r.get(2)?,
+                        name: r.get(3)?,
+                        sku: r.get(4)?,
+                    },
+                    system_quantity: system,
+                    counted_quantity: counted,
+                    variance: counted.map(|c| c - system),
+                },
+            ))
+        })?;
+        for row in rows {
+            let (take, line) = row?;
+            by_take.entry(take).or_default().push(line);
+        }
+    }
+    for t in takes.iter_mut() {
+        t.lines = by_take.remove(&t.id).unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// One stock take visible to `scope`, with lines: 404 when unknown or foreign.
+pub fn get_stock_take(conn: &Connection, scope: &Scope, id: &str) -> AppResult<StockTake> {
+    let (cond, mut args) = scope.condition("t");
+    args.insert(0, id.to_owned());
+    let take = conn
+        .query_row(
+            &format!("{SELECT} WHERE t.id = ? AND {cond}"),
+            params_from_iter(args.iter()),
+            from_row,
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Stock take not found: {id}")))?;
+    let mut takes = [take];
+    attach_lines(conn, &mut takes)?;
+    let [take] = takes;
+    Ok(take)
+}
+
+struct Head {
+    id: String,
+    number: String,
+    location_id: String,
+    status: StockTakeStatus,
+    notes: Option<String>,
+}
+
+fn load_head(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<Head> {
+    let (cond, mut args) = scope.condition("");
+    args.insert(0, id.to_owned());
+    tx.query_row(
+        &format!(
+            "SELECT id, number, location_id, status, notes FROM stock_takes WHERE id = ? AND {cond}"
+        ),
+        params_from_iter(args.iter()),
+        |r| {
+            Ok(Head {
+                id: r.get(0)?,
+                number: r.get(1)?,
+                location_id: r.get(2)?,
+                status: StockTakeStatus::from_db(&r.get::<_, String>(3)?)?,
+                notes: r.get(4)?,
+            })
+        },
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found(format!("Stock take not found: {id}")))
+}
+
+fn opt_text(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+#[get("/stock-takes?<entityId>&<q..>")]
+#[allow(non_snake_case)]
+async fn list(
+    user: SessionUser,
+    entityId: Option<String>,
+    q: ListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            list_stock_takes(conn, &scope, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[derive(Debug, Deserialize)]
+struct CreateBody {
+    location_id: String,
+    entity_id: String,
+    #[serde(default)]
+    notes: Option<String>,
+}
+
+#[post("/stock-takes", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<CreateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Created<StockTake>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let location = parse_id("location_id", &b.location_id)?;
+    let now = rfc3339(clock.now());
+    let take = db
+        .write(move |tx| {
+            let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
+            let loc = location_ref(tx, &scope, &location)?;
+            same_entity("location_id", Some(&loc.entity_id), Some(entity.as_str()))?;
+            if !loc.active {
+                return Err(AppError::conflict(format!(
+                    "Location {} is inactive: it cannot take a new stock take",
+                    loc.name
+                )));
+            }
+            let (seq, number) = next_number(tx, Document::StockTake, &entity)?;
+            let id = uuid::Uuid::new_v4().to_string();
+            tx.execute(
+                "INSERT INTO stock_takes (id, owner_id, entity_id, number_seq, number, location_id,
+                     status, notes, date_created)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'draft', ?7, ?8)",
+                params![
+                    id,
+                    loc.owner_id,
+                    entity,
+                    seq,
+                    number,
+                    loc.id,
+                    opt_text(b.notes),
+                    now
+                ],
+            )?;
+            // One line per stock row of an active product at the location (DECISIONS §7).
+            let rows: Vec<(String, Qty)> = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT s.product_id, s.quantity
+                     FROM warehouse_stock s JOIN products p ON p.id = s.product_id
+                     WHERE s.location_id = ?1 AND p.active = 1
+                     ORDER BY p.name COLLATE NOCASE, p.seq",
+                )?;
+                let rows = stmt
+                    .query_map([&loc.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows
+            };
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO stock_take_lines (id, stock_take_id, product_id, system_quantity)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (pid, qty) in rows {
+                insert.execute(params![uuid::Uuid::new_v4().to_string(), id, pid, qty])?;
+            }
+            get_stock_take(tx, &scope, &id)
+        })
+        .await?;
+    Ok(Created(take))
+}
+
+#[derive(Debug, Deserialize)]
+struct CountBody {
+    id: String,
+    #[serde(default, deserialize_with = "nullable")]
+    counted_quantity: Option<Option<Qty>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct UpdateBody {
+    id: String,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    lines: Option<Vec<CountBody>>,
+    #[serde(default, deserialize_with = "nullable")]
+    notes: Option<Option<String>>,
+}
+
+/// A PUT applies counts, then notes, then the transition, in one transaction: a refused
+/// transition keeps no counts (DECISIONS §12).
+#[put("/stock-takes", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<UpdateBody>,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let id = parse_id("id", &b.id)?;
+    let target = b
+        .status
+        .as_deref()
+        .map(StockTakeStatus::parse_target)
+        .transpose()?;
+    let counts = b
+        .lines
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let line_id = parse_id(&format!("lines[{i}].id"), &l.id)?;
+            let field = format!("lines[{i}].counted_quantity");
+            let counted = l
+                .counted_quantity
+                .ok_or_else(|| AppError::missing(&field))?;
+            if counted.is_some_and(Qty::is_sign_negative) {
+                return Err(AppError::invalid(&field, "must be 0 or more, or null"));
+            }
+            Ok((line_id, counted))
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    let allow_negative = config.allow_negative_stock;
+    let now = rfc3339(clock.now());
+    let today = clock.today();
+    let take = db
+        .write(move |tx| {
+            let head = load_head(tx, &scope, &id)?;
+            if !counts.is_empty() {
+                record_counts(tx, &head, &counts)?;
+            }
+            if let Some(notes) = b.notes {
+                let notes = opt_text(notes);
+                if notes != head.notes {
+                    if !head.status.open() {
+                        return Err(AppError::conflict(format!(
+                            "Stock take {} is {}: its notes can no longer change",
+                            head.number,
+                            head.status.as_str()
+                        )));
+                    }
+                    tx.execute(
+                        "UPDATE stock_takes SET notes = ?1 WHERE id = ?2",
+                        params![notes, head.id],
+                    )?;
+                }
+            }
+            if let Some(target) = target {
+                transition(tx, &scope, &head, target, allow_negative, &now, today)?;
+            }
+            get_stock_take(tx, &scope, &id)
+        })
+        .await?;
+    Ok(data(take))
+}
+
+/// Counts may be entered in draft and in progress only (409 after); a line id not of
+/// this stock take is 400.
+fn record_counts(tx: &Transaction, head: &Head, counts: &[(String, Option<Qty>)]) -> AppResult<()> {
+    if !head.status.open() {
+        return Err(AppError::conflict(format!(
+            "Stock take {} is {}: counts can no longer be entered",
+            head.number,
+            head.status.as_str()
+        )));
+    }
+    let mut stmt = tx.prepare_cached(
+        "UPDATE stock_take_lines SET counted_quantity = ?1 WHERE id = ?2 AND stock_take_id = ?3",
+    )?;
+    for (i, (line_id, counted)) in counts.iter().enumerate() {
+        if stmt.execute(params![counted, line_id, head.id])? != 1 {
+            return Err(AppError::invalid(
+                &format!("lines[{i}].id"),
+                format!("not a line of stock take {}", head.number),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Applies a status change by the §3 table; anything else is 409.
+fn transition(
+    tx: &Transaction,
+    scope: &Scope,
+    head: &Head,
+    target: StockTakeStatus,
+    allow_negative: bool,
+    now: &str,
+    today: time::Date,
+) -> AppResult<()> {
+    use StockTakeStatus::{Cancelled, Completed, Draft, InProgress};
+    match (head.status, target) {
+        (Draft, InProgress) | (Draft | InProgress, Cancelled) => {
+            tx.execute(
+                "UPDATE stock_takes SET status = ?1 WHERE id = ?2",
+                params![target.as_str(), head.id],
+            )?;
+            Ok(())
+        }
+        (InProgress, Completed) => complete(tx, scope, head, allow_negative, now, today),
+        (Completed, Cancelled) => Err(AppError::conflict(format!(
+            "Stock take {} is completed and cannot be cancelled",
+            head.number
+        ))),
+        (Draft, Completed) => Err(AppError::conflict(format!(
+            "Stock take {} is a draft: start counting (in_progress) before completing it",
+            head.number
+        ))),
+        (from, to) => Err(AppError::conflict(format!(
+            "Stock take {} cannot go from {} to {}",
+            head.number,
+            from.as_str(),
+            to.as_str()
+        ))),
+    }
+}
+
+/// in_progress -> completed: for each counted line, a `stock_take` movement of
+/// `counted - quantity now` (none when 0), so the row ends holding the count. Completes
+/// even where the location has since been deactivated (DECISIONS §12).
+fn complete(
+    tx: &Transaction,
+    scope: &Scope,
+    head: &Head,
+    allow_negative: bool,
+    now: &str,
+    today: time::Date,
+) -> AppResult<()> {
+    let loc = location_ref(tx, scope, &head.location_id)?;
+    let counted: Vec<(String, Qty)> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT product_id, counted_quantity FROM stock_take_lines
+             WHERE stock_take_id = ?1 AND counted_quantity IS NOT NULL ORDER BY seq",
+        )?;
+        let rows = stmt
+            .query_map([&head.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows
+    };
+    for (pid, count) in counted {
+        let held = ledger::stock_row_quantity(tx, &pid, &loc.id)?.unwrap_or(Qty::ZERO);
+        let diff = count - held;
+        if diff.is_zero() {
+            continue;
+        }
+        let product = product_ref(tx, scope, &pid)?;
+        ledger::apply_movement(
+            tx,
+            &NewMovement {
+                product: &product,
+                location: Some(&loc),
+                qty: diff,
+                kind: MovementType::StockTake,
+                reference: Some(head.number.clone()),
+                notes: None,
+                date: today,
+                unit_cost: None,
+                origin: Origin::System,
+            },
+            allow_negative,
+            now,
+        )?;
+    }
+    tx.execute(
+        "UPDATE stock_takes SET status = 'completed', date_completed = ?1 WHERE id = ?2",
+        params![now, head.id],
+    )?;
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+#[delete("/stock-takes", data = "<body>")]
+async fn remove(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let id = parse_id("id", &body.id)?;
+    db.write(move |tx| {
+        let head = load_head(tx, &scope, &id)?;
+        if !matches!(
+            head.status,
+            StockTakeStatus::Draft | StockTakeStatus::Cancelled
+        ) {
+            return Err(AppError::conflict(format!(
+                "Stock take {} is {} and cannot be deleted; only draft or cancelled stock takes can",
+                head.number,
+                head.status.as_str()
+            )));
+        }
+        tx.execute(
+            "DELETE FROM stock_take_lines WHERE stock_take_id = ?1",
+            [&id],
+        )?;
+        tx.execute("DELETE FROM stock_takes WHERE id = ?1", [&id])?;
+        Ok(())
+    })
+    .await?;
+    Ok(data(json!({ "success": true })))
+}

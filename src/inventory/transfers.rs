@@ -1,0 +1,854 @@
+//! Transfer orders: `/api/transfer-orders` (§3, §4.5, DECISIONS §5, §6, §12).
+//!
+//! An order moves stock from a source location to a destination in two steps. Shipping
+//! takes the units out of the source's `quantity` with `transfer_out` movements and holds
+//! them as the source's `reserved_quantity`: while in transit they are in no location's
+//! quantity and not in the product's `stock_qty` (DECISIONS §5). Receiving puts what
+//! arrived into the destination with `transfer_in` movements and releases the reservation;
+//! cancelling in transit gives the units back to the source with `transfer_cancelled`
+//! movements. Every quantity change goes through [`ledger::apply_movement`].
+
+use std::collections::HashMap;
+
+use rocket::serde::json::Json;
+use rocket::{delete, get, post, put, routes, Route, State};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::ledger::{self, MovementType, NewMovement, Origin};
+use super::numbering::{next_number, Document};
+use super::stock_rows::{LocationBrief, ProductBrief};
+use super::{location_ref, product_ref, LocationRef, ProductRef};
+use crate::auth::SessionUser;
+use crate::clock::{rfc3339, Clock};
+use crate::db::decimal::Qty;
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{nullable, parse_id, JsonBody};
+use crate::http::paging::{ListQuery, Page};
+use crate::http::{data, Created};
+use crate::scope::{same_entity, Scope};
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, update, remove]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransferStatus {
+    Draft,
+    InTransit,
+    Completed,
+    Cancelled,
+}
+
+impl TransferStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::InTransit => "in_transit",
+            Self::Completed => "completed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    fn from_db(s: &str) -> rusqlite::Result<Self> {
+        match s {
+            "draft" => Ok(Self::Draft),
+            "in_transit" => Ok(Self::InTransit),
+            "completed" => Ok(Self::Completed),
+            "cancelled" => Ok(Self::Cancelled),
+            other => Err(rusqlite::Error::InvalidColumnType(
+                0,
+                format!("transfer order status {other}"),
+                rusqlite::types::Type::Text,
+            )),
+        }
+    }
+
+    /// A target status sent in a PUT: only the §4.5 values (400 otherwise).
+    fn parse_target(s: &str) -> AppResult<Self> {
+        match s {
+            "in_transit" => Ok(Self::InTransit),
+            "completed" => Ok(Self::Completed),
+            "cancelled" => Ok(Self::Cancelled),
+            _ => Err(AppError::invalid(
+                "status",
+                "must be `in_transit`, `completed` or `cancelled`",
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TransferOrder {
+    pub id: String,
+    pub number: String,
+    pub source_location_id: LocationBrief,
+    pub destination_location_id: LocationBrief,
+    pub status: TransferStatus,
+    pub notes: Option<String>,
+    pub entity_id: String,
+    pub date_created: String,
+    pub date_completed: Option<String>,
+    pub lines: Vec<TransferLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TransferLine {
+    pub id: String,
+    pub product_id: ProductBrief,
+    pub quantity: Qty,
+    pub received_quantity: Qty,
+}
+
+const SELECT: &str = "SELECT o.id, o.number, sl.id, sl.name, dl.id, dl.name, o.status, o.notes,
+        o.entity_id, o.date_created, o.date_completed
+     FROM transfer_orders o
+     JOIN warehouse_locations sl ON sl.id = o.source_location_id
+     JOIN warehouse_locations dl ON dl.id = o.destination_location_id";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TransferOrder> {
+    Ok(TransferOrder {
+        id: r.get(0)?,
+        number: r.get(1)?,
+        source_location_id: LocationBrief {
+            id: r.get(2)?,
+            name: r.get(3)?,
+        },
+        destination_location_id: LocationBrief {
+            id: r.get(4)?,
+            name: r.get(5)?,
+        },
+        status: TransferStatus::from_db(&r.get::<_, String>(6)?)?,
+        notes: r.get(7)?,
+        entity_id: r.get(8)?,
+        date_created: r.get(9)?,
+        date_completed: r.get(10)?,
+        lines: Vec::new(),
+    })
+}
+
+/// Transfer orders visible to `scope` (optionally of one entity), newest first, with lines.
+pub fn list_orders(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    page: Page,
+) -> AppResult<Vec<TransferOrder>> {
+    let (cond, mut args) = scope.condition("o");
+    let mut sql = format!("{SELECT} WHERE {cond}");
+    if let Some(e) = entity {
+        sql.push_str(" AND o.entity_id = ?");
+        args.push(e.to_owned());
+    }
+    sql.push_str(&format!(
+        " ORDER BY o.seq DESC LIMIT {} OFFSET {}",
+        page.sql_limit(),
+        page.offset
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let mut orders = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_lines(conn, &mut orders)?;
+    Ok(orders)
+}
+
+fn attach_lines(conn: &Connection, orders: &mut [TransferOrder]) -> AppResult<()> {
+    let mut by_order: HashMap<String, Vec<TransferLine>> = HashMap::new();
+    for chunk in orders.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT tl.order_id, tl.id, p.id, p.name, p.sku, tl.quantity, tl.received_quantity
+             FROM transfer_order_lines tl JOIN products p ON p.id = tl.product_id
+             WHERE tl.order_id IN ({marks}) ORDER BY tl.seq"
+        ))?;
+        let rows = stmt.query_map(params_from_iter(chunk.iter().map(|o| &o.id)), |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                TransferLine {
+                    id: r.get(1)?,
+                    product_id: ProductBrief {
+                        id: r.get(2)?,
+                        name: r.get(3)?,
+                        sku: r.get(4)?,
+                    },
+                    quantity: r.get(5)?,
+                    received_quantity: r.get(6)?,
+                },
+            ))
+        })?;
+        for row in rows {
+            let (order, line) = row?;
+            by_order.entry(order).or_default().push(line);
+        }
+    }
+    for o in orders.iter_mut() {
+        o.lines = by_order.remove(&o.id).unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// One transfer order visible to `scope`, with lines: 404 when unknown or foreign.
+pub fn get_order(conn: &Connection, scope: &Scope, id: &str) -> AppResult<TransferOrder> {
+    let (cond, mut args) = scope.condition("o");
+    args.insert(0, id.to_owned());
+    let order = conn
+        .query_row(
+            &format!("{SELECT} WHERE o.id = ? AND {cond}"),
+            params_from_iter(args.iter()),
+            from_row,
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Transfer order not found: {id}")))?;
+    let mut orders = [order];
+    attach_lines(conn, &mut orders)?;
+    let [order] = orders;
+    Ok(order)
+}
+
+/// What the state machine needs of an order.
+struct Head {
+    id: String,
+    number: String,
+    entity_id: String,
+    source: String,
+    destination: String,
+    status: TransferStatus,
+    notes: Option<String>,
+}
+
+fn load_head(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<Head> {
+    let (cond, mut args) = scope.condition("");
+    args.insert(0, id.to_owned());
+    tx.query_row(
+        &format!(
+            "SELECT id, number, entity_id, source_location_id, destination_location_id, status,
+                 notes
+             FROM transfer_orders WHERE id = ? AND {cond}"
+        ),
+        params_from_iter(args.iter()),
+        |r| {
+            Ok(Head {
+                id: r.get(0)?,
+                number: r.get(1)?,
+                entity_id: r.get(2)?,
+                source: r.get(3)?,
+                destination: r.get(4)?,
+                status: TransferStatus::from_db(&r.get::<_, String>(5)?)?,
+                notes: r.get(6)?,
+            })
+        },
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found(format!("Transfer order not found: {id}")))
+}
+
+/// A stored line, as the transitions use it.
+struct StoredLine {
+    id: String,
+    product_id: String,
+    quantity: Qty,
+}
+
+fn load_lines(tx: &Transaction, order_id: &str) -> AppResult<Vec<StoredLine>> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, product_id, quantity FROM transfer_order_lines WHERE order_id = ?1 ORDER BY seq",
+    )?;
+    let lines = stmt
+        .query_map([order_id], |r| {
+            Ok(StoredLine {
+                id: r.get(0)?,
+                product_id: r.get(1)?,
+                quantity: r.get(2)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(lines)
+}
+
+/// A line as sent on create or on a draft PUT.
+#[derive(Debug, Deserialize)]
+struct NewLine {
+    product_id: String,
+    quantity: Qty,
+}
+
+/// Checks what can be checked without the database: ids are UUIDs, quantities above 0,
+/// at least one line (409, a business refusal of §7).
+fn check_new_lines(lines: Vec<NewLine>) -> AppResult<Vec<(String, Qty)>> {
+    if lines.is_empty() {
+        return Err(AppError::conflict(
+            "A transfer order needs at least one line",
+        ));
+    }
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let pid = parse_id(&format!("lines[{i}].product_id"), &l.product_id)?;
+            if l.quantity.is_sign_negative() || l.quantity.is_zero() {
+                return Err(AppError::invalid(
+                    &format!("lines[{i}].quantity"),
+                    "must be greater than 0",
+                ));
+            }
+            Ok((pid, l.quantity))
+        })
+        .collect()
+}
+
+/// Resolves line products: 404 unknown or foreign, 400 of another entity or deactivated
+/// (§1: deactivated products are not selectable on transfer lines).
+fn resolve_lines(
+    tx: &Transaction,
+    scope: &Scope,
+    entity_id: &str,
+    lines: &[(String, Qty)],
+) -> AppResult<()> {
+    for (i, (pid, _)) in lines.iter().enumerate() {
+        let field = format!("lines[{i}].product_id");
+        let p = product_ref(tx, scope, pid)?;
+        same_entity(&field, p.entity_id.as_deref(), Some(entity_id))?;
+        if !p.active {
+            return Err(AppError::invalid(
+                &field,
+                format!("product {} is deactivated", p.sku),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn insert_lines(tx: &Transaction, order_id: &str, lines: &[(String, Qty)]) -> AppResult<()> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO transfer_order_lines (id, order_id, product_id, quantity, received_quantity)
+         VALUES (?1, ?2, ?3, ?4, 0)",
+    )?;
+    for (pid, qty) in lines {
+        stmt.execute(params![
+            uuid::Uuid::new_v4().to_string(),
+            order_id,
+            pid,
+            qty
+        ])?;
+    }
+    Ok(())
+}
+
+fn require_active(loc: &LocationRef, what: &str) -> AppResult<()> {
+    if loc.active {
+        Ok(())
+    } else {
+        Err(AppError::conflict(format!(
+            "Location {} is inactive: {what}",
+            loc.name
+        )))
+    }
+}
+
+fn opt_text(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+#[get("/transfer-orders?<entityId>&<q..>")]
+#[allow(non_snake_case)]
+async fn list(
+    user: SessionUser,
+    entityId: Option<String>,
+    q: ListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            list_orders(conn, &scope, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[derive(Debug, Deserialize)]
+struct CreateBody {
+    source_location_id: String,
+    destination_location_id: String,
+    #[serde(default)]
+    entity_id: Option<String>,
+    #[serde(default)]
+    notes: Option<String>,
+    #[serde(default)]
+    lines: Option<Vec<NewLine>>,
+}
+
+#[post("/transfer-orders", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<CreateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Created<TransferOrder>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let source = parse_id("source_location_id", &b.source_location_id)?;
+    let destination = parse_id("destination_location_id", &b.destination_location_id)?;
+    if source == destination {
+        return Err(AppError::conflict(
+            "The source and destination of a transfer order must be different locations",
+        ));
+    }
+    let lines = check_new_lines(b.lines.unwrap_or_default())?;
+    let now = rfc3339(clock.now());
+    let order = db
+        .write(move |tx| {
+            let src = location_ref(tx, &scope, &source)?;
+            let dst = location_ref(tx, &scope, &destination)?;
+            let entity = match b.entity_id.as_deref().filter(|e| !e.is_empty()) {
+                Some(raw) => scope.entity(tx, "entity_id", raw)?,
+                None => src.entity_id.clone(),
+            };
+            same_entity(
+                "source_location_id",
+                Some(&src.entity_id),
+                Some(entity.as_str()),
+            )?;
+            same_entity(
+                "destination_location_id",
+                Some(&dst.entity_id),
+                Some(entity.as_str()),
+            )?;
+            require_active(&src, "it cannot be the source of a new transfer order")?;
+            require_active(&dst, "it cannot be the destination of a new transfer order")?;
+            resolve_lines(tx, &scope, &entity, &lines)?;
+            let (seq, number) = next_number(tx, Document::TransferOrder, &entity)?;
+            let id = uuid::Uuid::new_v4().to_string();
+            tx.execute(
+                "INSERT INTO transfer_orders (id, owner_id, entity_id, number_seq, number,
+                     source_location_id, destination_location_id, status, notes, date_created)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'draft', ?8, ?9)",
+                params![
+                    id,
+                    src.owner_id,
+                    entity,
+                    seq,
+                    number,
+                    src.id,
+                    dst.id,
+                    opt_text(b.notes),
+                    now
+                ],
+            )?;
+            insert_lines(tx, &id, &lines)?;
+            get_order(tx, &scope, &id)
+        })
+        .await?;
+    Ok(Created(order))
+}
+
+/// A line in a PUT: `{product_id, quantity}` to replace a draft's lines, or
+/// `{id, received_quantity}` for a short receipt when the PUT completes the order.
+#[derive(Debug, Deserialize)]
+struct PutLine {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    product_id: Option<String>,
+    #[serde(default)]
+    quantity: Option<Qty>,
+    #[serde(default, deserialize_with = "nullable")]
+    received_quantity: Option<Option<Qty>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct UpdateBody {
+    id: String,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    lines: Option<Vec<PutLine>>,
+    #[serde(default, deserialize_with = "nullable")]
+    notes: Option<Option<String>>,
+}
+
+/// Everything a transition needs besides the order.
+struct Ctx<'a> {
+    scope: &'a Scope,
+    now: &'a str,
+    today: time::Date,
+}
+
+#[put("/transfer-orders", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<UpdateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let id = parse_id("id", &b.id)?;
+    let target = b
+        .status
+        .as_deref()
+        .map(TransferStatus::parse_target)
+        .transpose()?;
+    let now = rfc3339(clock.now());
+    let today = clock.today();
+    let order = db
+        .write(move |tx| {
+            let ctx = Ctx {
+                scope: &scope,
+                now: &now,
+                today,
+            };
+            let head = load_head(tx, &scope, &id)?;
+            let mut receipts = HashMap::new();
+            if let Some(lines) = b.lines {
+                if target == Some(TransferStatus::Completed) {
+                    receipts = check_receipts(tx, &head, lines)?;
+                } else {
+                    replace_lines(tx, &scope, &head, lines)?;
+                }
+            }
+            if let Some(notes) = b.notes {
+                let notes = opt_text(notes);
+                if notes != head.notes {
+                    if head.status != TransferStatus::Draft {
+                        return Err(AppError::conflict(format!(
+                            "Transfer order {} is {}: its notes can only be changed while draft",
+                            head.number,
+                            head.status.as_str()
+                        )));
+                    }
+                    tx.execute(
+                        "UPDATE transfer_orders SET notes = ?1 WHERE id = ?2",
+                        params![notes, head.id],
+                    )?;
+                }
+            }
+            if let Some(target) = target {
+                transition(tx, &ctx, &head, target, &receipts)?;
+            }
+            get_order(tx, &scope, &id)
+        })
+        .await?;
+    Ok(data(order))
+}
+
+/// Replaces the lines of a draft (409 once it has left draft).
+fn replace_lines(
+    tx: &Transaction,
+    scope: &Scope,
+    head: &Head,
+    lines: Vec<PutLine>,
+) -> AppResult<()> {
+    if head.status != TransferStatus::Draft {
+        return Err(AppError::conflict(format!(
+            "Transfer order {} is {}: its lines can only be changed while draft",
+            head.number,
+            head.status.as_str()
+        )));
+    }
+    let lines = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            Ok(NewLine {
+                product_id: l
+                    .product_id
+                    .ok_or_else(|| AppError::missing(&format!("lines[{i}].product_id")))?,
+                quantity: l
+                    .quantity
+                    .ok_or_else(|| AppError::missing(&format!("lines[{i}].quantity")))?,
+            })
+        })
+        .collect::<AppResult<Vec<_>>>()?;
+    let lines = check_new_lines(lines)?;
+    resolve_lines(tx, scope, &head.entity_id, &lines)?;
+    tx.execute(
+        "DELETE FROM transfer_order_lines WHERE order_id = ?1",
+        [&head.id],
+    )?;
+    insert_lines(tx, &head.id, &lines)
+}
+
+/// Checks a short receipt: each entry names a line of this order and a received quantity
+/// from 0 to the line's quantity (400 otherwise). Lines not named arrive in full.
+fn check_receipts(
+    tx: &Transaction,
+    head: &Head,
+    lines: Vec<PutLine>,
+) -> AppResult<HashMap<String, Qty>> {
+    let stored = load_lines(tx, &head.id)?;
+    let mut receipts = HashMap::new();
+    for (i, l) in lines.into_iter().enumerate() {
+        let field = format!("lines[{i}].id");
+        let raw = l.id.ok_or_else(|| AppError::missing(&field))?;
+        let line_id = parse_id(&field, &raw)?;
+        let line = stored.iter().find(|s| s.id == line_id).ok_or_else(|| {
+            AppError::invalid(
+                &field,
+                format!("not a line of transfer order {}", head.number),
+            )
+        })?;
+        let received = l
+            .received_quantity
+            .flatten()
+            .ok_or_else(|| AppError::missing(&format!("lines[{i}].received_quantity")))?;
+        if received.is_sign_negative() || received > line.quantity {
+            return Err(AppError::invalid(
+                &format!("lines[{i}].received_quantity"),
+                format!("must be from 0 to the line quantity {}", line.quantity),
+            ));
+        }
+        receipts.insert(line_id, received);
+    }
+    Ok(receipts)
+}
+
+/// Applies a status change by the §3 table; anything else is 409.
+fn transition(
+    tx: &Transaction,
+    ctx: &Ctx<'_>,
+    head: &Head,
+    target: TransferStatus,
+    receipts: &HashMap<String, Qty>,
+) -> AppResult<()> {
+    use TransferStatus::{Cancelled, Completed, Draft, InTransit};
+    match (head.status, target) {
+        (Draft, InTransit) => ship(tx, ctx, head),
+        (InTransit, Completed) => receive(tx, ctx, head, receipts),
+        (Draft, Cancelled) => set_status(tx, head, Cancelled, None),
+        (InTransit, Cancelled) => cancel_in_transit(tx, ctx, head),
+        (Completed, Cancelled) => Err(AppError::conflict(format!(
+            "Transfer order {} is completed and cannot be cancelled",
+            head.number
+        ))),
+        (from, to) => Err(AppError::conflict(format!(
+            "Transfer order {} cannot go from {} to {}",
+            head.number,
+            from.as_str(),
+            to.as_str()
+        ))),
+    }
+}
+
+fn set_status(
+    tx: &Transaction,
+    head: &Head,
+    status: TransferStatus,
+    date_completed: Option<&str>,
+) -> AppResult<()> {
+    tx.execute(
+        "UPDATE transfer_orders SET status = ?1, date_completed = ?2 WHERE id = ?3",
+        params![status.as_str(), date_completed, head.id],
+    )?;
+    Ok(())
+}
+
+/// The products of `lines` with their summed quantities, in order of first appearance.
+fn totals_by_product(lines: &[StoredLine]) -> Vec<(String, Qty)> {
+    let mut totals: Vec<(String, Qty)> = Vec::new();
+    for l in lines {
+        match totals.iter_mut().find(|(p, _)| *p == l.product_id) {
+            Some((_, q)) => *q = *q + l.quantity,
+            None => totals.push((l.product_id.clone(), l.quantity)),
+        }
+    }
+    totals
+}
+
+/// Products of an order, loaded once each.
+fn products_of(
+    tx: &Transaction,
+    scope: &Scope,
+    lines: &[StoredLine],
+) -> AppResult<HashMap<String, ProductRef>> {
+    let mut products = HashMap::new();
+    for l in lines {
+        if !products.contains_key(&l.product_id) {
+            products.insert(l.product_id.clone(), product_ref(tx, scope, &l.product_id)?);
+        }
+    }
+    Ok(products)
+}
+
+fn movement(
+    tx: &Transaction,
+    ctx: &Ctx<'_>,
+    head: &Head,
+    product: &ProductRef,
+    location: &LocationRef,
+    qty: Qty,
+    kind: MovementType,
+) -> AppResult<()> {
+    ledger::apply_movement(
+        tx,
+        &NewMovement {
+            product,
+            location: Some(location),
+            qty,
+            kind,
+            reference: Some(head.number.clone()),
+            notes: None,
+            date: ctx.today,
+            unit_cost: None,
+            origin: Origin::System,
+        },
+        false,
+        ctx.now,
+    )?;
+    Ok(())
+}
+
+fn change_reserved(
+    tx: &Transaction,
+    product_id: &str,
+    location_id: &str,
+    delta: Qty,
+) -> AppResult<()> {
+    let n = tx.execute(
+        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
+         WHERE product_id = ?2 AND location_id = ?3",
+        params![delta, product_id, location_id],
+    )?;
+    if n != 1 {
+        return Err(AppError::internal(format!(
+            "no stock row for product {product_id} at location {location_id}"
+        )));
+    }
+    Ok(())
+}
+
+/// draft -> in_transit: every product's summed line quantity must be at the source, or
+/// nothing changes (409 naming the product, needed and available). Shipping always needs
+/// the stock, whatever `allow_negative_stock` says (§3 states the condition).
+fn ship(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<()> {
+    let src = location_ref(tx, ctx.scope, &head.source)?;
+    let dst = location_ref(tx, ctx.scope, &head.destination)?;
+    require_active(&src, &format!("transfer order {} cannot ship", head.number))?;
+    require_active(&dst, &format!("transfer order {} cannot ship", head.number))?;
+    let lines = load_lines(tx, &head.id)?;
+    let products = products_of(tx, ctx.scope, &lines)?;
+    let totals = totals_by_product(&lines);
+    for (pid, needed) in &totals {
+        let held = ledger::stock_row_quantity(tx, pid, &src.id)?.unwrap_or(Qty::ZERO);
+        if held < *needed {
+            return Err(AppError::conflict(format!(
+                "Insufficient stock at {}: {} needs {}, has {} (transfer order {})",
+                src.name, products[pid].sku, needed, held, head.number
+            )));
+        }
+    }
+    for l in &lines {
+        movement(
+            tx,
+            ctx,
+            head,
+            &products[&l.product_id],
+            &src,
+            -l.quantity,
+            MovementType::TransferOut,
+        )?;
+    }
+    for (pid, qty) in &totals {
+        change_reserved(tx, pid, &src.id, *qty)?;
+    }
+    set_status(tx, head, TransferStatus::InTransit, None)
+}
+
+/// in_transit -> completed: what arrived goes into the destination (row created when
+/// absent), the whole reservation at the source is released, each line records what was
+/// received. Completes even where a location has since been deactivated (DECISIONS §12).
+fn receive(
+    tx: &Transaction,
+    ctx: &Ctx<'_>,
+    head: &Head,
+    receipts: &HashMap<String, Qty>,
+) -> AppResult<()> {
+    let src = location_ref(tx, ctx.scope, &head.source)?;
+    let dst = location_ref(tx, ctx.scope, &head.destination)?;
+    let lines = load_lines(tx, &head.id)?;
+    let products = products_of(tx, ctx.scope, &lines)?;
+    for l in &lines {
+        let received = receipts.get(&l.id).copied().unwrap_or(l.quantity);
+        if !received.is_zero() {
+            movement(
+                tx,
+                ctx,
+                head,
+                &products[&l.product_id],
+                &dst,
+                received,
+                MovementType::TransferIn,
+            )?;
+        }
+        tx.execute(
+            "UPDATE transfer_order_lines SET received_quantity = ?1 WHERE id = ?2",
+            params![received, l.id],
+        )?;
+    }
+    for (pid, qty) in totals_by_product(&lines) {
+        change_reserved(tx, &pid, &src.id, -qty)?;
+    }
+    set_status(tx, head, TransferStatus::Completed, Some(ctx.now))
+}
+
+/// in_transit -> cancelled: the units go back to the source with `transfer_cancelled`
+/// movements and the reservation is released.
+fn cancel_in_transit(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<()> {
+    let src = location_ref(tx, ctx.scope, &head.source)?;
+    let lines = load_lines(tx, &head.id)?;
+    let products = products_of(tx, ctx.scope, &lines)?;
+    for l in &lines {
+        movement(
+            tx,
+            ctx,
+            head,
+            &products[&l.product_id],
+            &src,
+            l.quantity,
+            MovementType::TransferCancelled,
+        )?;
+    }
+    for (pid, qty) in totals_by_product(&lines) {
+        change_reserved(tx, &pid, &src.id, -qty)?;
+    }
+    set_status(tx, head, TransferStatus::Cancelled, None)
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+#[delete("/transfer-orders", data = "<body>")]
+async fn remove(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let id = parse_id("id", &body.id)?;
+    db.write(move |tx| {
+        let head = load_head(tx, &scope, &id)?;
+        if head.status != TransferStatus::Draft {
+            return Err(AppError::conflict(format!(
+                "Transfer order {} is {} and cannot be deleted; only draft orders can",
+                head.number,
+                head.status.as_str()
+            )));
+        }
+        tx.execute(
+            "DELETE FROM transfer_order_lines WHERE order_id = ?1",
+            [&id],
+        )?;
+        tx.execute("DELETE FROM transfer_orders WHERE id = ?1", [&id])?;
+        Ok(())
+    })
+    .await?;
+    Ok(data(json!({ "success": true })))
+}

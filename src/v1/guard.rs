@@ -1,0 +1,101 @@
+//! `ApiKey`: the request guard of every public API route (§5, DECISIONS §1, §10).
+//!
+//! It reads `Authorization: Bearer <key>`, looks the key up by its SHA-256 digest,
+//! refuses a missing, unknown or revoked key with 401 (a session cookie is not a
+//! credential here), records the use, and then applies the rate limit (429 when the
+//! window is full). Authentication failures never reach the rate limiter, so they do not
+//! spend a key's budget. The guard gives the handler the key's [`Scope`]: the key
+//! creator's records, or one entity's for a scoped key.
+
+use rocket::request::{FromRequest, Outcome, Request};
+
+use super::rate_limit::{self, RateLimiter};
+use crate::api_keys::{authenticate, KeyIdentity};
+use crate::auth::SESSION_COOKIE;
+use crate::clock::Clock;
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::stash::stash;
+use crate::scope::Scope;
+
+#[derive(Debug, Clone)]
+pub struct ApiKey(pub KeyIdentity);
+
+impl ApiKey {
+    pub fn scope(&self) -> Scope {
+        self.0.scope()
+    }
+}
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for ApiKey {
+    type Error = ();
+
+    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {
+        match guard(req).await {
+            Ok(k) => Outcome::Success(k),
+            Err(e) => {
+                let status = e.status();
+                stash(req, e);
+                Outcome::Error((status, ()))
+            }
+        }
+    }
+}
+
+/// The key sent as `Authorization: Bearer <key>`.
+fn bearer(req: &Request<'_>) -> AppResult<String> {
+    let Some(header) = req.headers().get_one("Authorization") else {
+        let message = if req.cookies().get(SESSION_COOKIE).is_some() {
+            "A session cookie is not accepted on /api/v1: send an API key as `Authorization: Bearer <key>`"
+        } else {
+            "API key required: send `Authorization: Bearer <key>`"
+        };
+        return Err(AppError::Unauthorized(message.into()));
+    };
+    match header.trim().split_once(' ') {
+        Some((scheme, key)) if scheme.eq_ignore_ascii_case("bearer") && !key.trim().is_empty() => {
+            Ok(key.trim().to_owned())
+        }
+        _ => Err(AppError::Unauthorized(
+            "The Authorization header must be `Bearer <API key>`".into(),
+        )),
+    }
+}
+
+async fn guard(req: &Request<'_>) -> AppResult<ApiKey> {
+    let raw = bearer(req)?;
+    let rocket = req.rocket();
+    let db = rocket
+        .state::<Db>()
+        .ok_or_else(|| AppError::internal("no db"))?
+        .clone();
+    let clock = rocket.state::<Clock>().cloned().unwrap_or_default();
+    let now = clock.now();
+    let key = db.read(move |conn| authenticate(conn, &raw, now)).await?;
+
+    let limiter = rocket
+        .state::<RateLimiter>()
+        .ok_or_else(|| AppError::internal("no rate limiter"))?;
+    let endpoint = match req.route() {
+        Some(r) => format!("{} {}", r.method, r.uri.path()),
+        None => format!("{} {}", req.method(), req.uri().path()),
+    };
+    let now_ms = i64::try_from(now.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX);
+    match limiter.hit(&key.id, &endpoint, now_ms) {
+        Ok(info) => {
+            rate_limit::remember(req, info);
+            Ok(ApiKey(key))
+        }
+        Err(info) => {
+            rate_limit::remember(req, info);
+            Err(AppError::TooManyRequests {
+                message: format!(
+                    "Rate limit exceeded: {} requests per minute for {endpoint}; retry in {} s",
+                    info.limit, info.reset_secs
+                ),
+                retry_after: info.reset_secs,
+            })
+        }
+    }
+}
