@@ -82,7 +82,7 @@ export async function render(root, ctx) {
       empty: "No movements yet.",
       rows: data,
       columns: [
-        { label: "Date", cell: (m) => date(m.date) },
+        { label: "Date", class: "nowrap", cell: (m) => date(m.date) },
         { label: "Product", cell: (m) => m.product_id.name },
         { label: "Type", cell: (m) => movementTypeLabel(m.type) },
         { label: "Location", cell: (m) => (m.location_id ? names.get(m.location_id) ?? "—" : "Unallocated") },

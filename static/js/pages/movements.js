@@ -80,7 +80,7 @@ export async function render(root, ctx) {
         rows,
         empty: "No movements match.",
         columns: [
-          { label: "Date", cell: (m) => date(m.date) },
+          { label: "Date", class: "nowrap", cell: (m) => date(m.date) },
           { label: "Product", header: true, cell: (m) => [m.product_id.name, h("span", { class: "sub" }, m.product_id.sku)] },
           { label: "Type", cell: (m) => movementTypeLabel(m.type) },
           { label: "Location", cell: (m) => (m.location_id ? names.get(m.location_id) ?? "—" : h("span", { class: "muted" }, "Unallocated")) },
