@@ -32,6 +32,7 @@ export function barChart({ title, items, width = 520, barClass = "bar" }) {
     class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img",
     "aria-labelledby": `${id}-t ${id}-d`, preserveAspectRatio: "xMinYMin meet",
   });
+  svg.style.maxWidth = `${width}px`;
   svg.append(el("title", { id: `${id}-t` }, title));
   svg.append(el("desc", { id: `${id}-d` }, items.map((i) => `${i.label}: ${i.text}`).join("; ") || "No data"));
   const max = Math.max(0, ...items.map((i) => Math.abs(Number(i.value) || 0)));

@@ -57,7 +57,7 @@ export async function render(root, ctx) {
     byLocation.set(name, (byLocation.get(name) ?? 0n) + (scaled(r.total_cost, 2) ?? 0n));
   }
   chartArea.append(byLocation.size
-    ? barChart({ title: "Cost value by location", items: [...byLocation].map(([label, p]) => ({ label, value: Number(p), text: moneyFromPence(p) })) })
+    ? barChart({ title: "Cost value by location", width: 720, items: [...byLocation].map(([label, p]) => ({ label, value: Number(p), text: moneyFromPence(p) })) })
     : h("p", { class: "chart-empty" }, "No stock to value."));
 
   fill(rowsArea,
