@@ -55,6 +55,7 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
         const name = `lines[${i}].${key === "product" ? "product_id" : key}`;
         if (key === "product") {
           w.querySelector("input[type=hidden]").name = name;
+          w.control.name = `${name}__search`;
           w.control.dataset.errorFor = name;
         } else {
           w.control.name = name;

@@ -240,6 +240,7 @@ export function loadError(err, what = "this page") {
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** A small label; `text` is shown as given. */
 export function badge(text, kind = "") {
   return h("span", { class: `badge ${kind}` }, text);
 }
@@ -250,7 +251,8 @@ export function statusBadge(status) {
     sent: "warn", awaiting_payment: "warn", draft: "", inactive: "muted", cancelled: "muted",
     void: "muted", archived: "muted", revoked: "muted",
   };
-  return badge(status.replace(/_/g, " "), kinds[status] ?? "");
+  const text = status.replace(/_/g, " ");
+  return badge(text.charAt(0).toUpperCase() + text.slice(1), kinds[status] ?? "");
 }
 
 /**

@@ -46,12 +46,18 @@ pub fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, 
     req.push_str(&format!("Content-Length: {}\r\n\r\n", payload.len()));
     s.write_all(req.as_bytes()).expect("write request");
     s.write_all(payload.as_bytes()).expect("write body");
+    // chromedriver answers `Connection: close` and keeps the socket open anyway, so the
+    // body is read by its length, never to the end of the stream.
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read response");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("response head");
+    let mut buf = [0u8; 65536];
+    let split = loop {
+        if let Some(i) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = s.read(&mut buf).expect("read response head");
+        assert!(n > 0, "connection closed before the response head");
+        raw.extend_from_slice(&buf[..n]);
+    };
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let mut body = raw[split + 4..].to_vec();
     let status: u16 = head
@@ -59,11 +65,34 @@ pub fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, 
         .nth(1)
         .and_then(|c| c.parse().ok())
         .expect("status code");
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    let header = |name: &str| {
+        head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_owned())
+        })
+    };
+    if let Some(len) = header("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        while body.len() < len {
+            let n = s.read(&mut buf).expect("read response body");
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&buf[..n]);
+        }
+        body.truncate(len);
+    } else if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        while !body.ends_with(b"0\r\n\r\n") {
+            let n = s.read(&mut buf).expect("read chunked body");
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&buf[..n]);
+        }
         body = dechunk(&body);
+    } else {
+        s.read_to_end(&mut body).expect("read response body");
     }
     let v = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into()));
@@ -162,7 +191,10 @@ impl Browser {
             "STOCKBOOK_CHROMIUM",
             &["/usr/bin/chromium", "chromium", "chromium-browser"],
         );
-        let driver = find_program("STOCKBOOK_CHROMEDRIVER", &["/usr/bin/chromedriver", "chromedriver"]);
+        let driver = find_program(
+            "STOCKBOOK_CHROMEDRIVER",
+            &["/usr/bin/chromedriver", "chromedriver"],
+        );
         let (Some(chromium), Some(driver_bin)) = (chromium, driver) else {
             let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
             let msg = "browser tests need Chromium and chromedriver \
@@ -209,6 +241,9 @@ impl Browser {
         let driver = Proc(
             Command::new(&driver_bin)
                 .arg(format!("--port={driver_port}"))
+                // British dates in date inputs, as a UK user sees them.
+                .env("LANGUAGE", "en_GB")
+                .env("LANG", "en_GB.UTF-8")
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -243,6 +278,7 @@ impl Browser {
                         "prefs": {
                             "download.default_directory": downloads.to_string_lossy(),
                             "download.prompt_for_download": false,
+                            "intl.accept_languages": "en-GB",
                         },
                     },
                 },
@@ -312,12 +348,20 @@ impl Browser {
     }
 
     pub fn goto(&self, path: &str) {
-        self.cmd("POST", "/url", json!({ "url": format!("{}{path}", self.base) }));
+        self.cmd(
+            "POST",
+            "/url",
+            json!({ "url": format!("{}{path}", self.base) }),
+        );
     }
 
     /// Runs JavaScript in the page and returns its result.
     pub fn js(&self, script: &str, args: Value) -> Value {
-        self.cmd("POST", "/execute/sync", json!({ "script": script, "args": args }))
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            json!({ "script": script, "args": args }),
+        )
     }
 
     /// Runs an async function body in the page (`return await ...` works) and returns its
@@ -333,7 +377,11 @@ impl Browser {
             "/execute/async",
             json!({ "script": script, "args": args }),
         );
-        assert!(v.get("__error").is_none(), "script failed: {}", v["__error"]);
+        assert!(
+            v.get("__error").is_none(),
+            "script failed: {}",
+            v["__error"]
+        );
         v
     }
 
@@ -412,7 +460,10 @@ impl Browser {
             }
             false
         });
-        assert!(ok, "waited for `{css}` to contain {text:?}; it shows {last:?}");
+        assert!(
+            ok,
+            "waited for `{css}` to contain {text:?}; it shows {last:?}"
+        );
         found.unwrap()
     }
 
@@ -420,13 +471,32 @@ impl Browser {
     pub fn wait_page_text(&self, text: &str) {
         let mut last = String::new();
         let ok = poll(Duration::from_secs(10), || {
-            last = self.js("return document.body.innerText", json!([]))
+            last = self
+                .js("return document.body.innerText", json!([]))
                 .as_str()
                 .unwrap_or("")
                 .to_owned();
             last.contains(text)
         });
-        assert!(ok, "waited for the page to show {text:?}; it shows:\n{last}");
+        assert!(
+            ok,
+            "waited for the page to show {text:?}; it shows:\n{last}"
+        );
+    }
+
+    /// Reloads the page (a new hash alone does not).
+    pub fn reload(&self) {
+        self.cmd("POST", "/refresh", json!({}));
+    }
+
+    /// Waits until exactly `n` elements match `css`.
+    pub fn wait_count(&self, css: &str, n: usize) {
+        let mut last = 0;
+        let ok = poll(Duration::from_secs(10), || {
+            last = self.find_all(css).len();
+            last == n
+        });
+        assert!(ok, "waited for {n} of `{css}`; there are {last}");
     }
 
     pub fn displayed(&self, el: &str) -> bool {
@@ -545,13 +615,10 @@ impl Browser {
 
     /// The current entity's id (as the app chose it).
     pub fn entity_id(&self) -> String {
-        self.js(
-            "return localStorage.getItem('stockbook.entity')",
-            json!([]),
-        )
-        .as_str()
-        .expect("an entity is chosen")
-        .to_owned()
+        self.js("return localStorage.getItem('stockbook.entity')", json!([]))
+            .as_str()
+            .expect("an entity is chosen")
+            .to_owned()
     }
 }
 

@@ -119,7 +119,7 @@ export async function render(root, ctx) {
         { label: "VAT", num: true, cell: (p) => percent(p.vat_rate) },
         { label: "Stock", num: true, cell: (p) => `${qty(p.stock_qty)} ${p.unit}` },
         { label: "Locations", cell: (p) => stockSummary(p) },
-        { label: "Status", cell: (p) => (p.active ? badge("active", "ok") : badge("deactivated", "muted")) },
+        { label: "Status", cell: (p) => (p.active ? badge("Active", "ok") : badge("Deactivated", "muted")) },
         {
           label: "Actions", class: "num", cell: (p) => h("div", { class: "row-actions" },
             h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${p.name}`, onclick: () => edit(p) }, "Edit"),
@@ -175,7 +175,7 @@ async function stockDialog(product) {
           rows,
           empty: "No warehouses yet.",
           columns: [
-            { label: "Location", header: true, cell: ({ l }) => [l.name, l.status === "inactive" ? [" ", badge("inactive", "muted")] : null] },
+            { label: "Location", header: true, cell: ({ l }) => [l.name, l.status === "inactive" ? [" ", badge("Inactive", "muted")] : null] },
             { label: "On hand", num: true, cell: ({ s }) => qty(s?.quantity ?? 0) },
             { label: "Reserved", num: true, cell: ({ s }) => qty(s?.reserved_quantity ?? 0) },
             {

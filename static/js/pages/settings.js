@@ -50,7 +50,7 @@ async function apiKeys(section, ctx) {
           { label: "Access", cell: (k) => (k.entity_id ? names.get(k.entity_id) ?? "One business" : "All businesses") },
           { label: "Created", cell: (k) => date(k.created_at) },
           { label: "Last used", cell: (k) => (k.last_used_at ? date(k.last_used_at) : "Never") },
-          { label: "Status", cell: (k) => (k.revoked_at ? badge(`revoked ${date(k.revoked_at)}`, "muted") : badge("active", "ok")) },
+          { label: "Status", cell: (k) => (k.revoked_at ? badge(`Revoked ${date(k.revoked_at)}`, "muted") : badge("Active", "ok")) },
           { label: "Actions", class: "num", cell: (k) => (k.revoked_at ? "" : h("button", {
             type: "button", class: "danger secondary small", "aria-label": `Revoke ${k.name}`,
             onclick: (ev) => act(ev.currentTarget, async () => {

@@ -30,6 +30,6 @@ export const render = (root, ctx) => crudPage(root, ctx, {
     { label: "Hours", num: true, cell: (t) => String(t.hours) },
     { label: "Rate", num: true, cell: (t) => (t.hourly_rate == null ? "" : money(t.hourly_rate)) },
     { label: "Value", num: true, cell: (t) => (t.hourly_rate == null ? "" : moneyFromPence(shiftDown((pence(t.hours) ?? 0n) * (pence(t.hourly_rate) ?? 0n), 2))) },
-    { label: "Billable", cell: (t) => (t.billable ? badge("billable", "ok") : badge("not billable", "muted")) },
+    { label: "Billable", cell: (t) => (t.billable ? badge("Billable", "ok") : badge("Not billable", "muted")) },
   ],
 });

@@ -81,6 +81,7 @@ async function create(root, ctx) {
   function renumber() {
     lines.forEach((l, i) => {
       l.picker.querySelector("input[type=hidden]").name = `lines[${i}].product_id`;
+      l.picker.control.name = `lines[${i}].product_id__search`;
       l.picker.control.dataset.errorFor = `lines[${i}].product_id`;
       l.picker.querySelector("label").textContent = `Product, line ${i + 1}`;
       l.qty.control.name = `lines[${i}].quantity`;

@@ -144,7 +144,7 @@ async function detail(root, ctx, id) {
         { label: "Product", header: true, cell: (s) => [s.product_id.name, h("span", { class: "sub" }, s.product_id.sku)] },
         { label: "On hand", num: true, cell: (s) => qty(s.quantity) },
         { label: "Reserved", num: true, cell: (s) => qty(s.reserved_quantity) },
-        { label: "Reorder point", num: true, cell: (s) => [qty(s.reorder_point), compare(s.quantity, s.reorder_point, 3) <= 0 ? [" ", badge("low", "warn")] : null] },
+        { label: "Reorder point", num: true, cell: (s) => [qty(s.reorder_point), compare(s.quantity, s.reorder_point, 3) <= 0 ? [" ", badge("Low", "warn")] : null] },
       ],
     }));
   }).catch((e) => ctx.alive() && fill(stockArea, loadError(e, "the stock")));
