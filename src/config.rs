@@ -44,6 +44,10 @@ pub struct PlatformConfig {
     pub token_url: Option<String>,
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
+    /// OAuth platforms: the callback URL registered with the provider
+    /// (`https://<host>/api/import/oauth/callback`). Unset, it is built from the request's
+    /// `Host` (and `X-Forwarded-Proto`) when the flow starts.
+    pub redirect_uri: Option<String>,
 }
 
 #[derive(Debug, Clone)]

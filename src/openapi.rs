@@ -2,9 +2,11 @@
 //!
 //! It is hand-written data: [`OPERATIONS`] has one entry per mounted route (method,
 //! path, shape of request and answer) and [`schemas`] one entry per record or body
-//! schema. Adding a route is one entry in [`OPERATIONS`] (plus its schemas when new);
-//! `tests/v1.rs` compares [`OPERATIONS`] with the mounted routes in both directions, so
-//! the document cannot drift from the server.
+//! schema. Adding a route is one entry in [`OPERATIONS`] (plus its schemas when new),
+//! with its rules (`.rules(..)`) and business refusals (`.refused(..)`, the 409 text) when
+//! the summary does not say them; `tests/v1.rs` compares [`OPERATIONS`] with the mounted
+//! routes in both directions, so the document cannot drift from the server, and checks
+//! real answers against the schemas (no undocumented field).
 //!
 //! Decimals are JSON numbers (`type: number` with `multipleOf` for their places), never
 //! strings. Every operation lists its error answers with the §7 body.
@@ -62,6 +64,63 @@ pub enum Shape {
     Get(&'static str),
     /// No body → 200 with the schema itself (no envelope).
     Bare(&'static str),
+    /// Query parameters `(name, required, description)` → 200 `{data: record}`.
+    Query {
+        params: &'static [(&'static str, bool, &'static str)],
+        record: &'static str,
+    },
+    /// Query parameters `(name, required, description)` → 303 to the web app
+    /// (a browser navigation, not a JSON call).
+    Redirect(&'static [(&'static str, bool, &'static str)]),
+    /// Session list with its own filters: `filters`, `limit`, `offset` →
+    /// `{data: [schema]}`.
+    FilteredList(&'static str, &'static [Filter]),
+    /// A report: `filters` → `{data: schema}`.
+    Report(&'static str, &'static [Filter]),
+    /// A report of rows, not paged: `filters` → `{data: [schema]}`.
+    ReportList(&'static str, &'static [Filter]),
+    /// A report with its own envelope: `filters` → the schema itself.
+    BareReport(&'static str, &'static [Filter]),
+    /// JSON body → 201 `{data: record}` when it created the record, 200 when it updated
+    /// the existing one.
+    Upsert {
+        body: &'static str,
+        record: &'static str,
+    },
+}
+
+/// A query parameter of a filtered read (besides `limit` and `offset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    /// `entityId`
+    Entity,
+    /// `productId`
+    Product,
+    /// `locationId`
+    Location,
+    /// `type`: a movement type.
+    MovementType,
+    /// `dateFrom`, inclusive.
+    DateFrom,
+    /// `dateTo`, inclusive.
+    DateTo,
+    /// `q`: text contained in the name, SKU or barcode.
+    Search,
+    /// `category`
+    Category,
+    /// `active`
+    Active,
+}
+
+/// What an operation documents as its 409 answer.
+#[derive(Debug, Clone, Copy)]
+pub enum Conflict {
+    /// Writes: the generic business-rule refusal; reads: none.
+    Default,
+    /// The refusals of this operation.
+    Because(&'static str),
+    /// A write no business rule refuses.
+    Never,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +132,9 @@ pub struct Operation {
     pub summary: &'static str,
     pub auth: Auth,
     pub shape: Shape,
+    /// The rules of the operation, when the summary is not enough.
+    pub description: Option<&'static str>,
+    pub conflict: Conflict,
 }
 
 const fn op(
@@ -92,11 +154,56 @@ const fn op(
         summary,
         auth,
         shape,
+        description: None,
+        conflict: Conflict::Default,
+    }
+}
+
+impl Operation {
+    /// Adds the operation's rules.
+    const fn rules(self, description: &'static str) -> Self {
+        Self {
+            description: Some(description),
+            ..self
+        }
+    }
+
+    /// Names the business rules that refuse it (409).
+    const fn refused(self, why: &'static str) -> Self {
+        Self {
+            conflict: Conflict::Because(why),
+            ..self
+        }
+    }
+
+    /// A write no business rule refuses: no 409.
+    const fn never_refused(self) -> Self {
+        Self {
+            conflict: Conflict::Never,
+            ..self
+        }
     }
 }
 
 use Auth::{ApiKey as K, None as Open, Session as S};
-use Shape::{Action, Bare, Create, Delete, Get, List, PlainList, Update, V1List};
+use Filter::{
+    Active, Category, DateFrom, DateTo, Entity as ByEntity, Location as ByLocation,
+    MovementType as ByType, Product as ByProduct, Search,
+};
+use Shape::{
+    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PlainList, Query, Redirect,
+    Report, ReportList, Update, Upsert, V1List,
+};
+
+const OAUTH_START: &[(&str, bool, &str)] = &[
+    ("platform", true, "`freeagent`, the one OAuth platform."),
+    ("entityId", true, "The entity the connection is for."),
+];
+const OAUTH_CALLBACK: &[(&str, bool, &str)] = &[
+    ("state", true, "The state of the authorize URL: unknown, used, expired (15 minutes) or another user's is 400."),
+    ("code", false, "The authorisation code to exchange."),
+    ("error", false, "The provider's refusal (`access_denied`): redirected with `?error=`."),
+];
 
 /// Every route of the service. One entry per mounted route.
 #[rustfmt::skip]
@@ -114,6 +221,66 @@ pub const OPERATIONS: &[Operation] = &[
     op("post", "/api/entities", "Entities", "createEntity", "Create an entity (with the standard expense categories)", S, Create { body: "EntityCreate", record: "Entity" }),
     op("put", "/api/entities", "Entities", "updateEntity", "Update an entity", S, Update { body: "EntityUpdate", record: "Entity" }),
     op("delete", "/api/entities", "Entities", "deleteEntity", "Delete an entity without records", S, Delete),
+    // Inventory (§4.1–§4.7, DECISIONS §3–§8)
+    op("get", "/api/products", "Products", "listProducts", "List products with their stock levels", S, FilteredList("Product", &[ByEntity, Search, Category, Active]))
+        .rules("By name, ignoring case. Each product carries its stock rows as `stock_levels`."),
+    op("post", "/api/products", "Products", "createProduct", "Create a product", S, Create { body: "ProductCreate", record: "Product" })
+        .rules("Only `name` is required. `stock_qty` is opening stock: an `adjustment` movement without location.")
+        .refused("The SKU is taken in the entity, ignoring case"),
+    op("put", "/api/products", "Products", "updateProduct", "Update a product", S, Update { body: "ProductUpdate", record: "Product" })
+        .rules("Changes the fields sent. A new `stock_qty` records an `adjustment` movement without location for the difference. `active: false` deactivates the product: it keeps its stock and movement history, raises no low-stock alerts, is left out of new stock takes and cannot go on transfer order lines.")
+        .refused("The SKU is taken in the entity, or `stock_qty` is below the quantity held at locations"),
+    op("delete", "/api/products", "Products", "deleteProduct", "Delete a product without history", S, Delete)
+        .refused("The product has stock movements or document lines: deactivate it instead"),
+    op("get", "/api/warehouse-locations", "Warehouse locations", "listWarehouseLocations", "List warehouse locations", S, List("WarehouseLocation"))
+        .rules("By name, ignoring case; inactive locations included."),
+    op("post", "/api/warehouse-locations", "Warehouse locations", "createWarehouseLocation", "Create a warehouse location", S, Create { body: "WarehouseLocationCreate", record: "WarehouseLocation" })
+        .never_refused(),
+    op("put", "/api/warehouse-locations", "Warehouse locations", "updateWarehouseLocation", "Update or (de)activate a warehouse location", S, Update { body: "WarehouseLocationUpdate", record: "WarehouseLocation" })
+        .rules("An inactive location takes no new movements, stock quantity changes, transfer orders or stock takes (409); its stock still counts in reports, and transfer orders already in transit and stock takes already under way there still complete or cancel.")
+        .never_refused(),
+    op("delete", "/api/warehouse-locations", "Warehouse locations", "deleteWarehouseLocation", "Delete an unused warehouse location", S, Delete)
+        .refused("Stock rows, movements, transfer orders or stock takes reference the location: deactivate it instead"),
+    op("get", "/api/warehouse-stock", "Warehouse stock", "listWarehouseStock", "List stock rows", S, FilteredList("WarehouseStock", &[ByProduct, ByLocation, ByEntity]))
+        .rules("One row per product and location, by location name then product name."),
+    op("post", "/api/warehouse-stock", "Warehouse stock", "upsertWarehouseStock", "Create or update the stock row of a product at a location", S, Upsert { body: "WarehouseStockUpsert", record: "WarehouseStock" })
+        .rules("When the product already has a row at the location it is updated (200), otherwise one is created (201): never a duplicate. A `quantity` records an `adjustment` movement at the location for the difference.")
+        .refused("A quantity change at an inactive location, or one that would take the stock below zero"),
+    op("put", "/api/warehouse-stock", "Warehouse stock", "updateWarehouseStock", "Update a stock row", S, Update { body: "WarehouseStockUpdate", record: "WarehouseStock" })
+        .rules("A `quantity` records an `adjustment` movement at the location for the difference. `reserved_quantity` is what in-transit transfer orders hold plus any reservation set here; the hand-set part is information only.")
+        .refused("A quantity change at an inactive location or below zero, or a `reserved_quantity` below what in-transit transfer orders hold"),
+    op("get", "/api/stock-movements", "Stock movements", "listStockMovements", "List stock movements (the ledger)", S, FilteredList("StockMovement", &[ByProduct, ByEntity, ByLocation, ByType, DateFrom, DateTo]))
+        .rules("Newest first: by date, then by creation."),
+    op("post", "/api/stock-movements", "Stock movements", "createStockMovement", "Record a stock movement", S, Create { body: "StockMovementCreate", record: "StockMovement" })
+        .rules("With `location_id` the stock row there changes (created when absent) and the product's `stock_qty` with it; without, the product's unallocated stock. `purchase` and `transfer_in` must be positive, `sale` and `transfer_out` negative, and 0 is refused (400). Movements are never changed or deleted.")
+        .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero), or an inactive location"),
+    op("get", "/api/transfer-orders", "Transfer orders", "listTransferOrders", "List transfer orders with lines", S, List("TransferOrder"))
+        .rules("Newest first."),
+    op("post", "/api/transfer-orders", "Transfer orders", "createTransferOrder", "Create a draft transfer order", S, Create { body: "TransferOrderCreate", record: "TransferOrder" })
+        .rules("The order gets the entity's next number (TO-001, TO-002, ...). No stock moves until it is shipped.")
+        .refused("Source and destination are the same location, there are no lines, or a location is inactive"),
+    op("put", "/api/transfer-orders", "Transfer orders", "updateTransferOrder", "Ship, receive or cancel a transfer order; edit a draft", S, Update { body: "TransferOrderUpdate", record: "TransferOrder" })
+        .rules("`status` moves the order: draft → in_transit ships it (the source's quantity goes down and its reserved_quantity up, with `transfer_out` movements); in_transit → completed receives it (the destination's quantity goes up, the reservation is released, `transfer_in` movements; `lines: [{id, received_quantity}]` records a short receipt); draft → cancelled changes no stock; in_transit → cancelled gives the units back to the source with `transfer_cancelled` movements. While draft, `lines` (`[{product_id, quantity}]`, replacing every line) and `notes` may change.")
+        .refused("A transition not listed (a completed order cannot be cancelled), not enough stock at the source to ship (naming the product, the quantity needed and the quantity available), an inactive location when shipping, or lines or notes changed after draft"),
+    op("delete", "/api/transfer-orders", "Transfer orders", "deleteTransferOrder", "Delete a draft transfer order", S, Delete)
+        .refused("The order is not a draft"),
+    op("get", "/api/stock-takes", "Stock takes", "listStockTakes", "List stock takes with lines", S, List("StockTake"))
+        .rules("Newest first."),
+    op("post", "/api/stock-takes", "Stock takes", "createStockTake", "Start a stock take of a location", S, Create { body: "StockTakeCreate", record: "StockTake" })
+        .rules("A draft with the entity's next number (ST-001, ST-002, ...) and one line per stock row of an active product at the location, `system_quantity` being the row's quantity now.")
+        .refused("The location is inactive"),
+    op("put", "/api/stock-takes", "Stock takes", "updateStockTake", "Enter counts; start, complete or cancel a stock take", S, Update { body: "StockTakeUpdate", record: "StockTake" })
+        .rules("`lines: [{id, counted_quantity}]` records counts (null blanks one) while draft or in_progress. `status`: draft → in_progress; in_progress → completed writes, per counted line, a `stock_take` movement of the count minus the quantity at completion, so the row then holds the count (uncounted lines change nothing); draft or in_progress → cancelled changes no stock. Counts, notes and the transition apply together or not at all.")
+        .refused("A transition not listed (completing needs in_progress; a completed stock take cannot be cancelled), or counts or notes after counting ended"),
+    op("delete", "/api/stock-takes", "Stock takes", "deleteStockTake", "Delete a draft or cancelled stock take", S, Delete)
+        .refused("The stock take is neither draft nor cancelled"),
+    op("get", "/api/reports/stock-valuation", "Reports", "stockValuation", "Stock valuation report", S, BareReport("StockValuation", &[ByEntity, ByLocation]))
+        .rules("One row per stock row with a non-zero quantity and, without `locationId`, one per product with non-zero unallocated stock (`location_id` null, `location_name` Unallocated). Inactive products and locations are included. Row values are rounded half away from zero to 2 places; summary totals are sums of the unrounded values, rounded once. `locationId` restricts rows and summary to that location; one of another entity than `entityId` is 400."),
+    op("get", "/api/inventory/summary", "Reports", "inventorySummary", "Dashboard figures", S, Report("InventorySummary", &[ByEntity])),
+    op("get", "/api/inventory/alerts", "Reports", "inventoryAlerts", "Low-stock alerts", S, ReportList("InventoryAlert", &[ByEntity, ByLocation]))
+        .rules("Active products only. Global alerts (a product's `stock_qty` at or below its `low_stock_threshold`) by product name, then location alerts (a stock row's `quantity` at or below its `reorder_point`) by location and product name. With `locationId`, that location's alerts only; one of another entity than `entityId` is 400."),
+    op("get", "/api/inventory/locations", "Reports", "inventoryLocations", "Figures per warehouse location", S, ReportList("LocationFigures", &[ByEntity]))
+        .rules("Every location, inactive ones included, by name."),
     // Accounting records (session)
     op("get", "/api/contacts", "Contacts", "listContacts", "List contacts", S, List("Contact")),
     op("post", "/api/contacts", "Contacts", "createContact", "Create a contact", S, Create { body: "ContactCreate", record: "Contact" }),
@@ -159,6 +326,15 @@ pub const OPERATIONS: &[Operation] = &[
     op("get", "/api/api-keys", "API keys", "listApiKeys", "List API keys (never the key itself)", S, PlainList("ApiKey")),
     op("post", "/api/api-keys", "API keys", "createApiKey", "Create an API key; raw_key is shown this once", S, Create { body: "ApiKeyCreate", record: "ApiKeyCreated" }),
     op("delete", "/api/api-keys", "API keys", "revokeApiKey", "Revoke an API key", S, Delete),
+    // Import (session, Pro plan)
+    op("post", "/api/import/preview", "Import", "importPreview", "Detect, map and dry-run a CSV export (changes nothing)", S, Action { body: "ImportPreviewBody", record: "ImportPreview" }),
+    op("post", "/api/import/csv", "Import", "importCsv", "Import a CSV export in one transaction", S, Action { body: "ImportCsvBody", record: "ImportOutcome" }),
+    op("get", "/api/import/connections", "Import", "listImportConnections", "List platform connections (never their credentials)", S, List("ImportConnection")),
+    op("post", "/api/import/connections", "Import", "createImportConnection", "Connect an API platform (201; 200 when it replaces the entity's connection to that platform)", S, Create { body: "ImportConnectionCreate", record: "ImportConnection" }),
+    op("delete", "/api/import/connections", "Import", "deleteImportConnection", "Delete a connection and its credentials", S, Delete),
+    op("get", "/api/import/oauth/start", "Import", "startImportOAuth", "Start connecting FreeAgent over OAuth: the URL to send the browser to", S, Query { params: OAUTH_START, record: "ImportOAuthStart" }),
+    op("get", "/api/import/oauth/callback", "Import", "importOAuthCallback", "The provider's redirect back (browser): stores the grant, then 303 to /#/import?connected=freeagent or ?error=", S, Redirect(OAUTH_CALLBACK)),
+    op("post", "/api/import/migrate", "Import", "importMigrate", "Pull every page of one data type, or all, from a connected platform and import it in one transaction", S, Action { body: "ImportMigrateBody", record: "ImportMigrateOutcome" }),
     // Public API v1
     op("get", "/api/v1/transactions", "Public API", "v1ListTransactions", "List bank transactions", K, V1List("Transaction")),
     op("get", "/api/v1/invoices", "Public API", "v1ListInvoices", "List invoices with line items", K, V1List("Invoice")),
@@ -207,13 +383,28 @@ fn integer() -> Value {
 /// A decimal: a JSON number with at most `places` decimal places (more is a 400, not a
 /// rounding) and a magnitude of at most 10^12.
 fn decimal(places: u32, description: &str) -> Value {
-    let step = format!("0.{}1", "0".repeat(places as usize - 1));
     json!({
         "type": "number",
-        "multipleOf": serde_json::from_str::<Value>(&step).unwrap_or(json!(0.01)),
+        "multipleOf": step(places),
         "maximum": 1_000_000_000_000_i64,
         "minimum": -1_000_000_000_000_i64,
         "description": format!("{description} Exact decimal with up to {places} decimal places, sent and received as a JSON number."),
+    })
+}
+
+/// `0.01` for 2 places, as an exact JSON number.
+fn step(places: u32) -> Value {
+    let step = format!("0.{}1", "0".repeat(places as usize - 1));
+    serde_json::from_str::<Value>(&step).unwrap_or(json!(0.01))
+}
+
+/// A computed figure of a report: a JSON number with at most `places` decimal places
+/// (no magnitude bound: it may be a sum or a product of stored values).
+fn figure(places: u32, description: &str) -> Value {
+    json!({
+        "type": "number",
+        "multipleOf": step(places),
+        "description": format!("{description} A JSON number with at most {places} decimal places."),
     })
 }
 
@@ -396,12 +587,32 @@ fn document_update(statuses: &[&str]) -> Value {
 }
 
 /// Every schema the operations name.
+#[rustfmt::skip]
 pub fn schemas() -> Map<String, Value> {
     use crate::accounting::contacts::TYPES as CONTACT_TYPES;
     use crate::accounting::documents::{BILL_STATUSES, INVOICE_STATUSES};
     use crate::accounting::projects::STATUSES as PROJECT_STATUSES;
     use crate::accounting::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
 
+    const IMPORT_API_PLATFORMS: [&str; 7] = [
+        "stripe",
+        "shopify",
+        "square",
+        "paypal",
+        "gocardless",
+        "woocommerce",
+        "freeagent",
+    ];
+    const IMPORT_TYPES: [&str; 8] = [
+        "contacts",
+        "products",
+        "invoices",
+        "bills",
+        "expenses",
+        "projects",
+        "time_entries",
+        "subscriptions",
+    ];
     let inv_number =
         "INV-0001, INV-0002, ... per entity when omitted; unique per entity ignoring case (409).";
     let bill_number =
@@ -700,6 +911,90 @@ pub fn schemas() -> Map<String, Value> {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
         ])),
+        ("ImportPreviewBody", object(&["csv"], vec![
+            ("mode", json!({ "type": "string", "enum": ["csv"], "default": "csv" })),
+            ("entityType", nullable(one_of_values(&IMPORT_TYPES, "Detected from the header when omitted."))),
+            ("csv", text("The CSV text, header row included (Sage 50 reports may have none).")),
+            ("platform", nullable(text("A CSV platform (xero, quickbooks, sage_accounting, sage50, freeagent, kashflow, zoho_books, freshbooks) to detect among its layouts only, or `generic` to skip detection."))),
+            ("mapping", json!({
+                "type": ["object", "null"],
+                "additionalProperties": { "type": ["string", "null"] },
+                "description": "The remap step: header → import field (or null to ignore the column); overrides detection.",
+            })),
+            ("entity_id", nullable(text("With an entity the preview dry-runs the import (rolled back): `duplicates` and `errors` are what the run would report."))),
+        ])),
+        ("ImportCsvBody", object(&["entityType", "csv", "entity_id"], vec![
+            ("entityType", one_of_values(&IMPORT_TYPES, "The kind of data the file holds.")),
+            ("csv", string()),
+            ("platform", nullable(string())),
+            ("mapping", json!({ "type": ["object", "null"], "additionalProperties": { "type": ["string", "null"] } })),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportRowError", object(&["row", "message"], vec![
+            ("row", json!({ "type": "integer", "description": "Spreadsheet row number (the header is row 1)." })),
+            ("column", text("The column to blame, when one is.")),
+            ("message", string()),
+        ])),
+        ("ImportOutcome", object(&["imported", "skipped", "failed"], vec![
+            ("imported", json!({ "type": "integer", "description": "Records created (a document or template counts once)." })),
+            ("skipped", json!({ "type": "integer", "description": "Records skipped as duplicates of stored records or of earlier rows." })),
+            ("failed", array(reference("ImportRowError"))),
+        ])),
+        ("ImportPreview", object(
+            &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors"],
+            vec![
+                ("platform", string()),
+                ("detected", json!({ "type": "boolean", "description": "A known export layout was recognised (false: the mapping is a suggestion from header names)." })),
+                ("entityType", one_of_values(&IMPORT_TYPES, "")),
+                ("headers", array(string())),
+                ("mapping", json!({ "type": "object", "additionalProperties": { "type": ["string", "null"] } })),
+                ("fields", array(object(&["name", "required"], vec![("name", string()), ("required", boolean())]))),
+                ("rows", array(json!({ "type": "object", "description": "The first 20 rows, mapped, each with its `row` number." }))),
+                ("totalRows", integer()),
+                ("duplicates", json!({ "type": "integer", "description": "Records the run would skip as duplicates (0 without entity_id)." })),
+                ("errors", array(reference("ImportRowError"))),
+                ("layout", nullable(string())),
+                ("missingRequired", array(string())),
+                ("leftOut", json!({ "type": "integer", "description": "Rows of other transaction types left out." })),
+                ("notes", array(string())),
+            ],
+        )),
+        ("ImportConnection", record(vec![
+            ("id", uuid()),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entity_id", uuid()),
+            ("created_at", timestamp()),
+            ("last_used_at", nullable(timestamp())),
+            ("status", one_of_values(&["connected", "reconnect_required"], "`reconnect_required` once FreeAgent refused the stored grant: connect again over OAuth.")),
+        ])),
+        ("ImportConnectionCreate", object(&["platform", "entity_id", "credentials"], vec![
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS[..6], "FreeAgent connects over OAuth instead.")),
+            ("entity_id", uuid()),
+            ("credentials", json!({
+                "type": "object",
+                "additionalProperties": { "type": "string" },
+                "description": "Stored for the pulls, never returned. stripe {api_key}; shopify {shop, access_token}; square {access_token}; paypal {client_id, client_secret}; gocardless {access_token}; woocommerce {url, consumer_key, consumer_secret}. Other fields are dropped.",
+            })),
+        ])),
+        ("ImportOAuthStart", object(&["authorize_url"], vec![
+            ("authorize_url", json!({ "type": "string", "format": "uri", "description": "The provider's consent page, with client_id, response_type=code, redirect_uri and a fresh state." })),
+        ])),
+        ("ImportMigrateBody", object(&["mode", "platform", "entityType", "entity_id"], vec![
+            ("mode", one_of_values(&["api", "oauth"], "`oauth` for freeagent, `api` for the others.")),
+            ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
+            ("entityType", one_of_values(&[
+                "contacts", "products", "invoices", "bills", "expenses", "projects", "time_entries", "subscriptions", "all",
+            ], "`all`: every type the platform supplies. A type it cannot supply is 400.")),
+            ("entity_id", uuid()),
+        ])),
+        ("ImportMigrateOutcome", json!({
+            "type": "object",
+            "description": "One entry per data type pulled. With `all`, a type this account does not offer (a WooCommerce site without Subscriptions) is `{unavailable: message}`.",
+            "additionalProperties": { "oneOf": [
+                reference("ImportOutcome"),
+                object(&["unavailable"], vec![("unavailable", string())]),
+            ] },
+        })),
         ("ApiKey", record(vec![
             ("id", uuid()),
             ("name", string()),
@@ -735,60 +1030,348 @@ pub fn schemas() -> Map<String, Value> {
             v["description"] = json!("The new key record with its raw key.");
             v
         }),
-        ("StockLevel", record(vec![
-            ("id", uuid()),
-            ("product_id", object(&["id", "name", "sku"], vec![("id", uuid()), ("name", string()), ("sku", string())])),
-            ("location_id", object(&["id", "name"], vec![("id", uuid()), ("name", string())])),
-            ("quantity", qty("")),
-            ("reorder_point", qty("")),
-            ("reserved_quantity", qty("")),
-            ("entity_id", nullable(uuid())),
-        ])),
+    ];
+    entries
+        .into_iter()
+        .chain(inventory_schemas())
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+}
+
+const LOCATION_STATUSES: &[&str] = &["active", "inactive"];
+const TRANSFER_STATUSES: &[&str] = &["draft", "in_transit", "completed", "cancelled"];
+const STOCK_TAKE_STATUSES: &[&str] = &["draft", "in_progress", "completed", "cancelled"];
+
+/// A reference a client sends, with what makes it refused.
+fn id_of(description: &str) -> Value {
+    let mut v = uuid();
+    v["description"] = json!(description);
+    v
+}
+
+/// The schemas of the inventory (§2, DECISIONS §2–§8).
+#[rustfmt::skip]
+fn inventory_schemas() -> Vec<(&'static str, Value)> {
+    use crate::inventory::ledger::MovementType;
+    let all_types: Vec<&str> = MovementType::ALL.iter().map(|t| t.as_str()).collect();
+    let client_types: Vec<&str> = MovementType::ALL
+        .iter()
+        .filter(|t| **t != MovementType::TransferCancelled)
+        .map(|t| t.as_str())
+        .collect();
+    let opt_text = || nullable(string());
+    vec![
+        ("ProductBrief", {
+            let mut v = record(vec![("id", uuid()), ("name", string()), ("sku", string())]);
+            v["description"] = json!("A product, expanded where a record references it.");
+            v
+        }),
+        ("LocationBrief", {
+            let mut v = record(vec![("id", uuid()), ("name", string())]);
+            v["description"] = json!("A warehouse location, expanded where a record references it.");
+            v
+        }),
         ("Product", record(vec![
             ("id", uuid()),
             ("name", string()),
-            ("sku", string()),
-            ("description", nullable(string())),
-            ("category", string()),
+            ("sku", text("Unique per entity, ignoring case.")),
+            ("description", opt_text()),
+            ("category", text("Grouping for reports and filters; empty when none.")),
             ("unit_price", price("Selling price per unit.")),
-            ("cost_price", price("Cost per unit.")),
+            ("cost_price", price("Cost per unit; a purchase with a unit_cost sets it to the weighted average cost.")),
             ("vat_rate", percent("")),
-            ("stock_qty", qty("Aggregate stock across all locations.")),
-            ("low_stock_threshold", qty("")),
-            ("unit", string()),
-            ("notes", nullable(string())),
-            ("barcode", nullable(string())),
-            ("active", boolean()),
-            ("provider", nullable(string())),
-            ("provider_ref", nullable(string())),
+            ("stock_qty", qty("Aggregate stock: the stock at every location plus the unallocated stock (movements without location). Units in transit are in neither.")),
+            ("low_stock_threshold", qty("A global alert is raised when stock_qty is at or below it.")),
+            ("unit", text("Unit of measure.")),
+            ("notes", opt_text()),
+            ("barcode", opt_text()),
+            ("active", json!({ "type": "boolean", "description": "False: deactivated." })),
+            ("provider", nullable(text("Where the product came from (an import or an integration)."))),
+            ("provider_ref", nullable(text("The product's id there."))),
             ("entity_id", nullable(uuid())),
             ("created_at", timestamp()),
             ("updated_at", timestamp()),
-            ("stock_levels", array(reference("StockLevel"))),
+            ("stock_levels", {
+                let mut v = array(reference("WarehouseStock"));
+                v["description"] = json!("The product's stock rows, by location name.");
+                v
+            }),
         ])),
         ("ProductCreate", object(&["name"], vec![
             ("name", string()),
-            ("sku", text("Unique per entity ignoring case (409); generated SKU-00001, ... when omitted.")),
-            ("description", nullable(string())),
+            ("sku", text("Unique per entity ignoring case (409); generated SKU-00001, ... (the next free number) when omitted.")),
+            ("description", opt_text()),
             ("category", string()),
             ("unit_price", price("Not negative; default 0.")),
             ("cost_price", price("Not negative; default 0.")),
             ("vat_rate", percent("Default 20.")),
-            ("stock_qty", qty("Opening stock, recorded as an unallocated adjustment movement.")),
+            ("stock_qty", qty("Opening stock, not negative: recorded as an adjustment movement without location.")),
             ("low_stock_threshold", qty("Not negative; default 5.")),
             ("unit", text("Default pcs.")),
-            ("notes", nullable(string())),
-            ("barcode", nullable(string())),
+            ("notes", opt_text()),
+            ("barcode", opt_text()),
             ("active", json!({ "type": "boolean", "description": "Default true." })),
-            ("provider", nullable(string())),
-            ("provider_ref", nullable(string())),
+            ("provider", opt_text()),
+            ("provider_ref", opt_text()),
             ("entity_id", entity_field()),
         ])),
-    ];
-    entries
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect()
+        ("ProductUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("name", string()),
+            ("sku", text("Unique per entity ignoring case (409).")),
+            ("description", opt_text()),
+            ("category", string()),
+            ("unit_price", price("Not negative.")),
+            ("cost_price", price("Not negative.")),
+            ("vat_rate", percent("")),
+            ("stock_qty", qty("The new aggregate stock: an adjustment movement without location records the difference; below the quantity held at locations is 409.")),
+            ("low_stock_threshold", qty("Not negative.")),
+            ("unit", string()),
+            ("active", boolean()),
+            ("notes", opt_text()),
+            ("barcode", opt_text()),
+        ])),
+        ("WarehouseLocation", record(vec![
+            ("id", uuid()),
+            ("name", string()),
+            ("address", opt_text()),
+            ("status", one_of_values(LOCATION_STATUSES, "")),
+            ("entity_id", uuid()),
+            ("created_at", timestamp()),
+        ])),
+        ("WarehouseLocationCreate", object(&["name", "entity_id"], vec![
+            ("name", string()),
+            ("address", opt_text()),
+            ("status", one_of_values(LOCATION_STATUSES, "Default active.")),
+            ("entity_id", id_of("The entity the location belongs to (unknown or foreign: 404).")),
+        ])),
+        ("WarehouseLocationUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("name", string()),
+            ("address", opt_text()),
+            ("status", one_of_values(LOCATION_STATUSES, "")),
+        ])),
+        ("WarehouseStock", {
+            let mut v = record(vec![
+                ("id", uuid()),
+                ("product_id", reference("ProductBrief")),
+                ("location_id", reference("LocationBrief")),
+                ("quantity", qty("Stock on hand at the location.")),
+                ("reorder_point", qty("A location alert is raised when quantity is at or below it.")),
+                ("reserved_quantity", qty("Held by in-transit transfer orders from this location, plus any reservation set by hand.")),
+                ("entity_id", nullable(uuid())),
+            ]);
+            v["description"] = json!("The stock of one product at one location.");
+            v
+        }),
+        ("WarehouseStockUpsert", object(&["product_id", "location_id"], vec![
+            ("product_id", id_of("Unknown or foreign: 404.")),
+            ("location_id", id_of("Unknown or foreign: 404; of another entity than the product: 400.")),
+            ("quantity", qty("The row's new quantity: an adjustment movement at the location records the difference.")),
+            ("reorder_point", qty("Not negative; default 0 for a new row.")),
+            ("entity_id", {
+                let mut v = nullable(uuid());
+                v["description"] = json!("When sent, the location's entity (400 otherwise).");
+                v
+            }),
+        ])),
+        ("WarehouseStockUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("quantity", qty("The row's new quantity: an adjustment movement at the location records the difference.")),
+            ("reorder_point", qty("Not negative.")),
+            ("reserved_quantity", qty("Not negative, and not below what in-transit transfer orders hold (409).")),
+        ])),
+        ("StockMovement", {
+            let mut v = record(vec![
+                ("id", uuid()),
+                ("product_id", reference("ProductBrief")),
+                ("qty", qty("Positive for an increase, negative for a decrease.")),
+                ("type", one_of_values(&all_types, "transfer_cancelled is made by the system when an in-transit transfer order is cancelled.")),
+                ("location_id", {
+                    let mut v = nullable(uuid());
+                    v["description"] = json!("A plain id; null for unallocated stock.");
+                    v
+                }),
+                ("reference", opt_text()),
+                ("notes", opt_text()),
+                ("date", date()),
+                ("unit_cost", nullable(price("A purchase's cost per unit."))),
+                ("entity_id", nullable(uuid())),
+                ("created_at", timestamp()),
+            ]);
+            v["description"] = json!("An immutable ledger entry.");
+            v
+        }),
+        ("StockMovementCreate", object(&["product_id", "qty", "type"], vec![
+            ("product_id", id_of("Unknown or foreign: 404.")),
+            ("qty", qty("Not 0. purchase and transfer_in positive; sale and transfer_out negative; adjustment, return and stock_take either.")),
+            ("type", one_of_values(&client_types, "transfer_cancelled is the system's only (400).")),
+            ("location_id", {
+                let mut v = nullable(uuid());
+                v["description"] = json!("Where the stock changes (unknown or foreign: 404; inactive: 409). Omitted: the product's unallocated stock.");
+                v
+            }),
+            ("reference", opt_text()),
+            ("notes", opt_text()),
+            ("date", {
+                let mut v = date();
+                v["description"] = json!("YYYY-MM-DD; default today (UTC).");
+                v
+            }),
+            ("unit_cost", price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before.")),
+            ("entity_id", {
+                let mut v = nullable(uuid());
+                v["description"] = json!("Default the product's entity; when sent, it must be the product's (400).");
+                v
+            }),
+        ])),
+        ("TransferOrder", record(vec![
+            ("id", uuid()),
+            ("number", text("TO-001, TO-002, ... per entity.")),
+            ("source_location_id", reference("LocationBrief")),
+            ("destination_location_id", reference("LocationBrief")),
+            ("status", one_of_values(TRANSFER_STATUSES, "")),
+            ("notes", opt_text()),
+            ("entity_id", uuid()),
+            ("date_created", timestamp()),
+            ("date_completed", nullable(timestamp())),
+            ("lines", array(reference("TransferOrderLine"))),
+        ])),
+        ("TransferOrderLine", record(vec![
+            ("id", uuid()),
+            ("product_id", reference("ProductBrief")),
+            ("quantity", qty("")),
+            ("received_quantity", qty("0 until the order is completed; then what arrived.")),
+        ])),
+        ("TransferLineInput", object(&["product_id", "quantity"], vec![
+            ("product_id", id_of("An active product of the order's entity (unknown or foreign: 404; deactivated or of another entity: 400).")),
+            ("quantity", qty("Above 0.")),
+        ])),
+        ("TransferOrderCreate", object(&["source_location_id", "destination_location_id"], vec![
+            ("source_location_id", id_of("An active location (unknown or foreign: 404).")),
+            ("destination_location_id", id_of("An active location other than the source (unknown or foreign: 404).")),
+            ("entity_id", {
+                let mut v = nullable(uuid());
+                v["description"] = json!("Default the source location's entity; both locations must belong to it (400).");
+                v
+            }),
+            ("notes", opt_text()),
+            ("lines", {
+                let mut v = array(reference("TransferLineInput"));
+                v["description"] = json!("At least one (409 otherwise).");
+                v
+            }),
+        ])),
+        ("TransferLineUpdate", object(&[], vec![
+            ("id", id_of("With status completed: a line of this order (400 otherwise).")),
+            ("received_quantity", qty("With status completed: 0 to the line's quantity; lines not named arrive in full.")),
+            ("product_id", id_of("While draft: as on create.")),
+            ("quantity", qty("While draft: above 0.")),
+        ])),
+        ("TransferOrderUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("status", one_of_values(&TRANSFER_STATUSES[1..], "The transition asked for (see the operation).")),
+            ("lines", {
+                let mut v = array(reference("TransferLineUpdate"));
+                v["description"] = json!("With status completed: `[{id, received_quantity}]`, a short receipt. Otherwise `[{product_id, quantity}]`, replacing every line of a draft.");
+                v
+            }),
+            ("notes", nullable(text("While draft only."))),
+        ])),
+        ("StockTake", record(vec![
+            ("id", uuid()),
+            ("number", text("ST-001, ST-002, ... per entity.")),
+            ("location_id", reference("LocationBrief")),
+            ("status", one_of_values(STOCK_TAKE_STATUSES, "")),
+            ("notes", opt_text()),
+            ("entity_id", uuid()),
+            ("date_created", timestamp()),
+            ("date_completed", nullable(timestamp())),
+            ("lines", array(reference("StockTakeLine"))),
+        ])),
+        ("StockTakeLine", record(vec![
+            ("id", uuid()),
+            ("product_id", reference("ProductBrief")),
+            ("system_quantity", qty("The location's quantity when the stock take was created.")),
+            ("counted_quantity", nullable(qty("Null until counted."))),
+            ("variance", nullable(qty("counted_quantity − system_quantity; null while uncounted."))),
+        ])),
+        ("StockTakeCreate", object(&["location_id", "entity_id"], vec![
+            ("location_id", id_of("An active location of the entity (unknown or foreign: 404; of another entity: 400; inactive: 409).")),
+            ("entity_id", uuid()),
+            ("notes", opt_text()),
+        ])),
+        ("StockTakeCount", object(&["id", "counted_quantity"], vec![
+            ("id", id_of("A line of this stock take (400 otherwise).")),
+            ("counted_quantity", nullable(qty("0 or more; null blanks the count."))),
+        ])),
+        ("StockTakeUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("status", one_of_values(&STOCK_TAKE_STATUSES[1..], "The transition asked for (see the operation).")),
+            ("lines", array(reference("StockTakeCount"))),
+            ("notes", nullable(text("While draft or in progress only."))),
+        ])),
+        ("StockValuation", object(&["data", "summary"], vec![
+            ("data", array(reference("StockValuationRow"))),
+            ("summary", reference("StockValuationSummary")),
+        ])),
+        ("StockValuationRow", record(vec![
+            ("product_id", uuid()),
+            ("product_name", string()),
+            ("product_sku", string()),
+            ("category", string()),
+            ("location_id", {
+                let mut v = nullable(uuid());
+                v["description"] = json!("Null on the row of a product's unallocated stock.");
+                v
+            }),
+            ("location_name", text("Unallocated on the row of a product's unallocated stock.")),
+            ("quantity", qty("")),
+            ("cost_price", price("")),
+            ("unit_price", price("")),
+            ("total_cost", figure(2, "quantity × cost_price, rounded half away from zero.")),
+            ("total_retail", figure(2, "quantity × unit_price, rounded half away from zero.")),
+            ("margin", figure(2, "Percentage: (unit_price − cost_price) / unit_price × 100, 0 when unit_price is 0; rounded half away from zero.")),
+        ])),
+        ("StockValuationSummary", record(vec![
+            ("totalCostValue", figure(2, "Σ quantity × cost_price over the rows, rounded once.")),
+            ("totalRetailValue", figure(2, "Σ quantity × unit_price over the rows, rounded once.")),
+            ("totalUnits", figure(3, "Σ quantity over the rows.")),
+            ("avgMargin", figure(2, "Percentage: the mean of the unrounded margins of the distinct products with a row, rounded; 0 without rows.")),
+            ("inTransitUnits", figure(3, "Units in in-transit transfer orders (from the location, with locationId): in no row.")),
+            ("inTransitCostValue", figure(2, "Their value at cost, rounded.")),
+        ])),
+        ("InventorySummary", record(vec![
+            ("totalProducts", json!({ "type": "integer", "description": "Active products." })),
+            ("stockValue", figure(2, "Stock at cost: the valuation's totalCostValue (in-transit units excluded).")),
+            ("warehouseCount", json!({ "type": "integer", "description": "Active locations." })),
+            ("lowStockAlertCount", json!({ "type": "integer", "description": "Alerts of both levels." })),
+            ("inTransitUnits", figure(3, "Units in in-transit transfer orders.")),
+        ])),
+        ("InventoryAlert", record(vec![
+            ("level", one_of_values(&["global", "location"], "")),
+            ("product_id", reference("ProductBrief")),
+            ("location_id", {
+                let mut v = nullable(reference("LocationBrief"));
+                v["description"] = json!("Null on a global alert.");
+                v
+            }),
+            ("quantity", qty("Global: the product's stock_qty; location: the row's quantity.")),
+            ("threshold", qty("Global: low_stock_threshold; location: reorder_point.")),
+        ])),
+        ("LocationFigures", record(vec![
+            ("location", record(vec![
+                ("id", uuid()),
+                ("name", string()),
+                ("status", one_of_values(LOCATION_STATUSES, "")),
+            ])),
+            ("productCount", json!({ "type": "integer", "description": "Active products with a non-zero quantity there." })),
+            ("totalUnits", figure(3, "Σ quantity there.")),
+            ("costValue", figure(2, "Σ quantity × cost_price there, rounded once.")),
+            ("retailValue", figure(2, "Σ quantity × unit_price there, rounded once.")),
+            ("alertCount", json!({ "type": "integer", "description": "Location alerts of active products there." })),
+        ])),
+    ]
 }
 
 // ---------------------------------------------------------------------------------
@@ -821,12 +1404,84 @@ fn query_param(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+fn required_param((name, required, description): (&str, bool, &str)) -> Value {
+    let mut p = query_param(name, description, string());
+    p["required"] = json!(required);
+    p
+}
+
 fn entity_param() -> Value {
     query_param(
         "entityId",
         "Only this entity's records (an unknown or foreign entity is 404; a key scoped elsewhere 403).",
         uuid(),
     )
+}
+
+/// The session API's `limit` and `offset`.
+fn session_paging() -> [Value; 2] {
+    [
+        query_param(
+            "limit",
+            "Page size (whole number from 1); no limit when omitted.",
+            json!({ "type": "integer", "minimum": 1 }),
+        ),
+        query_param(
+            "offset",
+            "Records to skip (default 0).",
+            json!({ "type": "integer", "minimum": 0, "default": 0 }),
+        ),
+    ]
+}
+
+fn filter_param(f: Filter) -> Value {
+    use crate::inventory::ledger::MovementType;
+    match f {
+        Filter::Entity => entity_param(),
+        Filter::Product => query_param(
+            "productId",
+            "Only this product's records (an unknown or foreign product is 404).",
+            uuid(),
+        ),
+        Filter::Location => query_param(
+            "locationId",
+            "Only this location's records (an unknown or foreign location is 404).",
+            uuid(),
+        ),
+        Filter::MovementType => {
+            let types: Vec<&str> = MovementType::ALL.iter().map(|t| t.as_str()).collect();
+            query_param(
+                "type",
+                "Only movements of this type (`transfer_cancelled` included).",
+                one_of_values(&types, ""),
+            )
+        }
+        Filter::DateFrom => query_param(
+            "dateFrom",
+            "Only movements dated on or after this day (YYYY-MM-DD).",
+            date(),
+        ),
+        Filter::DateTo => query_param(
+            "dateTo",
+            "Only movements dated on or before this day (YYYY-MM-DD).",
+            date(),
+        ),
+        Filter::Search => query_param(
+            "q",
+            "Only products whose name, SKU or barcode contains this text, ignoring case.",
+            string(),
+        ),
+        Filter::Category => query_param(
+            "category",
+            "Only products of this category, ignoring case.",
+            string(),
+        ),
+        Filter::Active => query_param(
+            "active",
+            "true: active products only; false: deactivated products only.",
+            boolean(),
+        ),
+    }
 }
 
 fn operation(o: &Operation) -> Value {
@@ -836,30 +1491,29 @@ fn operation(o: &Operation) -> Value {
     let (code, success) = match o.shape {
         List(s) => {
             parameters.push(entity_param());
-            parameters.push(query_param(
-                "limit",
-                "Page size (whole number from 1); no limit when omitted.",
-                json!({ "type": "integer", "minimum": 1 }),
-            ));
-            parameters.push(query_param(
-                "offset",
-                "Records to skip (default 0).",
-                json!({ "type": "integer", "minimum": 0, "default": 0 }),
-            ));
+            parameters.extend(session_paging());
             ("200", data_of(array(reference(s))))
         }
         PlainList(s) => {
-            parameters.push(query_param(
-                "limit",
-                "Page size (whole number from 1); no limit when omitted.",
-                json!({ "type": "integer", "minimum": 1 }),
-            ));
-            parameters.push(query_param(
-                "offset",
-                "Records to skip (default 0).",
-                json!({ "type": "integer", "minimum": 0, "default": 0 }),
-            ));
+            parameters.extend(session_paging());
             ("200", data_of(array(reference(s))))
+        }
+        FilteredList(s, filters) => {
+            parameters.extend(filters.iter().map(|f| filter_param(*f)));
+            parameters.extend(session_paging());
+            ("200", data_of(array(reference(s))))
+        }
+        Report(s, filters) => {
+            parameters.extend(filters.iter().map(|f| filter_param(*f)));
+            ("200", data_of(reference(s)))
+        }
+        ReportList(s, filters) => {
+            parameters.extend(filters.iter().map(|f| filter_param(*f)));
+            ("200", data_of(array(reference(s))))
+        }
+        BareReport(s, filters) => {
+            parameters.extend(filters.iter().map(|f| filter_param(*f)));
+            ("200", reference(s))
         }
         V1List(s) => {
             parameters.push(entity_param());
@@ -884,6 +1538,17 @@ fn operation(o: &Operation) -> Value {
             body = Some(b);
             ("201", data_of(reference(record)))
         }
+        Upsert { body: b, record } => {
+            body = Some(b);
+            responses.insert(
+                "200".into(),
+                json!({
+                    "description": "The existing record, updated",
+                    "content": json_content(data_of(reference(record))),
+                }),
+            );
+            ("201", data_of(reference(record)))
+        }
         Action { body: b, record } | Update { body: b, record } => {
             body = Some(b);
             ("200", data_of(reference(record)))
@@ -894,11 +1559,26 @@ fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
+        Query { params, record } => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("200", data_of(reference(record)))
+        }
+        Redirect(params) => {
+            parameters.extend(params.iter().map(|p| required_param(*p)));
+            ("303", Value::Null)
+        }
     };
-    let mut ok = json!({
-        "description": if code == "201" { "Created" } else { "OK" },
-        "content": json_content(success),
-    });
+    let mut ok = if code == "303" {
+        json!({
+            "description": "See Other: to the web app's import page",
+            "headers": { "Location": { "schema": { "type": "string" }, "description": "`/#/import?connected=<platform>` or `/#/import?error=<message>`" } },
+        })
+    } else {
+        json!({
+            "description": if code == "201" { "Created" } else { "OK" },
+            "content": json_content(success),
+        })
+    };
     if o.auth == K {
         ok["headers"] = rate_headers();
     }
@@ -932,14 +1612,19 @@ fn operation(o: &Operation) -> Value {
             error("Unknown id, or a record of another user"),
         );
     }
-    if matches!(
-        o.shape,
-        Create { .. } | Update { .. } | Delete | Action { .. }
-    ) {
-        responses.insert(
-            "409".into(),
-            error("A business rule refused the change (duplicate number or SKU, record in use, insufficient stock)"),
-        );
+    if body.is_some() {
+        match o.conflict {
+            Conflict::Default => {
+                responses.insert(
+                    "409".into(),
+                    error("A business rule refused the change (duplicate number or SKU, record in use, insufficient stock)"),
+                );
+            }
+            Conflict::Because(why) => {
+                responses.insert("409".into(), error(why));
+            }
+            Conflict::Never => {}
+        }
         responses.insert("413".into(), error("Request body too large"));
         responses.insert(
             "415".into(),
@@ -954,6 +1639,24 @@ fn operation(o: &Operation) -> Value {
         headers["Retry-After"] = json!({ "$ref": "#/components/headers/Retry-After" });
         too_many["headers"] = headers;
         responses.insert("429".into(), too_many);
+    }
+    if o.id == "importMigrate" {
+        responses.insert(
+            "503".into(),
+            error("The platform stopped answering (5xx or 429 beyond the retries, unreachable, a malformed page); nothing of the run was kept"),
+        );
+    }
+    if o.id == "startImportOAuth" {
+        responses.insert(
+            "503".into(),
+            error("FreeAgent's OAuth client is not configured on this server"),
+        );
+    }
+    if o.path.starts_with("/api/import/") {
+        responses.insert(
+            "403".into(),
+            error("Import requires the Pro plan (an `essential` installation)"),
+        );
     }
     if o.id == "login" {
         responses.insert("401".into(), error("Wrong email or password"));
@@ -979,6 +1682,9 @@ fn operation(o: &Operation) -> Value {
         },
         "responses": responses,
     });
+    if let Some(d) = o.description {
+        v["description"] = json!(d);
+    }
     if !parameters.is_empty() {
         v["parameters"] = Value::Array(parameters);
     }

@@ -54,6 +54,23 @@ fn duplicate_skus_are_refused_ignoring_case() {
 }
 
 #[test]
+fn no_sku_is_generated_past_the_largest_number_a_refusal_not_a_server_error() {
+    let (t, e) = app_with_entity();
+    let (s, v) = t.post(
+        "/api/products",
+        json!({"name": "A", "sku": "SKU-99999999999999999999", "entity_id": e}),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let r = t.post("/api/products", json!({"name": "B", "entity_id": e}));
+    assert!(assert_error(&r, Status::Conflict).contains("sku"));
+    let (s, _) = t.post(
+        "/api/products",
+        json!({"name": "B", "sku": "B-1", "entity_id": e}),
+    );
+    assert_eq!(s, Status::Created);
+}
+
+#[test]
 fn a_product_with_movements_cannot_be_deleted_but_a_fresh_one_can() {
     let (t, e) = app_with_entity();
     let (_, a) = t.post(
@@ -484,4 +501,52 @@ mod more {
         let (_, list) = t.get("/api/warehouse-locations");
         assert_eq!(list["data"][0]["status"], "active");
     }
+}
+
+fn names(v: &serde_json::Value) -> Vec<String> {
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn search_finds_a_substring_of_name_sku_or_barcode_ignoring_case() {
+    let (t, e) = app_with_entity();
+    for (name, sku, barcode) in [
+        ("Brass Hinge", "HW-001", "5012345678900"),
+        ("Steel hinge pin", "HW-002", "5012345678917"),
+        ("Kettle", "KT-100", "4006381333931"),
+    ] {
+        let r = t.post(
+            "/api/products",
+            json!({"name": name, "sku": sku, "barcode": barcode, "entity_id": e}),
+        );
+        assert_eq!(r.0, Status::Created, "{}", r.1);
+    }
+    let q = |q: &str| names(&t.get(&format!("/api/products?entityId={e}&q={q}")).1);
+    assert_eq!(q("HINGE"), ["Brass Hinge", "Steel hinge pin"]);
+    assert_eq!(q("kt-1"), ["Kettle"]);
+    assert_eq!(q("38133"), ["Kettle"]);
+    // One or two characters are matched too (by a scan: trigrams need three).
+    assert_eq!(q("pi"), ["Steel hinge pin"]);
+    assert_eq!(q("nothing-like-this"), Vec::<String>::new());
+    // Quotes in the query are text, not search syntax.
+    assert_eq!(q("%22hinge"), Vec::<String>::new());
+}
+
+#[test]
+fn search_follows_renames_and_deletions() {
+    let (t, e) = app_with_entity();
+    let (_, p) = t.post("/api/products", json!({"name": "Teapot", "entity_id": e}));
+    let id = p["data"]["id"].clone();
+    let q = |q: &str| names(&t.get(&format!("/api/products?entityId={e}&q={q}")).1);
+    assert_eq!(q("teap"), ["Teapot"]);
+    t.put("/api/products", json!({"id": id, "name": "Coffee pot"}));
+    assert!(q("teap").is_empty());
+    assert_eq!(q("coffee"), ["Coffee pot"]);
+    t.delete("/api/products", json!({"id": id}));
+    assert!(q("coffee").is_empty());
 }

@@ -26,10 +26,11 @@ pub struct Ctx {
 }
 
 /// Which order a list comes back in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
     /// The session API's order for the resource (names alphabetically, dated records
     /// newest first).
+    #[default]
     Session,
     /// Creation order (`seq`): the public API's stable paging order.
     Creation,

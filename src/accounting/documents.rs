@@ -319,6 +319,15 @@ fn check_dates(issue: time::Date, due: time::Date) -> AppResult<()> {
     Ok(())
 }
 
+/// What an invoice without a `number` gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbering {
+    /// The next `INV-` number (session API and public API).
+    Generate,
+    /// None: the number stays null (import, DECISIONS §12).
+    KeepNull,
+}
+
 /// Creates an invoice or a bill (session API and public API).
 pub fn create(
     tx: &Transaction,
@@ -326,6 +335,19 @@ pub fn create(
     kind: DocKind,
     b: CreateDocument,
     ctx: &Ctx,
+) -> AppResult<Document> {
+    create_with(tx, scope, kind, b, ctx, Numbering::Generate)
+}
+
+/// Creates an invoice or a bill; `numbering` decides what an invoice without a number
+/// gets (imports keep it null).
+pub fn create_with(
+    tx: &Transaction,
+    scope: &Scope,
+    kind: DocKind,
+    b: CreateDocument,
+    ctx: &Ctx,
+    numbering: Numbering,
 ) -> AppResult<Document> {
     let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let (contact_ref, contact_name) = contact(tx, scope, &b.contact_id)?;
@@ -368,10 +390,10 @@ pub fn create(
             }
             Some(n)
         }
-        (None, DocKind::Invoice) => {
+        (None, DocKind::Invoice) if numbering == Numbering::Generate => {
             Some(next_invoice_number(tx, &scope.owner_id, entity.as_deref())?)
         }
-        (None, DocKind::Bill) => None,
+        (None, _) => None,
     };
     let Totals {
         subtotal,

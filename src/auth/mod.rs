@@ -149,45 +149,91 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
         .get(SESSION_COOKIE)
         .map(|c| c.value().to_owned())
         .ok_or_else(unauthorised)?;
-    let db = req
-        .rocket()
+    let rocket = req.rocket();
+    let db = rocket
         .state::<Db>()
         .ok_or_else(|| AppError::internal("no db"))?
         .clone();
-    let clock = req.rocket().state::<Clock>().cloned().unwrap_or_default();
-    let days = req
-        .rocket()
-        .state::<AppConfig>()
-        .map_or(14, |c| c.session_days);
+    let clock = rocket.state::<Clock>().cloned().unwrap_or_default();
+    let days = rocket.state::<AppConfig>().map_or(14, |c| c.session_days);
+    let cache = rocket.state::<SessionCache>();
     let token_hash = token::digest(&token);
+    let now = clock.now().unix_timestamp();
+
+    if let Some(user) = cache.and_then(|c| c.get(&token_hash, now)) {
+        return Ok(SessionUser { user, token_hash });
+    }
+
+    let lookup = token_hash.clone();
     let found = db
         .read(move |conn| {
-            let now = clock.now().unix_timestamp();
             let row: Option<(String, i64)> = conn
                 .query_row(
                     "SELECT user_id, last_seen_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2",
-                    params![token_hash, now],
+                    params![lookup, now],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .optional()?;
             let Some((user_id, last_seen)) = row else { return Ok(None) };
-            // Sliding idle lifetime; refreshed at most once a minute to spare writes.
-            let slid = now - last_seen >= 60;
-            if slid {
-                conn.execute(
-                    "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
-                    params![now, now + i64::from(days) * 86_400, token_hash],
-                )?;
-            }
-            Ok(user_by_id(conn, &user_id)?.map(|u| (SessionUser { user: u, token_hash }, slid)))
+            Ok(user_by_id(conn, &user_id)?.map(|u| (u, last_seen)))
         })
         .await?;
-    let (user, slid) = found.ok_or_else(unauthorised)?;
-    if slid {
+    let (user, last_seen) = found.ok_or_else(unauthorised)?;
+    // Sliding idle lifetime; refreshed at most once a minute to spare writes.
+    if now - last_seen >= 60 {
+        let hash = token_hash.clone();
+        db.write(move |tx| {
+            tx.execute(
+                "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
+                params![now, now + i64::from(days) * 86_400, hash],
+            )?;
+            Ok(())
+        })
+        .await?;
         // The browser's copy slides with the server's.
         req.cookies().add(session_cookie(token, days));
     }
-    Ok(user)
+    if let Some(c) = cache {
+        c.put(&token_hash, &user, now.max(last_seen));
+    }
+    Ok(SessionUser { user, token_hash })
+}
+
+/// Sessions validated against the database in the last minute, so that a busy client
+/// does not cost a database round trip per request. Every session change goes through
+/// this process (logout evicts), and an entry is trusted for at most
+/// [`SessionCache::TRUST_SECS`], the same minute after which the idle lifetime slides;
+/// so the cache never keeps a session alive past its server-side expiry.
+#[derive(Default)]
+pub struct SessionCache {
+    entries: std::sync::Mutex<std::collections::HashMap<String, (User, i64)>>,
+}
+
+impl SessionCache {
+    pub const TRUST_SECS: i64 = 60;
+    const MAX_ENTRIES: usize = 10_000;
+
+    fn get(&self, token_hash: &str, now: i64) -> Option<User> {
+        let map = self.entries.lock().ok()?;
+        let (user, checked) = map.get(token_hash)?;
+        (now - checked < Self::TRUST_SECS && now >= *checked).then(|| user.clone())
+    }
+
+    fn put(&self, token_hash: &str, user: &User, checked: i64) {
+        if let Ok(mut map) = self.entries.lock() {
+            if map.len() >= Self::MAX_ENTRIES {
+                map.retain(|_, (_, at)| checked - *at < Self::TRUST_SECS);
+            }
+            map.insert(token_hash.to_owned(), (user.clone(), checked));
+        }
+    }
+
+    /// Forgets a session (logout).
+    pub fn evict(&self, token_hash: &str) {
+        if let Ok(mut map) = self.entries.lock() {
+            map.remove(token_hash);
+        }
+    }
 }
 
 /// Removes the session cookie from the jar (logout).

@@ -205,6 +205,7 @@ async fn logout(
     user: SessionUser,
     _body: JsonBody<serde::de::IgnoredAny>,
     db: &State<Db>,
+    cache: &State<super::SessionCache>,
     jar: &CookieJar<'_>,
 ) -> AppResult<Json<Value>> {
     let hash = user.token_hash.clone();
@@ -213,6 +214,7 @@ async fn logout(
         Ok(())
     })
     .await?;
+    cache.evict(&user.token_hash);
     clear_cookie(jar);
     Ok(Json(json!({ "data": { "success": true } })))
 }

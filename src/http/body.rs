@@ -191,8 +191,7 @@ pub fn parse_id(field: &str, s: &str) -> Result<String, AppError> {
 /// Parses an optional UUID query parameter.
 pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppError> {
     match s {
-        None => Ok(None),
-        Some(s) if s.is_empty() => Ok(None),
+        None | Some("") => Ok(None),
         Some(s) => parse_id(field, s).map(Some),
     }
 }

@@ -8,8 +8,8 @@ pub mod stash;
 
 use rocket::fairing::AdHoc;
 use rocket::figment::Figment;
-use rocket::http::{Header, Status};
-use rocket::response::{self, Responder};
+use rocket::http::{ContentType, Header, Status};
+use rocket::response::{self, Responder, Response};
 use rocket::serde::json::Json;
 use rocket::{get, routes, Build, Request, Rocket};
 use serde::Serialize;
@@ -36,6 +36,30 @@ pub fn data<T: Serialize>(value: T) -> Json<Value> {
     Json(json!({ "data": value }))
 }
 
+/// `{data: value}` serialised straight to bytes, without an intermediate
+/// `serde_json::Value` tree: for lists that may hold a whole catalogue.
+pub struct JsonBytes(Vec<u8>);
+
+impl<'r> Responder<'r, 'static> for JsonBytes {
+    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
+        Response::build()
+            .header(ContentType::JSON)
+            .sized_body(self.0.len(), std::io::Cursor::new(self.0))
+            .ok()
+    }
+}
+
+/// [`data`] for large answers: see [`JsonBytes`].
+pub fn data_bytes<T: Serialize>(value: &T) -> AppResult<JsonBytes> {
+    #[derive(Serialize)]
+    struct Envelope<'a, T> {
+        data: &'a T,
+    }
+    serde_json::to_vec(&Envelope { data: value })
+        .map(JsonBytes)
+        .map_err(|e| AppError::internal(format!("serialising a response: {e}")))
+}
+
 /// A required, non-blank text field; trimmed.
 pub fn required_text(field: &str, s: &str) -> AppResult<String> {
     let t = s.trim();
@@ -50,6 +74,9 @@ pub struct App {
     pub config: AppConfig,
     pub db: Db,
     pub clock: Clock,
+    /// The retry policy of the import connectors (429/5xx back-off). Production sleeps;
+    /// tests replace it before [`build_rocket`] to record the waits instead.
+    pub retry: crate::connectors::RetryPolicy,
 }
 
 impl App {
@@ -61,6 +88,7 @@ impl App {
             config,
             db,
             clock: Clock::default(),
+            retry: crate::connectors::RetryPolicy::default(),
         })
     }
 }
@@ -72,6 +100,8 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
+        .manage(crate::auth::SessionCache::default())
+        .manage(app.retry)
         .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
@@ -79,7 +109,9 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", crate::inventory::routes())
         .mount("/api", crate::accounting::routes())
         .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::import::routes::routes())
         .mount("/api", crate::openapi::routes())
+        .mount("/api", crate::import::migrate::routes())
         .mount("/api/v1", crate::v1::routes())
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())

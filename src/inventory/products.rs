@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::stock_rows::{self, StockRow};
+use crate::accounting::common::Order;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::AppConfig;
@@ -22,7 +23,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, JsonBody};
 use crate::http::paging::parse_page;
-use crate::http::{data, required_text, Created};
+use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
 
 pub fn routes() -> Vec<Route> {
@@ -45,6 +46,8 @@ pub struct Product {
     pub notes: Option<String>,
     pub barcode: Option<String>,
     pub active: bool,
+    pub provider: Option<String>,
+    pub provider_ref: Option<String>,
     pub entity_id: Option<String>,
     pub created_at: String,
     pub updated_at: String,
@@ -53,7 +56,7 @@ pub struct Product {
 
 const COLUMNS: &str = "p.id, p.name, p.sku, p.description, p.category, p.unit_price, p.cost_price,
     p.vat_rate, p.stock_qty, p.low_stock_threshold, p.unit, p.notes, p.barcode, p.active,
-    p.entity_id, p.created_at, p.updated_at";
+    p.provider, p.provider_ref, p.entity_id, p.created_at, p.updated_at";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Product> {
     Ok(Product {
@@ -71,9 +74,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Product> {
         notes: r.get(11)?,
         barcode: r.get(12)?,
         active: r.get(13)?,
-        entity_id: r.get(14)?,
-        created_at: r.get(15)?,
-        updated_at: r.get(16)?,
+        provider: r.get(14)?,
+        provider_ref: r.get(15)?,
+        entity_id: r.get(16)?,
+        created_at: r.get(17)?,
+        updated_at: r.get(18)?,
         stock_levels: Vec::new(),
     })
 }
@@ -85,46 +90,71 @@ pub struct ProductFilter {
     pub q: Option<String>,
     pub category: Option<String>,
     pub active: Option<bool>,
+    /// [`Order::Session`]: by name (the session API); [`Order::Creation`]: in creation
+    /// order (the public API's stable paging).
+    pub order: Order,
     pub limit: Option<i64>,
     pub offset: i64,
 }
 
-/// Lists products visible to `scope`, by name, with their stock levels.
+/// Lists products visible to `scope`, in `f.order`, with their stock levels.
 pub fn list_products(
     conn: &Connection,
     scope: &Scope,
     f: &ProductFilter,
 ) -> AppResult<Vec<Product>> {
-    let (cond, mut args) = scope.condition("p");
-    let mut sql = format!("SELECT {COLUMNS} FROM products p WHERE {cond}");
+    // The filter names `alias`: the listed table itself in name order, the inner page
+    // query in creation order.
+    let alias = match f.order {
+        Order::Session => "p",
+        Order::Creation => "s",
+    };
+    let (cond, mut args) = scope.condition(alias);
+    let mut filter = cond;
     if let Some(e) = &f.entity_id {
-        sql.push_str(" AND p.entity_id = ?");
+        filter.push_str(&format!(" AND {alias}.entity_id = ?"));
         args.push(e.clone());
     }
     if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
-        sql.push_str(
-            " AND (instr(lower(p.name), ?) > 0 OR instr(lower(p.sku), ?) > 0
-                   OR instr(lower(COALESCE(p.barcode, '')), ?) > 0)",
-        );
-        let q = q.to_lowercase();
-        args.extend([q.clone(), q.clone(), q]);
+        if q.chars().count() >= 3 {
+            // The trigram index finds every product whose name, SKU or barcode contains
+            // `q`, ignoring case (migrations/V7__product_search.sql).
+            filter.push_str(&format!(
+                " AND {alias}.seq IN (SELECT rowid FROM products_search WHERE products_search MATCH ?)"
+            ));
+            args.push(format!("\"{}\"", q.replace('"', "\"\"")));
+        } else {
+            // Trigrams need three characters; one or two are matched by a scan.
+            filter.push_str(&format!(
+                " AND (instr(lower({alias}.name), ?) > 0 OR instr(lower({alias}.sku), ?) > 0
+                       OR instr(lower(COALESCE({alias}.barcode, '')), ?) > 0)"
+            ));
+            let q = q.to_lowercase();
+            args.extend([q.clone(), q.clone(), q]);
+        }
     }
     if let Some(c) = &f.category {
-        sql.push_str(" AND p.category = ? COLLATE NOCASE");
+        filter.push_str(&format!(" AND {alias}.category = ? COLLATE NOCASE"));
         args.push(c.clone());
     }
     if let Some(a) = f.active {
-        sql.push_str(if a {
-            " AND p.active = 1"
-        } else {
-            " AND p.active = 0"
-        });
+        filter.push_str(&format!(" AND {alias}.active = {}", i32::from(a)));
     }
-    sql.push_str(&format!(
-        " ORDER BY p.name COLLATE NOCASE, p.seq LIMIT {} OFFSET {}",
-        f.limit.unwrap_or(-1),
-        f.offset
-    ));
+    let (limit, offset) = (f.limit.unwrap_or(-1), f.offset);
+    let sql = match f.order {
+        Order::Session => format!(
+            "SELECT {COLUMNS} FROM products p WHERE {filter}
+             ORDER BY p.name COLLATE NOCASE, p.seq LIMIT {limit} OFFSET {offset}"
+        ),
+        // The page's `seq`s come from the `(owner_id[, entity_id], seq)` index, so a deep
+        // offset skips index entries, not table rows.
+        Order::Creation => format!(
+            "SELECT {COLUMNS} FROM products p WHERE p.seq IN
+                 (SELECT s.seq FROM products s WHERE {filter}
+                  ORDER BY s.seq LIMIT {limit} OFFSET {offset})
+             ORDER BY p.seq"
+        ),
+    };
     let mut stmt = conn.prepare(&sql)?;
     let mut products = stmt
         .query_map(params_from_iter(args.iter()), from_row)?
@@ -219,10 +249,10 @@ pub struct NewProduct {
     pub active: Option<bool>,
     #[serde(default)]
     pub entity_id: Option<String>,
-    /// Set by imports: the platform and its id for the product.
-    #[serde(skip)]
+    /// Where the product comes from (an import or an integration) and its id there.
+    #[serde(default)]
     pub provider: Option<String>,
-    #[serde(skip)]
+    #[serde(default)]
     pub provider_ref: Option<String>,
 }
 
@@ -281,7 +311,10 @@ fn next_sku(tx: &Connection, owner: &str, entity: Option<&str>) -> AppResult<Str
         params![owner, entity.unwrap_or("")],
         |r| r.get(0),
     )?;
-    Ok(format!("SKU-{:05}", max.unwrap_or(0) + 1))
+    let next = max.unwrap_or(0).checked_add(1).ok_or_else(|| {
+        AppError::conflict("No generated SKU is left after the largest SKU-number; send a sku")
+    })?;
+    Ok(format!("SKU-{next:05}"))
 }
 
 /// Creates a product in `tx` (the session API, the public API and imports call this).
@@ -332,8 +365,8 @@ pub fn create_product(
             opt_text(p.notes),
             opt_text(p.barcode),
             p.active.unwrap_or(true),
-            p.provider,
-            p.provider_ref,
+            opt_text(p.provider),
+            opt_text(p.provider_ref),
             now
         ],
     )?;
@@ -371,7 +404,7 @@ struct ListParams {
 }
 
 #[get("/products?<params..>")]
-async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
+async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<JsonBytes> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
     let active = match params.active.as_deref() {
         None | Some("") => None,
@@ -388,13 +421,14 @@ async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResul
                 q: params.q,
                 category: params.category.filter(|c| !c.is_empty()),
                 active,
+                order: Order::Session,
                 limit: page.limit,
                 offset: page.offset,
             };
             list_products(conn, &scope, &filter)
         })
         .await?;
-    Ok(data(rows))
+    data_bytes(&rows)
 }
 
 #[post("/products", data = "<body>")]

@@ -14,7 +14,6 @@
 //! [`Scope`]: crate::scope::Scope
 
 pub mod guard;
-pub mod products;
 pub mod rate_limit;
 
 use rocket::http::{Method, Status};
@@ -43,6 +42,9 @@ use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
 use crate::http::catchers::route_matches;
 use crate::http::Created;
+use crate::inventory::products::{
+    create_product, list_products, NewProduct, Product, ProductFilter,
+};
 
 /// The documented routes of the public API, to mount at `/api/v1`.
 pub fn routes() -> Vec<Route> {
@@ -149,8 +151,14 @@ async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppRe
     let scope = key.scope();
     let rows = db
         .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", entity.as_deref())?;
-            products::list(conn, &scope, entity.as_deref(), page, Order::Creation)
+            let filter = ProductFilter {
+                entity_id: scope.entity_opt(conn, "entityId", entity.as_deref())?,
+                order: Order::Creation,
+                limit: page.limit,
+                offset: page.offset,
+                ..ProductFilter::default()
+            };
+            list_products(conn, &scope, &filter)
         })
         .await?;
     Ok(envelope(rows, page))
@@ -159,16 +167,17 @@ async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppRe
 #[post("/products", data = "<body>")]
 async fn products_create(
     key: ApiKey,
-    body: JsonBody<products::CreateProduct>,
+    body: JsonBody<NewProduct>,
     db: &State<Db>,
     clock: &State<Clock>,
     config: &State<AppConfig>,
-) -> AppResult<Created<products::Product>> {
+) -> AppResult<Created<Product>> {
     let scope = key.scope();
     let body = body.into_inner();
-    let ctx = ctx(clock, config);
+    let allow_negative = config.allow_negative_stock;
+    let clock = clock.inner().clone();
     let p = db
-        .write(move |tx| products::create(tx, &scope, body, &ctx))
+        .write(move |tx| create_product(tx, &scope, body, allow_negative, &clock))
         .await?;
     Ok(Created(p))
 }

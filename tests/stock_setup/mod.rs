@@ -1,19 +1,11 @@
-//! Stock set-up for the document and report tests: products and locations over HTTP,
-//! stock at a location through the ledger itself (`apply_movement`), and the stock as
-//! `GET /api/products` shows it.
-//!
-//! The located movements go straight to the ledger because the warehouse-stock and
-//! stock-movement endpoints are built on another branch; once merged, `movement` can post
-//! to `/api/stock-movements` instead.
+//! Stock set-up for the document and report tests, all over HTTP: products and
+//! locations, stock at a location with `POST /api/stock-movements`, reorder points with
+//! `POST /api/warehouse-stock`, and the stock and the ledger as `GET /api/products` and
+//! `GET /api/stock-movements` show them.
 #![allow(dead_code)]
 
 use rocket::http::Status;
 use serde_json::{json, Value};
-use stockbook::clock::rfc3339;
-use stockbook::db::decimal::Qty;
-use stockbook::inventory::ledger::{self, MovementType, NewMovement, Origin};
-use stockbook::inventory::{location_ref, product_ref};
-use stockbook::scope::Scope;
 
 use crate::common::TestApp;
 
@@ -47,74 +39,45 @@ pub fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_owned()
 }
 
-/// Applies one client movement at a location through the ledger; `Err` carries the
-/// refusal message.
+/// Posts one movement of `kind` (`purchase`, `sale`, ...) at a location; `Err` carries
+/// the refusal message.
 pub fn movement(
     t: &TestApp,
     product: &str,
     location: &str,
     qty: &str,
-    kind: MovementType,
+    kind: &str,
 ) -> Result<(), String> {
-    let qty: Qty = qty.parse().expect("quantity");
-    let (product, location) = (product.to_owned(), location.to_owned());
-    let now = rfc3339(t.clock.now());
-    let today = t.clock.today();
-    t.db.write_sync(move |tx| {
-        let owner: String = tx.query_row(
-            "SELECT owner_id FROM products WHERE id = ?1",
-            [&product],
-            |r| r.get(0),
-        )?;
-        let scope = Scope::user(owner);
-        let p = product_ref(tx, &scope, &product)?;
-        let l = location_ref(tx, &scope, &location)?;
-        ledger::apply_movement(
-            tx,
-            &NewMovement {
-                product: &p,
-                location: Some(&l),
-                qty,
-                kind,
-                reference: None,
-                notes: None,
-                date: today,
-                unit_cost: None,
-                origin: Origin::Client,
-            },
-            false,
-            &now,
-        )
-    })
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    let qty: Value = serde_json::from_str(qty).expect("quantity");
+    let (s, v) = t.post(
+        "/api/stock-movements",
+        json!({ "product_id": product, "location_id": location, "qty": qty, "type": kind }),
+    );
+    if s == Status::Created {
+        Ok(())
+    } else {
+        Err(v["message"].as_str().unwrap_or_default().to_owned())
+    }
 }
 
 /// Puts `qty` of a product at a location with a `purchase`.
 pub fn purchase(t: &TestApp, product: &str, location: &str, qty: &str) {
-    movement(t, product, location, qty, MovementType::Purchase).expect("purchase");
+    movement(t, product, location, qty, "purchase").expect("purchase");
 }
 
 /// Sells `qty` (a positive number) of a product at a location.
 pub fn sale(t: &TestApp, product: &str, location: &str, qty: &str) {
-    movement(t, product, location, &format!("-{qty}"), MovementType::Sale).expect("sale");
+    movement(t, product, location, &format!("-{qty}"), "sale").expect("sale");
 }
 
-/// Sets a stock row's reorder point (not a stock change; the warehouse-stock PUT does this
-/// once merged).
+/// Sets the reorder point of the product's existing stock row at a location.
 pub fn set_reorder_point(t: &TestApp, product: &str, location: &str, point: &str) {
-    let point: Qty = point.parse().expect("quantity");
-    let (product, location) = (product.to_owned(), location.to_owned());
-    t.db
-        .write_sync(move |tx| {
-            let n = tx.execute(
-                "UPDATE warehouse_stock SET reorder_point = ?1 WHERE product_id = ?2 AND location_id = ?3",
-                rusqlite::params![point, product, location],
-            )?;
-            assert_eq!(n, 1, "no stock row");
-            Ok(())
-        })
-        .unwrap();
+    let point: Value = serde_json::from_str(point).expect("quantity");
+    let (s, v) = t.post(
+        "/api/warehouse-stock",
+        json!({ "product_id": product, "location_id": location, "reorder_point": point }),
+    );
+    assert_eq!(s, Status::Ok, "no stock row to update: {v}");
 }
 
 /// The product as `GET /api/products` shows it.
@@ -151,30 +114,30 @@ pub fn at(t: &TestApp, product: &str, location: &str) -> (Value, Value) {
     level(t, product, location).expect("a stock row")
 }
 
-/// The ledger of a product: `(type, qty, location_id, reference)` in creation order.
+/// The ledger of a product: `(type, qty, location_id, reference)` in creation order
+/// (the list is newest first by date, then creation; these tests never back-date).
 pub fn movements(
     t: &TestApp,
     product: &str,
 ) -> Vec<(String, String, Option<String>, Option<String>)> {
-    let product = product.to_owned();
-    t.db.read_sync(move |conn| {
-        let mut stmt = conn.prepare(
-            "SELECT type, qty, location_id, reference FROM stock_movements
-                 WHERE product_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt
-            .query_map([&product], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Qty>(1)?.to_string(),
-                    r.get(2)?,
-                    r.get(3)?,
-                ))
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    })
-    .unwrap()
+    let (s, v) = t.get(&format!("/api/stock-movements?productId={product}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    let text = |v: &Value| v.as_str().map(str::to_owned);
+    let mut rows: Vec<_> = v["data"]
+        .as_array()
+        .expect("movements")
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().expect("type").to_owned(),
+                m["qty"].to_string(),
+                text(&m["location_id"]),
+                text(&m["reference"]),
+            )
+        })
+        .collect();
+    rows.reverse();
+    rows
 }
 
 /// Deactivates a product.

@@ -27,7 +27,9 @@ use time::Date;
 use crate::db::decimal::Money;
 use crate::import::fields::{EntityType, Field, FieldSpec};
 use crate::import::platform::Platform;
-use crate::import::records::{ser_opt_date, DocStatus, Interval, RowData, TemplateStatus};
+use crate::import::records::{
+    ser_opt_date, DocStatus, Interval, LineRow, RowData, SubscriptionRow, TemplateStatus,
+};
 use crate::import::ImportError;
 
 pub use layouts::{csv_data_types, Aux};
@@ -144,6 +146,9 @@ pub struct Document {
     pub provider_ref: Option<String>,
     /// Indexes into [`ParsedFile::rows`], in file order.
     pub rows: Vec<usize>,
+    /// Spreadsheet rows of this document that could not be read: it is not imported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_rows: Vec<usize>,
 }
 
 /// A recurring invoice template: the subscription rows that share a provider reference.
@@ -158,6 +163,9 @@ pub struct Template {
     pub status: Option<TemplateStatus>,
     /// Indexes into [`ParsedFile::rows`], in file order.
     pub rows: Vec<usize>,
+    /// Spreadsheet rows of this subscription that could not be read: it is not imported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_rows: Vec<usize>,
 }
 
 /// Everything [`parse`] learnt from a file.
@@ -510,6 +518,45 @@ pub fn parse(
     platform_hint: Option<&str>,
     mapping_override: Option<&HashMap<String, Option<String>>>,
 ) -> Result<ParsedFile, ImportError> {
+    let prepared = prepare(csv_text, entity_type_hint, platform_hint, mapping_override)?;
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    let left_out = prepared.each_row(|r| -> Result<(), ImportError> {
+        match r {
+            Ok(row) => rows.push(row),
+            Err(f) => failures.push(f),
+        }
+        Ok(())
+    })?;
+    Ok(prepared.into_parsed(rows, failures, left_out))
+}
+
+/// A file whose header, layout, mapping and date order are known, ready to hand its rows
+/// out one at a time ([`Prepared::each_row`]) without holding them: the streaming form
+/// of [`parse`]. `file` has everything but the rows, documents, templates and errors.
+pub struct Prepared<'t> {
+    text: &'t str,
+    delim: u8,
+    data_from: usize,
+    cols: rows::Columns,
+    contact_type: Option<crate::import::records::ContactType>,
+    kind_col: Option<usize>,
+    kind_of: Option<fn(&str) -> Option<EntityType>>,
+    pub file: ParsedFile,
+}
+
+/// Rows of other transaction types than the file's data type, by their kind cell.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LeftOut(pub BTreeMap<String, usize>);
+
+/// Everything of [`parse`] but the rows: the passes that find the header, the layout,
+/// the mapping and the date order.
+pub fn prepare<'t>(
+    csv_text: &'t str,
+    entity_type_hint: Option<EntityType>,
+    platform_hint: Option<&str>,
+    mapping_override: Option<&HashMap<String, Option<String>>>,
+) -> Result<Prepared<'t>, ImportError> {
     let text = csv_text.strip_prefix('\u{feff}').unwrap_or(csv_text);
     let platform_hint = match platform_hint.map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
@@ -669,43 +716,7 @@ pub fn parse(
     let (date_order, date_note) = evidence.decide();
     notes.extend(date_note);
 
-    // Pass: the rows.
-    let mut parsed = Vec::new();
-    let mut errors = Vec::new();
-    let mut left_out = 0;
-    let mut left_kinds: BTreeMap<String, usize> = BTreeMap::new();
-    if missing_required.is_empty() {
-        let ctx = rows::Ctx {
-            cols: &cols,
-            entity,
-            order: date_order,
-            contact_type: layout.and_then(|l| l.contact_type),
-        };
-        let mut records = Records::new(text, delim);
-        while let Some((row, rec)) = records.next()? {
-            if row <= data_from || is_blank(rec) {
-                continue;
-            }
-            if let (Some(k), Some(kind)) = (kind_col, kind_of) {
-                let cell = rec.get(k).unwrap_or("").trim();
-                if kind(cell) != Some(entity) {
-                    left_out += 1;
-                    *left_kinds
-                        .entry(if cell.is_empty() {
-                            "(blank)".into()
-                        } else {
-                            cell.to_owned()
-                        })
-                        .or_default() += 1;
-                    continue;
-                }
-            }
-            match rows::build(&ctx, rec, row) {
-                Ok(data) => parsed.push(MappedRow { row, data }),
-                Err(errs) => errors.extend(errs),
-            }
-        }
-    } else {
+    if !missing_required.is_empty() {
         notes.push(format!(
             "No column gives the required field{} {}: map {} before importing",
             if missing_required.len() > 1 { "s" } else { "" },
@@ -721,49 +732,122 @@ pub fn parse(
             },
         ));
     }
-    if left_out > 0 {
-        let kinds: Vec<String> = left_kinds
-            .iter()
-            .map(|(k, n)| format!("{k} ×{n}"))
-            .collect();
-        notes.push(format!(
-            "Left out {left_out} row{} of other transaction types ({})",
-            if left_out > 1 { "s" } else { "" },
-            kinds.join(", ")
-        ));
+    Ok(Prepared {
+        text,
+        delim,
+        data_from,
+        cols,
+        contact_type: layout.and_then(|l| l.contact_type),
+        kind_col,
+        kind_of,
+        file: ParsedFile {
+            platform,
+            detected,
+            layout: layout.map(|l| l.name),
+            entity_type: entity,
+            headers,
+            headerless: header_row.is_none(),
+            mapping,
+            fields: entity.fields(),
+            missing_required,
+            date_order,
+            contact_codes,
+            rows: Vec::new(),
+            documents: Vec::new(),
+            templates: Vec::new(),
+            errors: Vec::new(),
+            total_rows,
+            left_out: 0,
+            notes,
+        },
+    })
+}
+
+impl Prepared<'_> {
+    /// Hands every data row to `f` in file order, as a typed row or as its errors; rows
+    /// of other transaction types are left out and counted. Nothing when required fields
+    /// have no column. Stops at the first error `f` returns.
+    pub fn each_row<E: From<ImportError>>(
+        &self,
+        mut f: impl FnMut(Result<MappedRow, RowFailure>) -> Result<(), E>,
+    ) -> Result<LeftOut, E> {
+        let mut left = LeftOut::default();
+        if !self.file.missing_required.is_empty() {
+            return Ok(left);
+        }
+        let ctx = rows::Ctx {
+            cols: &self.cols,
+            entity: self.file.entity_type,
+            order: self.file.date_order,
+            contact_type: self.contact_type,
+        };
+        let mut records = Records::new(self.text, self.delim);
+        while let Some((row, rec)) = records.next()? {
+            if row <= self.data_from || is_blank(rec) {
+                continue;
+            }
+            if let (Some(k), Some(kind)) = (self.kind_col, self.kind_of) {
+                let cell = rec.get(k).unwrap_or("").trim();
+                if kind(cell) != Some(self.file.entity_type) {
+                    *left
+                        .0
+                        .entry(if cell.is_empty() {
+                            "(blank)".into()
+                        } else {
+                            cell.to_owned()
+                        })
+                        .or_default() += 1;
+                    continue;
+                }
+            }
+            f(rows::build(&ctx, rec, row)
+                .map(|data| MappedRow { row, data })
+                .map_err(|errs| failure(&ctx, rec, row, errs, false)))?;
+        }
+        Ok(left)
     }
 
-    let documents = if entity.is_document() {
-        group_documents(&parsed, entity)
-    } else {
-        Vec::new()
-    };
-    let templates = if entity == EntityType::Subscriptions {
-        group_templates(&parsed)
-    } else {
-        Vec::new()
-    };
+    /// The whole [`ParsedFile`] from the rows `each_row` gave.
+    pub fn into_parsed(
+        self,
+        rows: Vec<MappedRow>,
+        failures: Vec<RowFailure>,
+        left_out: LeftOut,
+    ) -> ParsedFile {
+        let mut file = self.file;
+        file.add_left_out(&left_out);
+        let entity = file.entity_type;
+        file.documents = if entity.is_document() {
+            group_documents(&rows, entity, false)
+        } else {
+            Vec::new()
+        };
+        file.templates = if entity == EntityType::Subscriptions {
+            group_templates(&rows)
+        } else {
+            Vec::new()
+        };
+        file.rows = rows;
+        mark_failed(&mut file, &failures, false);
+        file.errors = failures.into_iter().flat_map(|f| f.errors).collect();
+        file
+    }
+}
 
-    Ok(ParsedFile {
-        platform,
-        detected,
-        layout: layout.map(|l| l.name),
-        entity_type: entity,
-        headers,
-        headerless: header_row.is_none(),
-        mapping,
-        fields: entity.fields(),
-        missing_required,
-        date_order,
-        contact_codes,
-        rows: parsed,
-        documents,
-        templates,
-        errors,
-        total_rows,
-        left_out,
-        notes,
-    })
+impl ParsedFile {
+    /// Counts and notes the rows of other transaction types that were left out.
+    pub fn add_left_out(&mut self, left: &LeftOut) {
+        let n: usize = left.0.values().sum();
+        self.left_out = n;
+        if n > 0 {
+            let kinds: Vec<String> = left.0.iter().map(|(k, c)| format!("{k} ×{c}")).collect();
+            self.notes.push(format!(
+                "Left out {n} row{} of other transaction types ({})",
+                if n > 1 { "s" } else { "" },
+                kinds.join(", ")
+            ));
+        }
+    }
 }
 
 /// For a file that can hold several data types and no type was asked for: the type most
@@ -801,47 +885,272 @@ fn choose_by_kind(
 }
 
 /// Groups invoice and bill lines: by number (bills: supplier and number, since two
-/// suppliers may use the same number), else by contact and issue date.
-fn group_documents(rows: &[MappedRow], entity: EntityType) -> Vec<Document> {
+/// suppliers may use the same number), else by contact and issue date. With `by_ref`
+/// (API pulls) lines that carry a provider reference are grouped by it first.
+fn group_documents(rows: &[MappedRow], entity: EntityType, by_ref: bool) -> Vec<Document> {
     let mut docs: Vec<Document> = Vec::new();
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     for (i, r) in rows.iter().enumerate() {
         let Some(l) = r.data.as_line() else { continue };
-        let contact = l.contact_name.to_lowercase();
-        let key = match (&l.number, entity) {
-            (Some(n), EntityType::Bills) => (contact, format!("#{n}")),
-            (Some(n), _) => (String::new(), format!("#{n}")),
-            (None, _) => (contact, l.issue_date.to_string()),
-        };
-        match index.get(&key) {
-            Some(&d) => {
-                let doc = &mut docs[d];
-                doc.rows.push(i);
-                doc.due_date = doc.due_date.or(l.due_date);
-                doc.status = doc.status.or(l.status);
-                doc.total = doc.total.or(l.total);
-                doc.amount_paid = doc.amount_paid.or(l.amount_paid);
-                if doc.provider_ref.is_none() {
-                    doc.provider_ref.clone_from(&l.provider_ref);
-                }
-            }
+        match index.get(&document_key(l, entity, by_ref)) {
+            Some(&d) => docs[d].add_line(l, i),
             None => {
-                index.insert(key, docs.len());
-                docs.push(Document {
-                    number: l.number.clone(),
-                    contact_name: l.contact_name.clone(),
-                    issue_date: l.issue_date,
-                    due_date: l.due_date,
-                    status: l.status,
-                    total: l.total,
-                    amount_paid: l.amount_paid,
-                    provider_ref: l.provider_ref.clone(),
-                    rows: vec![i],
-                });
+                index.insert(document_key(l, entity, by_ref), docs.len());
+                docs.push(Document::of_line(l, i));
             }
         }
     }
     docs
+}
+
+/// What the rows of one document (or one subscription) share.
+pub type GroupKey = (String, String);
+
+/// The key lines of one document share: the number (bills: supplier and number), else
+/// contact and issue date; with `by_ref` (API pulls) the provider reference first.
+pub fn document_key(l: &LineRow, entity: EntityType, by_ref: bool) -> GroupKey {
+    group_key(
+        l.number.as_deref(),
+        Some(&l.contact_name),
+        Some(l.issue_date),
+        l.provider_ref.as_deref(),
+        entity,
+        by_ref,
+    )
+    .unwrap_or_default()
+}
+
+/// [`document_key`] from what could be read; `None` when that is not enough.
+fn group_key(
+    number: Option<&str>,
+    contact: Option<&str>,
+    date: Option<Date>,
+    provider_ref: Option<&str>,
+    entity: EntityType,
+    by_ref: bool,
+) -> Option<GroupKey> {
+    match (number, provider_ref, entity) {
+        (_, Some(r), _) if by_ref => Some(("\u{0}ref".to_owned(), r.to_owned())),
+        (Some(n), _, EntityType::Bills) => Some((contact?.to_lowercase(), format!("#{n}"))),
+        (Some(n), _, _) => Some((String::new(), format!("#{n}"))),
+        (None, _, _) => Some((contact?.to_lowercase(), date?.to_string())),
+    }
+}
+
+/// The key the rows of one subscription share.
+pub fn template_key(provider_ref: &str) -> GroupKey {
+    ("\u{0}sub".to_owned(), provider_ref.to_owned())
+}
+
+/// A row that could not be read: its errors and, for a document or subscription row, the
+/// group it belongs to when enough of it could be read to tell.
+#[derive(Debug, Clone)]
+pub struct RowFailure {
+    pub row: usize,
+    pub errors: Vec<RowError>,
+    pub group: Option<GroupKey>,
+}
+
+fn failure(
+    ctx: &rows::Ctx<'_>,
+    rec: &StringRecord,
+    row: usize,
+    errors: Vec<RowError>,
+    by_ref: bool,
+) -> RowFailure {
+    let group = match ctx.entity {
+        EntityType::Invoices | EntityType::Bills => {
+            let c = rows::group_cells(ctx, rec, row);
+            group_key(
+                c.number.as_deref(),
+                c.contact.as_deref(),
+                c.date,
+                c.provider_ref.as_deref(),
+                ctx.entity,
+                by_ref,
+            )
+        }
+        EntityType::Subscriptions => rows::group_cells(ctx, rec, row)
+            .provider_ref
+            .map(|r| template_key(&r)),
+        _ => None,
+    };
+    RowFailure { row, errors, group }
+}
+
+/// Marks the documents and templates that have rows which could not be read.
+fn mark_failed(file: &mut ParsedFile, failures: &[RowFailure], by_ref: bool) {
+    let entity = file.entity_type;
+    for f in failures {
+        let Some(g) = &f.group else { continue };
+        for d in &mut file.documents {
+            let Some(l) = file.rows[d.rows[0]].data.as_line() else {
+                continue;
+            };
+            if document_key(l, entity, by_ref) == *g {
+                d.failed_rows.push(f.row);
+            }
+        }
+        for t in &mut file.templates {
+            if template_key(&t.provider_ref) == *g {
+                t.failed_rows.push(f.row);
+            }
+        }
+    }
+}
+
+impl Document {
+    /// A document started by its first line (`index`: the line's place in the rows).
+    pub fn of_line(l: &LineRow, index: usize) -> Self {
+        Self {
+            number: l.number.clone(),
+            contact_name: l.contact_name.clone(),
+            issue_date: l.issue_date,
+            due_date: l.due_date,
+            status: l.status,
+            total: l.total,
+            amount_paid: l.amount_paid,
+            provider_ref: l.provider_ref.clone(),
+            rows: vec![index],
+            failed_rows: Vec::new(),
+        }
+    }
+
+    /// Adds a later line: header values the document lacks come from it.
+    pub fn add_line(&mut self, l: &LineRow, index: usize) {
+        self.rows.push(index);
+        self.due_date = self.due_date.or(l.due_date);
+        self.status = self.status.or(l.status);
+        self.total = self.total.or(l.total);
+        self.amount_paid = self.amount_paid.or(l.amount_paid);
+        if self.provider_ref.is_none() {
+            self.provider_ref.clone_from(&l.provider_ref);
+        }
+    }
+}
+
+impl Template {
+    /// A template started by its first row.
+    pub fn of_row(s: &SubscriptionRow, index: usize) -> Self {
+        Self {
+            provider_ref: s.provider_ref.clone(),
+            contact_name: s.contact_name.clone(),
+            interval: s.interval,
+            interval_count: s.interval_count,
+            next_date: s.next_date,
+            status: s.status,
+            rows: vec![index],
+            failed_rows: Vec::new(),
+        }
+    }
+
+    /// Adds a later row of the same subscription.
+    pub fn add_row(&mut self, s: &SubscriptionRow, index: usize) {
+        self.rows.push(index);
+        self.next_date = self.next_date.or(s.next_date);
+        self.status = self.status.or(s.status);
+        self.interval_count = self.interval_count.or(s.interval_count);
+    }
+}
+
+/// Typed rows from field-keyed maps (API pulls, see `crate::connectors`): each map's keys
+/// are the §12 import field names of `entity` and its values canonical text (decimals in
+/// major units, ISO dates). The rows go through the same value checks as a CSV's; a
+/// row's number is its 1-based position in `rows`. Documents are grouped by
+/// `provider_ref` (else as a CSV's), templates by `provider_ref`. Keys that are not
+/// fields of the type are ignored (named in `notes`).
+pub fn from_field_rows<'a>(
+    platform: Platform,
+    entity: EntityType,
+    rows: impl IntoIterator<Item = &'a BTreeMap<String, String>>,
+) -> ParsedFile {
+    let headers: Vec<String> = entity
+        .fields()
+        .iter()
+        .map(|f| f.field.as_str().to_owned())
+        .collect();
+    let mapping = Mapping(
+        entity
+            .fields()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ColumnMap {
+                column: i,
+                header: f.field.as_str().to_owned(),
+                field: Some(f.field),
+                aux: None,
+            })
+            .collect(),
+    );
+    let cols = rows::Columns::new(&mapping);
+    let ctx = rows::Ctx {
+        cols: &cols,
+        entity,
+        order: DateOrder::DayMonth,
+        contact_type: None,
+    };
+    let mut parsed = Vec::new();
+    let mut failures = Vec::new();
+    let mut unknown: std::collections::BTreeSet<String> = Default::default();
+    let mut total_rows = 0;
+    let mut rec = StringRecord::new();
+    for (i, map) in rows.into_iter().enumerate() {
+        let row = i + 1;
+        total_rows = row;
+        for k in map.keys() {
+            if entity.field(k).is_none() {
+                unknown.insert(k.clone());
+            }
+        }
+        rec.clear();
+        for f in entity.fields() {
+            rec.push_field(map.get(f.field.as_str()).map_or("", String::as_str));
+        }
+        match rows::build(&ctx, &rec, row) {
+            Ok(data) => parsed.push(MappedRow { row, data }),
+            Err(errs) => failures.push(failure(&ctx, &rec, row, errs, true)),
+        }
+    }
+    let mut notes = Vec::new();
+    if !unknown.is_empty() {
+        notes.push(format!(
+            "Ignored keys that are not {entity} fields: {}",
+            unknown.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let documents = if entity.is_document() {
+        group_documents(&parsed, entity, true)
+    } else {
+        Vec::new()
+    };
+    let templates = if entity == EntityType::Subscriptions {
+        group_templates(&parsed)
+    } else {
+        Vec::new()
+    };
+    let mut file = ParsedFile {
+        platform,
+        detected: true,
+        layout: None,
+        entity_type: entity,
+        headers,
+        headerless: false,
+        mapping,
+        fields: entity.fields(),
+        missing_required: Vec::new(),
+        date_order: DateOrder::DayMonth,
+        contact_codes: false,
+        rows: parsed,
+        documents,
+        templates,
+        errors: Vec::new(),
+        total_rows,
+        left_out: 0,
+        notes,
+    };
+    mark_failed(&mut file, &failures, true);
+    file.errors = failures.into_iter().flat_map(|f| f.errors).collect();
+    file
 }
 
 /// Groups subscription rows into templates by provider reference.
@@ -853,24 +1162,10 @@ fn group_templates(rows: &[MappedRow]) -> Vec<Template> {
             continue;
         };
         match index.get(&s.provider_ref) {
-            Some(&t) => {
-                let t = &mut out[t];
-                t.rows.push(i);
-                t.next_date = t.next_date.or(s.next_date);
-                t.status = t.status.or(s.status);
-                t.interval_count = t.interval_count.or(s.interval_count);
-            }
+            Some(&t) => out[t].add_row(s, i),
             None => {
                 index.insert(s.provider_ref.clone(), out.len());
-                out.push(Template {
-                    provider_ref: s.provider_ref.clone(),
-                    contact_name: s.contact_name.clone(),
-                    interval: s.interval,
-                    interval_count: s.interval_count,
-                    next_date: s.next_date,
-                    status: s.status,
-                    rows: vec![i],
-                });
+                out.push(Template::of_row(s, i));
             }
         }
     }

@@ -235,6 +235,30 @@ pub(super) fn build(
     }
 }
 
+/// What can still be read of a row that failed, to tell which document or template it
+/// belongs to: number, contact, issue date and provider reference (each when readable).
+pub(super) struct GroupCells {
+    pub number: Option<String>,
+    pub contact: Option<String>,
+    pub date: Option<time::Date>,
+    pub provider_ref: Option<String>,
+}
+
+pub(super) fn group_cells(ctx: &Ctx<'_>, rec: &StringRecord, row: usize) -> GroupCells {
+    let mut r = Row {
+        ctx,
+        rec,
+        row,
+        errors: Vec::new(),
+    };
+    GroupCells {
+        number: r.text(Field::Number),
+        contact: r.text(Field::ContactName),
+        date: r.date(Field::IssueDate),
+        provider_ref: r.text(Field::ProviderRef),
+    }
+}
+
 fn contact(r: &mut Row<'_>) -> Option<ContactRow> {
     let name = r.text(Field::Name).or_else(|| {
         let first = r.first_aux(Aux::FirstName).map(|(_, s)| s);

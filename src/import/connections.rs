@@ -1,0 +1,361 @@
+//! Import connections: `GET/POST/DELETE /api/import/connections` (DECISIONS §11),
+//! session and Pro plan.
+//!
+//! A connection holds what the pulls of `POST /api/import/migrate` need to speak to one
+//! platform for one entity: the credentials of an API platform (`stripe {api_key}`,
+//! `shopify {shop, access_token}`, `square {access_token}`, `paypal {client_id,
+//! client_secret}`, `gocardless {access_token}`, `woocommerce {url, consumer_key,
+//! consumer_secret}`), or FreeAgent's OAuth grant, which only the OAuth callback
+//! ([`super::oauth`]) stores.
+//!
+//! - There is one connection per entity and platform. A second POST for the same pair
+//!   replaces the credentials (same `id`, `status` back to `connected`) and answers 200;
+//!   a new connection answers 201.
+//! - Only the platform's own credential fields are kept (trimmed); anything else sent is
+//!   dropped. Credentials are checked for completeness
+//!   ([`connectors::validate_credentials`]); the platform is not called.
+//! - Secrets never leave the server: every answer is [`Connection`], which has no
+//!   credentials field.
+//! - `status` is `connected`, or `reconnect_required` once FreeAgent has refused the
+//!   stored grant (the user must go through OAuth again).
+
+use rocket::serde::json::Json;
+use rocket::{delete, get, post, routes, Route, State};
+use rusqlite::{params, Connection as SqlConn, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::accounting::common::EntityListQuery;
+use crate::auth::SessionUser;
+use crate::clock::{rfc3339, Clock};
+use crate::connectors::{self, Platform};
+use crate::db::Db;
+use crate::error::{AppError, AppResult};
+use crate::http::body::{parse_id, JsonBody};
+use crate::http::{data, Created};
+use crate::import::ProPlan;
+use crate::scope::Scope;
+
+pub fn routes() -> Vec<Route> {
+    routes![list, create, remove]
+}
+
+pub const CONNECTED: &str = "connected";
+pub const RECONNECT_REQUIRED: &str = "reconnect_required";
+
+/// A connection as every endpoint shows it: never its credentials.
+#[derive(Debug, Clone, Serialize)]
+pub struct Connection {
+    pub id: String,
+    pub platform: String,
+    pub entity_id: String,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub status: String,
+}
+
+/// A connection with its secrets, for the pulls. Not serialisable on purpose.
+#[derive(Debug, Clone)]
+pub struct StoredConnection {
+    pub connection: Connection,
+    pub credentials: Value,
+}
+
+const COLUMNS: &str = "id, platform, entity_id, created_at, last_used_at, status";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Connection> {
+    Ok(Connection {
+        id: r.get(0)?,
+        platform: r.get(1)?,
+        entity_id: r.get(2)?,
+        created_at: r.get(3)?,
+        last_used_at: r.get(4)?,
+        status: r.get(5)?,
+    })
+}
+
+/// The platform of a connection or a migrate: one of the seven with a connector.
+/// An unknown identifier and a CSV-only platform are both 400, with different messages.
+pub fn api_platform(raw: &str) -> AppResult<Platform> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err(AppError::missing("platform"));
+    }
+    if let Ok(p) = raw.parse::<Platform>() {
+        return Ok(p);
+    }
+    match raw.parse::<crate::import::Platform>() {
+        Ok(p) => Err(AppError::bad_request(format!(
+            "`{p}` has no API import: upload its CSV export to /api/import/csv"
+        ))),
+        Err(()) => Err(AppError::bad_request(format!(
+            "Unknown platform `{raw}`: expected one of stripe, shopify, square, paypal, \
+             gocardless, woocommerce, freeagent"
+        ))),
+    }
+}
+
+/// The credential fields each API platform needs (DECISIONS §11).
+fn credential_fields(platform: Platform) -> &'static [&'static str] {
+    match platform {
+        Platform::Stripe => &["api_key"],
+        Platform::Shopify => &["shop", "access_token"],
+        Platform::Square => &["access_token"],
+        Platform::Paypal => &["client_id", "client_secret"],
+        Platform::Gocardless => &["access_token"],
+        Platform::Woocommerce => &["url", "consumer_key", "consumer_secret"],
+        Platform::Freeagent => &[],
+    }
+}
+
+/// Checks the credentials object and keeps only the platform's own fields, trimmed.
+fn clean_credentials(platform: Platform, credentials: &Value) -> AppResult<Value> {
+    if !credentials.is_object() {
+        return Err(AppError::invalid(
+            "credentials",
+            format!(
+                "expected an object with {}",
+                credential_fields(platform).join(", ")
+            ),
+        ));
+    }
+    connectors::validate_credentials(platform, credentials).map_err(|e| match e {
+        connectors::ConnectorError::Credentials { message, .. } => {
+            AppError::invalid("credentials", format!("{platform}: {message}"))
+        }
+        other => other.into(),
+    })?;
+    let mut kept = Map::new();
+    for f in credential_fields(platform) {
+        if let Some(v) = credentials.get(*f).and_then(Value::as_str) {
+            kept.insert((*f).to_owned(), Value::String(v.trim().to_owned()));
+        }
+    }
+    Ok(Value::Object(kept))
+}
+
+/// The caller's connections, newest first, optionally of one entity.
+pub fn list_for(
+    conn: &SqlConn,
+    owner: &str,
+    entity: Option<&str>,
+    page: crate::http::paging::Page,
+) -> AppResult<Vec<Connection>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM import_connections
+         WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2)
+         ORDER BY seq DESC LIMIT ?3 OFFSET ?4"
+    ))?;
+    let rows = stmt
+        .query_map(
+            params![owner, entity, page.sql_limit(), page.offset],
+            from_row,
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The connection of an entity to a platform, with its credentials.
+pub fn load(
+    conn: &SqlConn,
+    owner: &str,
+    entity_id: &str,
+    platform: Platform,
+) -> AppResult<Option<StoredConnection>> {
+    let row = conn
+        .query_row(
+            &format!(
+                "SELECT {COLUMNS}, credentials FROM import_connections
+                 WHERE owner_id = ?1 AND entity_id = ?2 AND platform = ?3"
+            ),
+            params![owner, entity_id, platform.id()],
+            |r| Ok((from_row(r)?, r.get::<_, String>(6)?)),
+        )
+        .optional()?;
+    row.map(|(connection, creds)| {
+        let credentials = serde_json::from_str(&creds).map_err(|e| {
+            AppError::internal(format!(
+                "connection {} has unreadable credentials: {e}",
+                connection.id
+            ))
+        })?;
+        Ok(StoredConnection {
+            connection,
+            credentials,
+        })
+    })
+    .transpose()
+}
+
+/// Creates the entity's connection to `platform`, or replaces its credentials (and sets
+/// it `connected` again). Answers the connection and whether it is new.
+pub fn upsert(
+    tx: &Transaction,
+    owner: &str,
+    entity_id: &str,
+    platform: Platform,
+    credentials: &Value,
+    now: &str,
+) -> AppResult<(Connection, bool)> {
+    let creds = credentials.to_string();
+    let updated = tx.execute(
+        "UPDATE import_connections SET credentials = ?1, status = ?2, updated_at = ?3
+         WHERE owner_id = ?4 AND entity_id = ?5 AND platform = ?6",
+        params![creds, CONNECTED, now, owner, entity_id, platform.id()],
+    )?;
+    let created = updated == 0;
+    if created {
+        tx.execute(
+            "INSERT INTO import_connections
+                 (id, owner_id, entity_id, platform, credentials, status, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+            params![
+                uuid::Uuid::new_v4().to_string(),
+                owner,
+                entity_id,
+                platform.id(),
+                creds,
+                CONNECTED,
+                now
+            ],
+        )?;
+    }
+    let connection = tx.query_row(
+        &format!(
+            "SELECT {COLUMNS} FROM import_connections
+             WHERE owner_id = ?1 AND entity_id = ?2 AND platform = ?3"
+        ),
+        params![owner, entity_id, platform.id()],
+        from_row,
+    )?;
+    Ok((connection, created))
+}
+
+/// Records a pull: `last_used_at`, and for FreeAgent the (possibly rotated) grant and
+/// the status. Done after every pull, whatever its outcome.
+pub fn record_use(
+    tx: &Transaction,
+    id: &str,
+    credentials: Option<&Value>,
+    status: Option<&str>,
+    now: &str,
+) -> AppResult<()> {
+    tx.execute(
+        "UPDATE import_connections
+         SET last_used_at = ?1,
+             credentials = COALESCE(?2, credentials),
+             status = COALESCE(?3, status),
+             updated_at = CASE WHEN ?2 IS NULL AND ?3 IS NULL THEN updated_at ELSE ?1 END
+         WHERE id = ?4",
+        params![now, credentials.map(Value::to_string), status, id],
+    )?;
+    Ok(())
+}
+
+#[get("/import/connections?<q..>")]
+async fn list(
+    user: SessionUser,
+    _pro: ProPlan,
+    q: EntityListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.session_page()?;
+    let entity = q.entity()?;
+    let scope = Scope::user(user.id());
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entity.as_deref())?;
+            list_for(conn, &scope.owner_id, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[derive(Deserialize)]
+struct CreateBody {
+    platform: String,
+    entity_id: String,
+    credentials: Value,
+}
+
+/// 201 with a new connection, 200 when it replaced the credentials of an existing one.
+pub enum Saved {
+    New(Connection),
+    Replaced(Connection),
+}
+
+impl<'r> rocket::response::Responder<'r, 'static> for Saved {
+    fn respond_to(self, req: &'r rocket::Request<'_>) -> rocket::response::Result<'static> {
+        match self {
+            Self::New(c) => Created(c).respond_to(req),
+            Self::Replaced(c) => data(c).respond_to(req),
+        }
+    }
+}
+
+#[post("/import/connections", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    _pro: ProPlan,
+    body: JsonBody<CreateBody>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+) -> AppResult<Saved> {
+    let b = body.into_inner();
+    let platform = api_platform(&b.platform)?;
+    if platform == Platform::Freeagent {
+        return Err(AppError::bad_request(
+            "freeagent connects over OAuth: start at GET /api/import/oauth/start?platform=freeagent&entityId=",
+        ));
+    }
+    let credentials = clean_credentials(platform, &b.credentials)?;
+    let scope = Scope::user(user.id());
+    let now = rfc3339(clock.now());
+    let (connection, created) = db
+        .write(move |tx| {
+            let entity_id = scope.entity(tx, "entity_id", &b.entity_id)?;
+            upsert(
+                tx,
+                &scope.owner_id,
+                &entity_id,
+                platform,
+                &credentials,
+                &now,
+            )
+        })
+        .await?;
+    Ok(if created {
+        Saved::New(connection)
+    } else {
+        Saved::Replaced(connection)
+    })
+}
+
+#[derive(Deserialize)]
+struct IdBody {
+    id: String,
+}
+
+/// Deletes a connection and its credentials.
+#[delete("/import/connections", data = "<body>")]
+async fn remove(
+    user: SessionUser,
+    _pro: ProPlan,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let id = parse_id("id", &body.id)?;
+    let owner = user.user.id;
+    db.write(move |tx| {
+        let n = tx.execute(
+            "DELETE FROM import_connections WHERE id = ?1 AND owner_id = ?2",
+            params![id, owner],
+        )?;
+        if n == 0 {
+            return Err(AppError::not_found(format!("Connection not found: {id}")));
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(data(json!({ "success": true })))
+}

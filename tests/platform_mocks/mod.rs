@@ -1,0 +1,731 @@
+//! The documented protocols of the seven connector platforms, scripted for
+//! [`MockServer`]: authentication header (401 otherwise), two or more pages through the
+//! platform's own pagination, and one 429 with `Retry-After` (the `Once` given).
+//!
+//! Shared by `tests/connectors.rs` (the clients alone) and `tests/import_api.rs` (through
+//! the HTTP API into the database). Each platform has a `*_handler` (to wrap, say with
+//! an outage) and a `*_server` that starts it. Declare `mod common;` before
+//! `mod platform_mocks;`.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use stockbook::config::PlatformConfig;
+
+use crate::common::mock_server::{MockServer, Request, Response};
+
+/// True the first time only.
+#[derive(Clone, Default)]
+pub struct Once(pub Arc<AtomicBool>);
+
+impl Once {
+    pub fn first(&self) -> bool {
+        !self.0.swap(true, Ordering::SeqCst)
+    }
+}
+
+pub fn unauthorized() -> Response {
+    Response::json(401, &json!({"error": {"message": "Invalid credentials"}}))
+}
+
+pub fn stripe_server(throttle: Once) -> MockServer {
+    MockServer::start(stripe_handler(throttle))
+}
+
+pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("authorization") != Some("Bearer sk_test_123") {
+            return unauthorized();
+        }
+        let after = r.param("starting_after");
+        let list = |data: Value, has_more: bool| {
+            Response::ok(
+                &json!({"object": "list", "url": r.path, "has_more": has_more, "data": data}),
+            )
+        };
+        match (r.path.as_str(), after.as_deref()) {
+            ("/v1/customers", None) => list(
+                json!([
+                    {"id": "cus_1", "object": "customer", "name": "Café Lumière Ltd", "email": "hello@cafe.example",
+                     "phone": "+44 20 7946 0000",
+                     "address": {"line1": "1 High St", "line2": null, "city": "York", "state": null, "postal_code": "YO1 7HH", "country": "GB"},
+                     "tax_ids": {"object": "list", "data": [{"id": "txi_1", "type": "gb_vat", "value": "GB123456789"}]}},
+                    {"id": "cus_2", "object": "customer", "name": null, "email": "anon@example.com", "phone": null, "address": null}
+                ]),
+                true,
+            ),
+            ("/v1/customers", Some("cus_2")) => {
+                if throttle.first() {
+                    return Response::too_many(2);
+                }
+                list(
+                    json!([{"id": "cus_3", "object": "customer", "name": "Brick & Mortar", "email": null}]),
+                    false,
+                )
+            }
+            ("/v1/products", None) => list(
+                json!([{"id": "prod_1", "object": "product", "name": "Oak table", "description": "Solid oak", "active": true,
+                        "metadata": {"sku": "TBL-OAK"}, "unit_label": null,
+                        "default_price": {"id": "price_1", "object": "price", "currency": "gbp", "unit_amount": 123456,
+                                          "unit_amount_decimal": "123456", "tax_behavior": "exclusive"}}]),
+                true,
+            ),
+            ("/v1/products", Some("prod_1")) => list(
+                json!([{"id": "prod_2", "object": "product", "name": "Gift card", "metadata": {}, "default_price": null}]),
+                false,
+            ),
+            ("/v1/invoices", None) => list(
+                json!([{
+                    "id": "in_1", "object": "invoice", "number": "STR-0001", "status": "paid",
+                    "customer": "cus_1", "customer_name": "Café Lumière Ltd", "customer_email": "hello@cafe.example",
+                    "currency": "gbp", "created": 1_700_000_000, "due_date": 1_702_592_000,
+                    "total": 123597, "subtotal": 122997, "amount_due": 123597, "amount_paid": 123597, "amount_remaining": 0,
+                    "lines": {"object": "list", "has_more": true, "url": "/v1/invoices/in_1/lines", "data": [{
+                        "id": "il_1", "object": "line_item", "amount": 100000, "currency": "gbp",
+                        "description": "2 × Oak table", "quantity": 2,
+                        "pricing": {"type": "price_details", "unit_amount_decimal": "50000",
+                                    "price_details": {"price": "price_1", "product": "prod_1"}},
+                        "discount_amounts": [],
+                        "taxes": [{"amount": 20000, "tax_behavior": "exclusive", "taxable_amount": 100000, "type": "tax_rate_details",
+                                   "tax_rate_details": {"tax_rate": "txr_1"}}]
+                    }]}
+                }]),
+                true,
+            ),
+            ("/v1/invoices", Some("in_1")) => list(
+                json!([{
+                    "id": "in_2", "object": "invoice", "number": null, "status": "draft", "customer": "cus_3",
+                    "customer_name": null, "customer_email": "shop@brick.example", "currency": "gbp",
+                    "created": 1_700_100_000, "due_date": null, "total": 1080, "amount_paid": 0,
+                    "lines": {"object": "list", "has_more": false, "url": "/v1/invoices/in_2/lines", "data": [{
+                        "id": "il_9", "object": "line_item", "amount": 1000, "currency": "gbp", "description": "Setup (older API shape)",
+                        "quantity": 1, "price": {"id": "price_9", "unit_amount": 1000, "unit_amount_decimal": "1000"},
+                        "discount_amounts": [{"amount": 100, "discount": "di_1"}],
+                        "tax_amounts": [{"amount": 180, "inclusive": false, "tax_rate": "txr_1", "taxable_amount": 900}],
+                        "tax_rates": [{"id": "txr_1", "percentage": 20.0}]
+                    }]}
+                }]),
+                false,
+            ),
+            ("/v1/invoices/in_1/lines", Some("il_1")) => list(
+                // 3 × £11.99 VAT-inclusive: Stripe extracts £6.00 of VAT, leaving £29.97.
+                json!([{
+                    "id": "il_2", "object": "line_item", "amount": 3597, "currency": "gbp",
+                    "description": "Candle (VAT inclusive)", "quantity": 3,
+                    "pricing": {"type": "price_details", "unit_amount_decimal": "1199"},
+                    "taxes": [{"amount": 600, "tax_behavior": "inclusive", "taxable_amount": 2997, "type": "tax_rate_details",
+                               "tax_rate_details": {"tax_rate": "txr_1"}}]
+                }]),
+                false,
+            ),
+            ("/v1/subscriptions", None) => {
+                assert_eq!(
+                    r.param("status").as_deref(),
+                    Some("all"),
+                    "cancelled subscriptions are asked for"
+                );
+                list(
+                    json!([{"id": "sub_1", "object": "subscription", "status": "active",
+                            "customer": {"id": "cus_1", "object": "customer", "name": "Café Lumière Ltd"},
+                            "items": {"object": "list", "data": [{"id": "si_1", "quantity": 2, "current_period_end": 1_704_067_200,
+                                "price": {"id": "price_5", "currency": "gbp", "unit_amount": 1500, "unit_amount_decimal": "1500",
+                                          "nickname": null, "product": "prod_1", "recurring": {"interval": "month", "interval_count": 3}}}]}}]),
+                    true,
+                )
+            }
+            ("/v1/subscriptions", Some("sub_1")) => list(
+                json!([{"id": "sub_2", "object": "subscription", "status": "canceled",
+                        "customer": {"id": "cus_3", "object": "customer", "name": null, "email": "shop@brick.example"},
+                        "current_period_end": 1_704_067_200,
+                        "items": {"object": "list", "data": [{"id": "si_2", "quantity": 1,
+                            "price": {"id": "price_6", "currency": "gbp", "unit_amount": 999, "nickname": "Weekly box",
+                                      "product": "prod_2", "recurring": {"interval": "day", "interval_count": 14}}}]}}]),
+                false,
+            ),
+            _ => Response::json(
+                404,
+                &json!({"error": {"message": "Unrecognized request URL"}}),
+            ),
+        }
+    }
+}
+
+pub fn stripe_creds() -> Value {
+    json!({"api_key": "sk_test_123"})
+}
+
+/// `http://<host>` of the mock, for absolute `Link` targets.
+pub fn origin(r: &Request) -> String {
+    format!("http://{}", r.header("host").unwrap_or("127.0.0.1"))
+}
+
+pub fn basic(user: &str, password: &str) -> String {
+    use base64::Engine as _;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    )
+}
+
+pub fn shopify_server(throttle: Once) -> MockServer {
+    MockServer::start(shopify_handler(throttle))
+}
+
+pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("x-shopify-access-token") != Some("shpat_abc") {
+            return Response::json(
+                401,
+                &json!({"errors": "[API] Invalid API key or access token"}),
+            );
+        }
+        let base = format!("{}/admin/api/2025-01", origin(r));
+        match (r.path.as_str(), r.param("page_info").as_deref()) {
+            ("/admin/api/2025-01/orders.json", None) => {
+                assert_eq!(
+                    r.param("status").as_deref(),
+                    Some("any"),
+                    "all orders, not only open ones"
+                );
+                Response::ok(&json!({"orders": [{
+                    "id": 450789469, "name": "#1001", "order_number": 1001, "email": "ada@example.com",
+                    "created_at": "2024-03-05T23:10:00+00:00", "processed_at": "2024-03-05T23:10:00+00:00",
+                    "currency": "GBP", "financial_status": "paid", "taxes_included": true, "cancelled_at": null,
+                    "total_price": "45.96", "subtotal_price": "40.97", "total_tax": "7.66", "total_outstanding": "0.00",
+                    "customer": {"id": 207119551, "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
+                    "line_items": [
+                        {"id": 1, "title": "Candle", "name": "Candle", "sku": "CND-1", "quantity": 3, "price": "11.99",
+                         "discount_allocations": [{"amount": "3.00", "discount_application_index": 0}],
+                         "tax_lines": [{"title": "GB VAT", "price": "5.50", "rate": 0.2}]},
+                        {"id": 2, "title": "Mug", "name": "Mug - Blue", "sku": "MUG-BL", "quantity": 1, "price": "8.00",
+                         "discount_allocations": [], "tax_lines": [{"title": "GB VAT", "price": "1.33", "rate": 0.2}]}
+                    ],
+                    "shipping_lines": [{"title": "Royal Mail", "price": "4.99", "discount_allocations": [],
+                                        "tax_lines": [{"title": "GB VAT", "price": "0.83", "rate": 0.2}]}]
+                }]}))
+                .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJsYXN0X2lkIjo0NTB9>; rel=\"next\""))
+            }
+            ("/admin/api/2025-01/orders.json", Some("eyJsYXN0X2lkIjo0NTB9")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(&json!({"orders": [{
+                    "id": 450789470, "name": "#1002", "order_number": 1002, "email": null,
+                    "created_at": "2024-03-06T09:00:00+00:00", "currency": "GBP", "financial_status": "partially_paid",
+                    "taxes_included": false, "cancelled_at": null, "total_price": "24.00", "total_tax": "4.00",
+                    "total_outstanding": "14.00", "customer": null, "billing_address": {"name": "Bob Stone"},
+                    "line_items": [{"id": 3, "title": "Notebook", "name": "Notebook", "sku": "NB-A5", "quantity": 4,
+                                    "price": "5.00", "discount_allocations": [],
+                                    "tax_lines": [{"title": "GB VAT", "price": "4.00", "rate": 0.2}]}],
+                    "shipping_lines": []
+                }]}))
+                .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJkaXJlY3Rpb24iOiJwcmV2In0>; rel=\"previous\""))
+            }
+            ("/admin/api/2025-01/products.json", None) => Response::ok(&json!({"products": [
+                {"id": 632910392, "title": "T-shirt", "product_type": "Apparel", "status": "active", "variants": [
+                    {"id": 808950810, "title": "Small", "sku": "TS-S", "price": "12.00", "barcode": "5012345678900"},
+                    {"id": 808950811, "title": "Large", "sku": "TS-L", "price": "12.50", "barcode": null}]},
+                {"id": 632910393, "title": "Gift card", "product_type": "", "variants": [
+                    {"id": 808950812, "title": "Default Title", "sku": "", "price": "25.00"}]}
+            ]})),
+            ("/admin/api/2025-01/customers.json", None) => Response::ok(&json!({"customers": [
+                {"id": 207119551, "email": "ada@example.com", "first_name": "Ada", "last_name": "Lovelace", "phone": null,
+                 "default_address": {"company": null, "address1": "12 Analytical Row", "address2": null, "city": "London",
+                                     "province": null, "zip": "N1 1AA", "country_code": "GB", "phone": "+44 20 0000 0000"}}
+            ]})),
+            _ => Response::json(404, &json!({"errors": "Not Found"})),
+        }
+    }
+}
+
+pub fn woo_server(throttle: Once) -> MockServer {
+    MockServer::start(woo_handler(throttle))
+}
+
+pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("authorization") != Some(basic("ck_abc", "cs_def").as_str()) {
+            return Response::json(
+                401,
+                &json!({"code": "woocommerce_rest_cannot_view",
+                "message": "Sorry, you cannot list resources.", "data": {"status": 401}}),
+            );
+        }
+        let base = format!("{}/wp-json/wc/v3", origin(r));
+        match (r.path.as_str(), r.param("page").as_deref()) {
+            ("/wp-json/wc/v3/products", None) => Response::ok(&json!([
+                {"id": 10, "name": "Oak table", "type": "simple", "status": "publish", "sku": "TBL-OAK",
+                 "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
+                 "short_description": "<p>Solid <strong>oak</strong>, seats six</p>", "categories": [{"id": 9, "name": "Furniture"}]},
+                {"id": 11, "name": "T-shirt", "type": "variable", "sku": "", "price": "12.00", "regular_price": "",
+                 "short_description": "", "categories": [{"id": 15, "name": "Apparel"}]}
+            ]))
+            .header("X-WP-Total", "3")
+            .header("X-WP-TotalPages", "2")
+            .header("Link", &format!("<{base}/products?per_page=100&page=2>; rel=\"next\"")),
+            ("/wp-json/wc/v3/products", Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(3);
+                }
+                Response::ok(&json!([{"id": 12, "name": "Gift wrap", "type": "simple", "sku": "WRAP",
+                                      "price": "2.50", "regular_price": "2.50", "categories": []}]))
+                .header("X-WP-Total", "3")
+                .header("X-WP-TotalPages", "2")
+                .header("Link", &format!("<{base}/products?per_page=100&page=1>; rel=\"prev\""))
+            }
+            ("/wp-json/wc/v3/products/11/variations", None) => Response::ok(&json!([
+                {"id": 111, "sku": "TS-S", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
+                {"id": 112, "sku": "TS-M", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+            ])),
+            ("/wp-json/wc/v3/orders", None) => Response::ok(&json!([{
+                "id": 727, "number": "1042", "status": "completed", "currency": "GBP", "prices_include_tax": true,
+                "date_created": "2024-03-05T09:00:00", "date_paid": "2024-03-06T10:00:00",
+                "total": "25.60", "total_tax": "4.27", "customer_id": 0,
+                "billing": {"first_name": "Cara", "last_name": "Jones", "company": "", "email": "cara@example.com"},
+                "line_items": [{"id": 1, "name": "T-shirt - S", "product_id": 11, "variation_id": 111, "quantity": 2,
+                                "subtotal": "20.00", "subtotal_tax": "4.00", "total": "18.00", "total_tax": "3.60",
+                                "taxes": [{"id": 1, "total": "3.60", "subtotal": "4.00"}], "sku": "TS-S", "price": 9}],
+                "shipping_lines": [{"id": 2, "method_title": "Flat rate", "total": "3.33", "total_tax": "0.67",
+                                    "taxes": [{"id": 1, "total": "0.67", "subtotal": ""}]}],
+                "fee_lines": [],
+                "tax_lines": [{"id": 3, "rate_code": "GB-VAT-1", "rate_id": 1, "label": "VAT", "rate_percent": 20}]
+            }])),
+            ("/wp-json/wc/v3/customers", None) => {
+                assert_eq!(r.param("role").as_deref(), Some("all"), "every role, not only customers");
+                Response::ok(&json!([
+                    {"id": 25, "email": "cara@example.com", "first_name": "Cara", "last_name": "Jones", "role": "customer",
+                     "billing": {"first_name": "Cara", "last_name": "Jones", "company": "", "address_1": "3 Mill Lane",
+                                 "city": "Bath", "postcode": "BA1 1AA", "country": "GB", "email": "cara@example.com", "phone": "01225 000000"}}
+                ]))
+                .header("X-WP-TotalPages", "2")
+                .header("Link", &format!("<{base}/customers?per_page=100&role=all&page=2>; rel=\"next\""))
+            }
+            ("/wp-json/wc/v3/customers", Some("2")) => Response::ok(&json!([
+                {"id": 26, "email": "orders@deli.example", "first_name": "", "last_name": "", "role": "customer",
+                 "billing": {"first_name": "", "last_name": "", "company": "Corner Deli Ltd"}}
+            ]))
+            .header("X-WP-TotalPages", "2")
+            .header("Link", &format!("<{base}/customers?per_page=100&role=all&page=1>; rel=\"prev\"")),
+            ("/wp-json/wc/v3/subscriptions", None) => Response::json(404, &json!({"code": "rest_no_route",
+                "message": "No route was found matching the URL and request method.", "data": {"status": 404}})),
+            _ => Response::json(404, &json!({"code": "rest_no_route", "message": "No route", "data": {"status": 404}})),
+        }
+    }
+}
+
+pub fn woo_creds() -> Value {
+    json!({"url": "https://shop.example", "consumer_key": "ck_abc", "consumer_secret": "cs_def"})
+}
+
+pub fn gbp(amount: i64) -> Value {
+    json!({"amount": amount, "currency": "GBP"})
+}
+
+pub fn square_server(throttle: Once) -> MockServer {
+    MockServer::start(square_handler(throttle))
+}
+
+pub fn square_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("authorization") != Some("Bearer EAAAsq") {
+            return Response::json(
+                401,
+                &json!({"errors": [{"category": "AUTHENTICATION_ERROR", "code": "UNAUTHORIZED",
+                "detail": "This request could not be authorized."}]}),
+            );
+        }
+        if r.header("square-version").is_none() {
+            return Response::json(400, &json!({"errors": [{"detail": "no Square-Version"}]}));
+        }
+        match (r.method.as_str(), r.path.as_str()) {
+            ("GET", "/v2/customers") => match r.param("cursor").as_deref() {
+                None => Response::ok(&json!({"customers": [
+                    {"id": "C1", "given_name": "Amelia", "family_name": "Earhart", "email_address": "amelia@example.com",
+                     "phone_number": "+44 7700 900000", "address": {"address_line_1": "500 Electric Ave", "locality": "Brixton",
+                     "postal_code": "SW9 8JX", "country": "GB"}, "created_at": "2024-01-01T10:00:00Z"},
+                    {"id": "C2", "company_name": "Roastery Ltd", "created_at": "2024-01-02T10:00:00Z"}
+                ], "cursor": "cursor-page-2"})),
+                Some("cursor-page-2") => {
+                    if throttle.first() {
+                        return Response::too_many(1);
+                    }
+                    Response::ok(
+                        &json!({"customers": [{"id": "C3", "given_name": "Grace", "family_name": "Hopper"}]}),
+                    )
+                }
+                Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+            },
+            ("GET", "/v2/locations") => Response::ok(
+                &json!({"locations": [{"id": "L1", "name": "Brixton"}, {"id": "L2", "name": "Online"}]}),
+            ),
+            ("POST", "/v2/orders/search") => {
+                let body = r.json();
+                assert_eq!(body["location_ids"], json!(["L1", "L2"]));
+                match body.get("cursor").and_then(Value::as_str) {
+                    None => Response::ok(&json!({"orders": [{
+                        "id": "ORD-1", "location_id": "L1", "state": "COMPLETED", "customer_id": "C1",
+                        "created_at": "2024-02-01T08:30:00Z",
+                        "taxes": [{"uid": "vat", "name": "VAT", "percentage": "20", "type": "INCLUSIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li1", "name": "Flat white", "quantity": "2", "base_price_money": gbp(350),
+                                        "gross_sales_money": gbp(700), "total_discount_money": gbp(0),
+                                        "applied_taxes": [{"uid": "at1", "tax_uid": "vat", "applied_money": gbp(117)}],
+                                        "total_tax_money": gbp(117), "total_money": gbp(700)}],
+                        "total_tip_money": gbp(100), "total_tax_money": gbp(117), "total_money": gbp(800),
+                        "net_amount_due_money": gbp(0), "tenders": [{"id": "T1", "amount_money": gbp(800), "type": "CARD"}]
+                    }], "cursor": "orders-2"})),
+                    Some("orders-2") => Response::ok(&json!({"orders": [{
+                        "id": "ORD-2", "location_id": "L2", "state": "OPEN", "reference_id": "WEB-77",
+                        "created_at": "2024-02-02T12:00:00Z",
+                        "taxes": [{"uid": "vat2", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li2", "name": "Beans", "variation_name": "250g", "quantity": "1",
+                                        "base_price_money": gbp(900), "applied_taxes": [{"tax_uid": "vat2", "applied_money": gbp(180)}],
+                                        "total_tax_money": gbp(180), "total_money": gbp(1080)}],
+                        "total_money": gbp(1080), "net_amount_due_money": gbp(1080)
+                    }]})),
+                    Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+                }
+            }
+            ("GET", "/v2/catalog/list")
+                if r.param("types").as_deref() == Some("SUBSCRIPTION_PLAN_VARIATION") =>
+            {
+                Response::ok(
+                    &json!({"objects": [{"type": "SUBSCRIPTION_PLAN_VARIATION", "id": "PV1",
+                    "subscription_plan_variation_data": {"name": "Coffee club", "subscription_plan_id": "PLAN1", "phases": [
+                        {"uid": "ph0", "cadence": "MONTHLY", "ordinal": 0, "periods": 1,
+                         "pricing": {"type": "STATIC", "price_money": gbp(0)}},
+                        {"uid": "ph1", "cadence": "QUARTERLY", "ordinal": 1,
+                         "pricing": {"type": "STATIC", "price_money": gbp(2750)}}]}}]}),
+                )
+            }
+            ("POST", "/v2/subscriptions/search") => {
+                match r.json().get("cursor").and_then(Value::as_str) {
+                    None => Response::ok(
+                        &json!({"subscriptions": [{"id": "SUB-1", "location_id": "L1", "plan_variation_id": "PV1",
+                    "customer_id": "C1", "start_date": "2024-01-01", "charged_through_date": "2024-03-31", "status": "ACTIVE",
+                    "version": 1, "created_at": "2024-01-01T00:00:00Z"}], "cursor": "subs-2"}),
+                    ),
+                    Some("subs-2") => Response::ok(
+                        &json!({"subscriptions": [{"id": "SUB-2", "location_id": "L1",
+                    "plan_variation_id": "PV1", "customer_id": "C2", "start_date": "2024-05-01", "status": "PENDING",
+                    "price_override_money": gbp(2500)}]}),
+                    ),
+                    Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
+                }
+            }
+            ("GET", "/v2/catalog/list") => Response::ok(&json!({"objects": [
+                {"type": "CATEGORY", "id": "CAT1", "category_data": {"name": "Coffee"}},
+                {"type": "TAX", "id": "TAX1", "tax_data": {"name": "VAT", "percentage": "20.0", "inclusion_type": "INCLUSIVE"}},
+                {"type": "ITEM", "id": "ITEM1", "item_data": {"name": "Beans", "description": "Single origin",
+                    "categories": [{"id": "CAT1"}], "tax_ids": ["TAX1"], "variations": [
+                    {"type": "ITEM_VARIATION", "id": "VAR1", "item_variation_data": {"item_id": "ITEM1", "name": "250g",
+                        "sku": "BEAN-250", "pricing_type": "FIXED_PRICING", "price_money": gbp(900)}},
+                    {"type": "ITEM_VARIATION", "id": "VAR2", "item_variation_data": {"item_id": "ITEM1", "name": "1kg",
+                        "sku": "BEAN-1K", "pricing_type": "VARIABLE_PRICING"}}]}}
+            ]})),
+            _ => Response::json(404, &json!({"errors": [{"code": "NOT_FOUND"}]})),
+        }
+    }
+}
+
+pub fn paypal_server(throttle: Once) -> MockServer {
+    MockServer::start(paypal_handler(throttle))
+}
+
+pub fn paypal_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.path == "/v1/oauth2/token" {
+            if r.method != "POST"
+                || r.header("authorization") != Some(basic("pp_client", "pp_secret").as_str())
+                || r.form_value("grant_type").as_deref() != Some("client_credentials")
+            {
+                return Response::json(
+                    401,
+                    &json!({"error": "invalid_client", "error_description": "Client Authentication failed"}),
+                );
+            }
+            return Response::ok(
+                &json!({"scope": "https://uri.paypal.com/services/invoicing", "access_token": "A21AA-token",
+                "token_type": "Bearer", "app_id": "APP-80W284485P519543T", "expires_in": 32400, "nonce": "n"}),
+            );
+        }
+        if r.header("authorization") != Some("Bearer A21AA-token") {
+            return Response::json(
+                401,
+                &json!({"error": "invalid_token", "error_description": "Token signature verification failed"}),
+            );
+        }
+        let host = origin(r);
+        match (r.path.as_str(), r.param("page").as_deref()) {
+            ("/v2/invoicing/invoices", Some("1")) => Response::ok(&json!({
+                "total_items": 2, "total_pages": 2,
+                "items": [{
+                    "id": "INV2-AAAA-BBBB", "status": "PAID",
+                    "detail": {"invoice_number": "0001", "invoice_date": "2024-03-01", "currency_code": "GBP",
+                               "payment_term": {"term_type": "NET_30", "due_date": "2024-03-31"}},
+                    "primary_recipients": [{"billing_info": {"name": {"given_name": "Dee", "surname": "Vries"},
+                                                             "email_address": "dee@example.com"}}],
+                    "items": [{"name": "Consulting", "quantity": "2", "unit_amount": {"currency_code": "GBP", "value": "150.00"},
+                               "tax": {"name": "VAT", "percent": "20", "amount": {"currency_code": "GBP", "value": "54.00"}},
+                               "discount": {"percent": "10", "amount": {"currency_code": "GBP", "value": "30.00"}},
+                               "unit_of_measure": "HOURS"}],
+                    "amount": {"currency_code": "GBP", "value": "324.00", "breakdown": {
+                        "item_total": {"currency_code": "GBP", "value": "300.00"},
+                        "discount": {"item_discount": {"currency_code": "GBP", "value": "-30.00"}},
+                        "tax_total": {"currency_code": "GBP", "value": "54.00"}}},
+                    "payments": {"paid_amount": {"currency_code": "GBP", "value": "324.00"}},
+                    "links": [{"href": format!("{host}/v2/invoicing/invoices/INV2-AAAA-BBBB"), "rel": "self", "method": "GET"}]
+                }],
+                "links": [{"href": format!("{host}/v2/invoicing/invoices?page=2&page_size=100&total_required=true"), "rel": "next", "method": "GET"},
+                          {"href": format!("{host}/v2/invoicing/invoices?page=2&page_size=100&total_required=true"), "rel": "last", "method": "GET"}]
+            })),
+            ("/v2/invoicing/invoices", Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(2);
+                }
+                Response::ok(&json!({
+                    "total_items": 2, "total_pages": 2,
+                    "items": [{"id": "INV2-CCCC-DDDD", "status": "SENT",
+                               "detail": {"invoice_number": "0002", "invoice_date": "2024-03-02", "currency_code": "GBP"},
+                               "amount": {"currency_code": "GBP", "value": "11.99"},
+                               "due_amount": {"currency_code": "GBP", "value": "11.99"}}],
+                    "links": [{"href": format!("{host}/v2/invoicing/invoices?page=1&page_size=100&total_required=true"), "rel": "prev", "method": "GET"}]
+                }))
+            }
+            ("/v2/invoicing/invoices/INV2-CCCC-DDDD", None) => Response::ok(&json!({
+                "id": "INV2-CCCC-DDDD", "status": "SENT",
+                "detail": {"invoice_number": "0002", "invoice_date": "2024-03-02", "currency_code": "GBP",
+                           "payment_term": {"due_date": "2024-04-01"}},
+                "primary_recipients": [{"billing_info": {"business_name": "Widget Works Ltd", "email_address": "ap@widget.example"}}],
+                "items": [{"name": "Widget", "quantity": "1", "unit_amount": {"currency_code": "GBP", "value": "9.99"},
+                           "tax": {"name": "VAT", "percent": "20", "amount": {"currency_code": "GBP", "value": "2.00"}}}],
+                "amount": {"currency_code": "GBP", "value": "11.99"},
+                "due_amount": {"currency_code": "GBP", "value": "11.99"}
+            })),
+            ("/v1/catalogs/products", _) => Response::ok(&json!({
+                "products": [{"id": "PROD-XYAB12ABSB7868434", "name": "Video Streaming Service", "description": "Video streaming service",
+                              "create_time": "2024-01-10T21:20:49Z"}],
+                "total_items": 1, "total_pages": 1,
+                "links": [{"href": format!("{host}/v1/catalogs/products?page_size=20&page=1"), "rel": "self", "method": "GET"}]
+            })),
+            _ => Response::json(404, &json!({"name": "RESOURCE_NOT_FOUND"})),
+        }
+    }
+}
+
+pub fn paypal_creds() -> Value {
+    json!({"client_id": "pp_client", "client_secret": "pp_secret"})
+}
+
+pub fn gocardless_server(throttle: Once) -> MockServer {
+    MockServer::start(gocardless_handler(throttle))
+}
+
+pub fn gocardless_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("authorization") != Some("Bearer live_gc") {
+            return Response::json(
+                401,
+                &json!({"error": {"message": "Invalid token", "type": "invalid_api_usage", "code": 401}}),
+            );
+        }
+        if r.header("gocardless-version") != Some("2015-07-06") {
+            return Response::json(
+                400,
+                &json!({"error": {"message": "GoCardless-Version header missing", "code": 400}}),
+            );
+        }
+        let meta = |after: Option<&str>| json!({"cursors": {"before": null, "after": after}, "limit": 500});
+        match (r.path.as_str(), r.param("after").as_deref()) {
+            ("/customers", None) => Response::ok(&json!({"customers": [
+                {"id": "CU0001", "created_at": "2024-01-01T10:00:00.000Z", "email": "office@allotment.example",
+                 "given_name": "Jo", "family_name": "Bloggs", "company_name": "Allotment Co-op",
+                 "address_line1": "1 Garden Way", "address_line2": null, "address_line3": null, "city": "Leeds",
+                 "region": null, "postal_code": "LS1 1AA", "country_code": "GB", "phone_number": null, "language": "en",
+                 "metadata": {}},
+                {"id": "CU0002", "email": "sam@example.com", "given_name": "Sam", "family_name": "Smith", "company_name": null}
+            ], "meta": meta(Some("CU0002"))})),
+            ("/customers", Some("CU0002")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(
+                    &json!({"customers": [{"id": "CU0003", "email": "kim@example.com", "given_name": "Kim",
+                    "family_name": "Lee", "company_name": null}], "meta": meta(None)}),
+                )
+            }
+            ("/mandates", None) => Response::ok(&json!({"mandates": [
+                {"id": "MD0001", "status": "active", "links": {"customer": "CU0001", "customer_bank_account": "BA1", "creditor": "CR1"}},
+                {"id": "MD0002", "status": "active", "links": {"customer": "CU0002", "customer_bank_account": "BA2", "creditor": "CR1"}}
+            ], "meta": meta(None)})),
+            ("/subscriptions", None) => Response::ok(&json!({"subscriptions": [
+                {"id": "SB0001", "created_at": "2024-01-05T10:00:00.000Z", "amount": 2500, "currency": "GBP", "status": "active",
+                 "name": "Plot rent", "start_date": "2024-02-01", "end_date": null, "interval": 1, "interval_unit": "monthly",
+                 "day_of_month": 1, "month": null, "count": null, "payment_reference": "PLOT",
+                 "upcoming_payments": [{"charge_date": "2024-04-01", "amount": 2500}], "links": {"mandate": "MD0001"}}
+            ], "meta": meta(Some("SB0001"))})),
+            ("/subscriptions", Some("SB0001")) => Response::ok(&json!({"subscriptions": [
+                {"id": "SB0002", "amount": 1050, "currency": "GBP", "status": "cancelled", "name": null,
+                 "start_date": "2024-01-08", "interval": 2, "interval_unit": "weekly", "payment_reference": "VEGBOX",
+                 "upcoming_payments": [], "links": {"mandate": "MD0002"}}
+            ], "meta": meta(None)})),
+            _ => Response::json(
+                404,
+                &json!({"error": {"message": "Resource not found", "code": 404}}),
+            ),
+        }
+    }
+}
+
+pub fn freeagent_server(throttle: Once) -> MockServer {
+    MockServer::start(freeagent_handler(throttle))
+}
+
+pub fn freeagent_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        let host = origin(r);
+        if r.path == "/v2/token_endpoint" {
+            if r.header("authorization") != Some(basic("fa_client", "fa_secret").as_str()) {
+                return Response::json(
+                    401,
+                    &json!({"error": "invalid_client", "error_description": "Client authentication failed"}),
+                );
+            }
+            let grant = |access: &str, refresh: &str| {
+                Response::ok(
+                    &json!({"access_token": access, "token_type": "bearer", "expires_in": 3600,
+                                     "refresh_token": refresh, "refresh_token_expires_in": 631_151_957}),
+                )
+            };
+            let invalid = || {
+                Response::json(
+                    400,
+                    &json!({"error": "invalid_grant", "error_description": "The provided authorization grant is invalid, expired or revoked"}),
+                )
+            };
+            return match r.form_value("grant_type").as_deref() {
+                Some("authorization_code") => {
+                    if r.form_value("code").as_deref() == Some("good-code")
+                        && r.form_value("redirect_uri").as_deref()
+                            == Some("https://books.example/api/import/oauth/callback")
+                    {
+                        grant("at-1", "rt-1")
+                    } else {
+                        invalid()
+                    }
+                }
+                Some("refresh_token") => match r.form_value("refresh_token").as_deref() {
+                    Some("rt-1") => grant("at-2", "rt-2"),
+                    Some("rt-2") => grant("at-3", "rt-3"),
+                    _ => invalid(),
+                },
+                _ => Response::json(400, &json!({"error": "unsupported_grant_type"})),
+            };
+        }
+        let token_ok = matches!(
+            r.header("authorization"),
+            Some("Bearer at-1" | "Bearer at-2" | "Bearer at-3")
+        );
+        if !token_ok
+            || r.header("user-agent").is_none()
+            || r.header("accept") != Some("application/json")
+        {
+            return Response::json(
+                401,
+                &json!({"errors": {"error": {"message": "Access token not recognised"}}}),
+            );
+        }
+        let c = |n: u32| format!("{host}/v2/contacts/{n}");
+        let contact1 = json!({"url": c(1), "organisation_name": "Acme Ltd", "email": "accounts@acme.example",
+            "phone_number": "0113 496 0000", "address1": "1 Road", "town": "Leeds", "postcode": "LS1 2AB",
+            "country": "United Kingdom", "sales_tax_registration_number": "GB999999973", "status": "Active"});
+        let contact2 = json!({"url": c(2), "first_name": "Nathan", "last_name": "Barley", "organisation_name": null, "status": "Active"});
+        let contact3 =
+            json!({"url": c(3), "organisation_name": "Paper Supplies plc", "status": "Active"});
+        match (r.path.as_str(), r.param("view").as_deref(), r.param("page").as_deref()) {
+            ("/v2/contacts", Some("all"), None) => Response::ok(&json!({"contacts": [contact1, contact2]}))
+                .header("Link", &format!("<{host}/v2/contacts?view=all&per_page=100&page=2>; rel=\"next\", <{host}/v2/contacts?view=all&per_page=100&page=2>; rel=\"last\""))
+                .header("X-Total-Count", "3"),
+            ("/v2/contacts", Some("all"), Some("2")) => {
+                if throttle.first() {
+                    return Response::too_many(1);
+                }
+                Response::ok(&json!({"contacts": [contact3]}))
+                    .header("Link", &format!("<{host}/v2/contacts?view=all&per_page=100&page=1>; rel=\"prev\", <{host}/v2/contacts?view=all&per_page=100&page=1>; rel=\"first\""))
+            }
+            ("/v2/contacts", Some("clients"), None) => Response::ok(&json!({"contacts": [contact1, contact2]})),
+            ("/v2/contacts", Some("suppliers"), None) => Response::ok(&json!({"contacts": [contact1, contact3]})),
+            ("/v2/invoices", Some("all"), None) => {
+                assert_eq!(r.param("nested_invoice_items").as_deref(), Some("true"));
+                Response::ok(&json!({"invoices": [{
+                    "url": format!("{host}/v2/invoices/1"), "contact": c(1), "reference": "001",
+                    "dated_on": "2024-03-01", "due_on": "2024-03-31", "currency": "GBP", "discount_percent": "10.0",
+                    "net_value": "225.0", "sales_tax_value": "45.0", "total_value": "270.0", "paid_value": "100.0",
+                    "due_value": "170.0", "status": "Open",
+                    "invoice_items": [{"position": 1, "item_type": "Hours", "description": "Design", "quantity": "5.0",
+                                       "price": "50.0", "sales_tax_rate": "20.0"}]
+                }]}))
+            }
+            ("/v2/bills", Some("all"), None) => Response::ok(&json!({"bills": [{
+                "url": format!("{host}/v2/bills/1"), "contact": c(3), "reference": "B-9", "dated_on": "2024-03-02",
+                "due_on": "2024-04-01", "total_value": "120.0", "net_value": "100.0", "sales_tax_value": "20.0",
+                "paid_value": "0.0", "due_value": "120.0", "status": "Open",
+                "bill_items": [{"url": format!("{host}/v2/bill_items/1"), "description": "Paper", "category": format!("{host}/v2/categories/285"),
+                                "total_value": "120.0", "total_value_ex_tax": "100.0", "sales_tax_rate": "20.0"}]
+            }]})),
+            ("/v2/expenses", None, None) => Response::ok(&json!({"expenses": [{
+                "url": format!("{host}/v2/expenses/1"), "user": format!("{host}/v2/users/1"),
+                "category": format!("{host}/v2/categories/285"), "dated_on": "2024-03-03", "currency": "GBP",
+                "gross_value": "-24.0", "sales_tax_rate": "20.0", "sales_tax_value": "-4.0",
+                "description": "Train to Leeds", "project": format!("{host}/v2/projects/1")
+            }]})),
+            ("/v2/categories", None, None) => Response::ok(&json!({
+                "admin_expenses_categories": [{"url": format!("{host}/v2/categories/285"), "description": "Travel", "nominal_code": "285"}],
+                "cost_of_sales_categories": [], "income_categories": [], "general_categories": []
+            })),
+            ("/v2/projects", Some("all"), None) => Response::ok(&json!({"projects": [{
+                "url": format!("{host}/v2/projects/1"), "name": "Website rebuild", "contact": c(1), "status": "Active",
+                "budget": "5000.0", "budget_units": "Monetary", "normal_billing_rate": "450.0", "billing_period": "day",
+                "hours_per_day": "7.5", "currency": "GBP"
+            }]})),
+            ("/v2/tasks", None, None) => Response::ok(&json!({"tasks": [{
+                "url": format!("{host}/v2/tasks/1"), "project": format!("{host}/v2/projects/1"), "name": "Design",
+                "is_billable": true, "billing_rate": "60.0", "billing_period": "hour", "status": "Active"
+            }]})),
+            ("/v2/timeslips", Some("all"), None) => Response::ok(&json!({"timeslips": [{
+                "url": format!("{host}/v2/timeslips/1"), "user": format!("{host}/v2/users/1"),
+                "project": format!("{host}/v2/projects/1"), "task": format!("{host}/v2/tasks/1"),
+                "dated_on": "2024-03-04", "hours": "2.5", "comment": "Wireframes"
+            }]})),
+            ("/v2/price_list_items", None, None) => Response::ok(&json!({"price_list_items": [{
+                "url": format!("{host}/v2/price_list_items/1"), "code": "DES-HR", "item_type": "Hours", "quantity": "1.0",
+                "price": "50.0", "description": "Design hour", "sales_tax_rate": "20.0", "vat_status": "standard"
+            }]})),
+            ("/v2/recurring_invoices", None, None) => Response::ok(&json!({"recurring_invoices": [{
+                "url": format!("{host}/v2/recurring_invoices/1"), "contact": c(2), "contact_name": "Nathan Barley",
+                "dated_on": "2024-03-01", "frequency": "Quarterly", "next_recurs_on": "2024-06-01",
+                "recurring_status": "Active", "reference": "002", "currency": "GBP",
+                "net_value": "2.0", "sales_tax_value": "0.4", "total_value": "2.4"
+            }]})),
+            ("/v2/recurring_invoices/1", None, None) => Response::ok(&json!({"recurring_invoice": {
+                "url": format!("{host}/v2/recurring_invoices/1"), "frequency": "Quarterly",
+                "recurring_invoice_items": [{"description": "Hosting", "quantity": "1.0", "price": "2.0", "sales_tax_rate": "20.0"}]
+            }})),
+            _ => Response::json(404, &json!({"errors": {"error": {"message": "Resource not found"}}})),
+        }
+    }
+}
+
+pub const REDIRECT: &str = "https://books.example/api/import/oauth/callback";
+
+pub fn fa_config(server: &MockServer) -> PlatformConfig {
+    PlatformConfig {
+        base_url: Some(server.url().to_owned()),
+        authorize_url: Some(format!("{}/v2/approve_app", server.url())),
+        token_url: Some(format!("{}/v2/token_endpoint", server.url())),
+        client_id: Some("fa_client".to_owned()),
+        client_secret: Some("fa_secret".to_owned()),
+        ..PlatformConfig::default()
+    }
+}
