@@ -7,7 +7,7 @@
 import { ApiError, del, get, post } from "../api.js";
 import { state } from "../state.js";
 import {
-  act, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
+  act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
   pageHeader, table, toast, val,
 } from "../ui.js";
 
@@ -114,7 +114,7 @@ function csvWizard(section) {
     setStep(0);
     const form = h("form", { class: "card" });
     const fileField = field({ label: "CSV file", name: "file", type: "file", accept: ".csv,text/csv", required: true, hint: "An export from your old program, with a header row." });
-    form.append(
+    h(form, {},
       h("fieldset", {}, h("legend", {}, "Where does the file come from?"),
         h("div", { class: "platforms", role: "radiogroup" }, CSV_PLATFORMS.map(([v, l]) =>
           h("label", {}, h("input", { type: "radio", name: "platform", value: v, checked: v === job.platform }), l)))),
@@ -161,22 +161,28 @@ function csvWizard(section) {
     job.platform = p.platform || job.platform;
     const fields = p.fields || [];
     const mapped = new Set(Object.values(p.mapping || {}).filter(Boolean));
-    const missing = fields.filter((f) => f.required && !mapped.has(f.name)).map((f) => f.name);
-    const detectedText = typeof p.detected === "boolean"
-      ? (p.detected ? "recognised automatically" : "not recognised: check the column mapping")
-      : p.detected ? `recognised as ${p.detected}` : "not recognised: check the column mapping";
+    const missing = Array.isArray(p.missingRequired)
+      ? p.missingRequired
+      : fields.filter((f) => f.required && !mapped.has(f.name)).map((f) => f.name);
+    const detectedText = p.platform === "generic" && !p.detected
+      ? "Generic CSV: you map the columns"
+      : p.detected
+        ? `${platformName(p.platform)}, recognised${p.layout ? ` as ${p.layout}` : ""}`
+        : `${platformName(p.platform)}, not recognised: check the column mapping`;
 
     const form = h("form", { class: "card mapping" });
     const errors = p.errors || [];
-    form.append(
+    h(form, {},
       h("dl", { class: "facts", id: "import-facts" },
         h("dt", {}, "File"), h("dd", {}, job.fileName || "—"),
-        h("dt", {}, "Platform"), h("dd", { id: "import-platform" }, `${platformName(p.platform)} (${detectedText})`),
+        h("dt", {}, "Platform"), h("dd", { id: "import-platform" }, detectedText),
         h("dt", {}, "Kind of data"), h("dd", { id: "import-type" }, typeName(p.entityType)),
         h("dt", {}, "Rows"), h("dd", { id: "import-rows" }, String(p.totalRows)),
         h("dt", {}, "Already in Stockbook"), h("dd", { id: "import-duplicates" }, `${p.duplicates} duplicate${Number(p.duplicates) === 1 ? "" : "s"} (will be skipped)`),
-        h("dt", {}, "Rows with errors"), h("dd", { id: "import-errors" }, String(errors.length))),
-      missing.length ? notice("warn", `Required fields not mapped: ${missing.join(", ")}. Choose a column for each below.`) : null,
+        h("dt", {}, "Rows with errors"), h("dd", { id: "import-errors" }, String(errors.length)),
+        Number(p.leftOut) ? [h("dt", {}, "Left out"), h("dd", {}, `${p.leftOut} rows of other kinds of data`)] : null),
+      missing.length ? notice("warn", `Required fields not mapped: ${missing.join(", ")}. Choose a column for each below, then update the preview.`) : null,
+      (p.notes || []).map((n) => notice("info", n)),
       h("h3", {}, "Columns"),
       h("p", { class: "hint" }, "Each column of the file goes into one Stockbook field, or is ignored."),
       table({
@@ -202,7 +208,7 @@ function csvWizard(section) {
       previewTable(p),
       formError(),
       h("div", { class: "actions" },
-        h("button", { type: "submit", value: "run" }, `Import ${p.totalRows} rows`),
+        h("button", { type: "submit", value: "run", disabled: missing.length > 0 }, `Import ${p.totalRows} rows`),
         h("button", { type: "submit", value: "remap", class: "secondary" }, "Update preview"),
         h("button", { type: "button", class: "secondary", onclick: stepFile }, "Back")));
     fill(body, form);
@@ -239,7 +245,7 @@ function csvWizard(section) {
       return;
     }
     setStep(3);
-    fill(body, resultSummary(result, typeName(job.entityType)),
+    fill(body, resultSummary(result, typeName(job.entityType), true),
       h("div", { class: "actions" }, h("button", { type: "button", onclick: () => { job.csv = ""; job.fileName = ""; job.mapping = null; stepFile(); } }, "Import another file")));
   }
 
@@ -249,12 +255,17 @@ function csvWizard(section) {
 function previewTable(p) {
   const rows = p.rows || [];
   const keys = [];
-  for (const r of rows) for (const k of Object.keys(r || {})) if (!keys.includes(k)) keys.push(k);
+  for (const r of rows) {
+    for (const [k, v] of Object.entries(r || {})) {
+      if (k !== "row" && !keys.includes(k) && v !== null && v !== undefined && v !== "") keys.push(k);
+    }
+  }
   return table({
     caption: "Preview of the mapped rows",
     rows,
     empty: "No rows.",
-    columns: keys.map((k) => ({ label: k, cell: (r) => cellText(r[k]) })),
+    columns: [{ label: "Row", num: true, cell: (r) => String(r.row ?? "") },
+      ...keys.map((k) => ({ label: k, cell: (r) => cellText(r[k]) }))],
   });
 }
 
@@ -264,14 +275,15 @@ function cellText(v) {
   return String(v);
 }
 
-function resultSummary(r, what) {
+function resultSummary(r, what, ids = false) {
   const failed = r.failed || [];
-  return h("div", { class: "card", id: "import-result" },
+  const id = (s) => (ids ? s : null);
+  return h("div", { class: "card import-result", id: id("import-result") },
     h("h3", {}, `Imported ${what.toLowerCase()}`),
     h("dl", { class: "facts" },
-      h("dt", {}, "Imported"), h("dd", { id: "result-imported" }, String(r.imported)),
-      h("dt", {}, "Skipped as duplicates"), h("dd", { id: "result-skipped" }, String(r.skipped)),
-      h("dt", {}, "Failed"), h("dd", { id: "result-failed" }, String(failed.length))),
+      h("dt", {}, "Imported"), h("dd", { id: id("result-imported") }, String(r.imported)),
+      h("dt", {}, "Skipped as duplicates"), h("dd", { id: id("result-skipped") }, String(r.skipped)),
+      h("dt", {}, "Failed"), h("dd", { id: id("result-failed") }, String(failed.length))),
     failed.length ? table({
       caption: "Rows that failed",
       rows: failed,
@@ -302,7 +314,9 @@ function pullForm(section, connections) {
     try {
       const { data } = await post("/api/import/migrate", { mode: platform === "freeagent" ? "oauth" : "api", platform, entityType: val(form, "entityType"), entity_id: state.entity.id });
       if (data && "imported" in data) fill(out, resultSummary(data, typeName(val(form, "entityType"))));
-      else fill(out, Object.entries(data || {}).map(([t, r]) => resultSummary(r, typeName(t))));
+      else fill(out, Object.entries(data || {}).map(([t, r]) => (r && r.unavailable
+        ? notice("info", `${typeName(t)}: ${r.unavailable}`)
+        : resultSummary(r, typeName(t)))));
     } catch (e) {
       fill(out);
       throw e;
@@ -318,6 +332,8 @@ function connectionsPanel(section, connections, ctx) {
     columns: [
       { label: "Platform", header: true, cell: (c) => platformName(c.platform) },
       { label: "Connected", cell: (c) => date(c.created_at || c.connected_at) },
+      { label: "Last used", cell: (c) => (c.last_used_at ? date(c.last_used_at) : "Never") },
+      { label: "Status", cell: (c) => (c.status === "active" ? badge("Active", "ok") : badge(c.status.replace(/_/g, " "), "warn")) },
       { label: "Actions", class: "num", cell: (c) => h("button", {
         type: "button", class: "danger secondary small", "aria-label": `Disconnect ${platformName(c.platform)}`,
         onclick: (ev) => act(ev.currentTarget, async () => {

@@ -177,7 +177,7 @@ async function detail(root, ctx, id) {
     progressText.textContent = `${n} of ${take.lines.length} lines counted`;
   }
 
-  root.append(pageHeader(`Stock take ${take.number}`, ...buttons), refusal,
+  h(root, {}, pageHeader(`Stock take ${take.number}`, ...buttons), refusal,
     h("dl", { class: "facts card" },
       h("dt", {}, "Location"), h("dd", {}, take.location_id.name),
       h("dt", {}, "Status"), h("dd", {}, statusBadge(take.status)),
