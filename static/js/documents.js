@@ -107,10 +107,10 @@ function documentDialog(kind, contacts, doc) {
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" }),
-          field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", wide: true })),
+          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" })),
         h("h3", {}, "Lines"),
-        editor);
+        editor,
+        field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
     },
     submit: async (form) => {
       const body = { lines: await editor.body() };

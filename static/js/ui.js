@@ -263,7 +263,7 @@ export function table({ caption, captionHidden = true, columns, rows, empty = "N
   const t = h("table", { class: "grid" },
     h("caption", { class: captionHidden ? "sr-only" : "" }, caption),
     h("thead", {}, h("tr", {}, columns.map((c) =>
-      h("th", { scope: "col", class: c.num ? "num" : c.class }, c.label)))));
+      h("th", { scope: "col", class: [c.num ? "num" : "", c.class || ""].join(" ").trim() || null }, c.label)))));
   const body = h("tbody");
   if (!rows.length) {
     body.append(h("tr", {}, h("td", { colspan: columns.length, class: "empty" }, empty)));

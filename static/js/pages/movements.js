@@ -87,7 +87,7 @@ export async function render(root, ctx) {
           { label: "Quantity", num: true, cell: (m) => signedQty(m.qty) },
           { label: "Unit cost", num: true, cell: (m) => (m.unit_cost == null ? "" : price(m.unit_cost)) },
           { label: "Reference", cell: (m) => m.reference || "" },
-          { label: "Notes", cell: (m) => m.notes || "" },
+          { label: "Notes", class: "wide-only", cell: (m) => m.notes || "" },
         ],
       }));
       prev.disabled = filters.offset === 0;

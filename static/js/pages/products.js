@@ -118,7 +118,7 @@ export async function render(root, ctx) {
         { label: "Cost", num: true, cell: (p) => price(p.cost_price) },
         { label: "VAT", num: true, cell: (p) => percent(p.vat_rate) },
         { label: "Stock", num: true, cell: (p) => `${qty(p.stock_qty)} ${p.unit}` },
-        { label: "Locations", cell: (p) => stockSummary(p) },
+        { label: "Locations", class: "wide-only", cell: (p) => stockSummary(p) },
         { label: "Status", cell: (p) => (p.active ? badge("Active", "ok") : badge("Deactivated", "muted")) },
         {
           label: "Actions", class: "num", cell: (p) => h("div", { class: "row-actions" },

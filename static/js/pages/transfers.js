@@ -161,7 +161,7 @@ async function detail(root, ctx, id) {
   const refusal = h("div", { class: "notice error", role: "alert", hidden: true });
   const showRefusal = (e) => { refusal.hidden = false; refusal.textContent = e.message; };
   const buttons = [];
-  const transition = (label, status, question, cls = "") => {
+  const transition = (label, status, question, cls = "", done = label.toLowerCase()) => {
     const b = h("button", { type: "button", class: cls }, label);
     b.addEventListener("click", () => act(b, async () => {
       refusal.hidden = true;
@@ -172,15 +172,15 @@ async function detail(root, ctx, id) {
         showRefusal(e);
         return;
       }
-      toast(`${order.number}: ${label.toLowerCase()} done.`);
+      toast(`${order.number} ${done}.`);
       window.dispatchEvent(new Event("stockbook:stock-changed"));
       ctx.refresh();
     }));
     return b;
   };
   if (order.status === "draft") {
-    buttons.push(transition("Ship", "in_transit", null));
-    buttons.push(transition("Cancel order", "cancelled", `Cancel ${order.number}?`, "secondary"));
+    buttons.push(transition("Ship", "in_transit", null, "", "shipped"));
+    buttons.push(transition("Cancel order", "cancelled", `Cancel ${order.number}?`, "secondary", "cancelled"));
     const d = h("button", { type: "button", class: "danger secondary" }, "Delete draft");
     d.addEventListener("click", () => act(d, async () => {
       refusal.hidden = true;
@@ -204,10 +204,7 @@ async function detail(root, ctx, id) {
         ctx.refresh();
       }
     });
-    buttons.push(r, transition("Cancel order", "cancelled", `Cancel ${order.number}? The stock goes back to ${order.source_location_id.name}.`, "secondary"));
-  } else if (order.status === "completed") {
-    // A completed order cannot be cancelled; offering the button shows the server's refusal.
-    buttons.push(transition("Cancel order", "cancelled", `Cancel ${order.number}?`, "secondary"));
+    buttons.push(r, transition("Cancel order", "cancelled", `Cancel ${order.number}? The stock goes back to ${order.source_location_id.name}.`, "secondary", "cancelled"));
   }
   root.append(pageHeader(`Transfer ${order.number}`, ...buttons), refusal,
     h("dl", { class: "facts card" },
