@@ -101,10 +101,7 @@ pub fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, 
 
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = b.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(end) = b.windows(2).position(|w| w == b"\r\n") {
         let size = usize::from_str_radix(
             String::from_utf8_lossy(&b[..end])
                 .split(';')
@@ -114,7 +111,7 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
             16,
         )
         .unwrap_or(0);
-        if size == 0 {
+        if size == 0 || end + 4 + size > b.len() {
             break;
         }
         out.extend_from_slice(&b[end + 2..end + 2 + size]);
@@ -125,7 +122,8 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 
 fn find_program(env: &str, candidates: &[&str]) -> Option<PathBuf> {
     if let Ok(p) = std::env::var(env) {
-        return Some(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        return p.exists().then_some(p);
     }
     for c in candidates {
         let p = Path::new(c);
@@ -169,14 +167,9 @@ pub struct Browser {
 }
 
 /// Extra server settings, as `ROCKET_<KEY>` variables.
+#[derive(Default)]
 pub struct Options {
     pub env: Vec<(&'static str, String)>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self { env: Vec::new() }
-    }
 }
 
 impl Browser {
@@ -201,7 +194,11 @@ impl Browser {
                        (Debian: apt-get install chromium chromium-driver; \
                        or set STOCKBOOK_CHROMIUM and STOCKBOOK_CHROMEDRIVER)";
             assert!(!ci, "{msg}: missing under CI");
-            eprintln!("SKIPPED: {msg}");
+            // Straight to the terminal (the test harness captures `eprintln!`), once.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                let _ = writeln!(std::io::stderr(), "\nSKIPPED browser tests: {msg}\n");
+            });
             return None;
         };
         let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
