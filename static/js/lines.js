@@ -25,6 +25,7 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
   const subtotal = h("td", { id: "doc-subtotal" });
   const vatTotal = h("td", { id: "doc-vat" });
   const total = h("td", { id: "doc-total" });
+  const hint = h("p", { class: "hint", "aria-live": "polite" });
   const rows = [];
 
   function recompute() {
@@ -44,8 +45,8 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
     }
     subtotal.textContent = moneyFromPence(net);
     vatTotal.textContent = moneyFromPence(vat);
-    total.textContent = moneyFromPence(net + vat) + (ok ? "" : " *");
-    total.title = ok ? "" : "A line has a value that is not a number";
+    total.textContent = moneyFromPence(net + vat);
+    hint.textContent = ok ? "" : "Lines showing — are not counted yet: give each a quantity and a unit price.";
   }
 
   function renumber() {
@@ -133,7 +134,8 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
       h("tbody", {},
         h("tr", {}, h("th", { scope: "row" }, "Subtotal"), subtotal),
         h("tr", {}, h("th", { scope: "row" }, "VAT"), vatTotal),
-        h("tr", { class: "grand" }, h("th", { scope: "row" }, "Total"), total))));
+        h("tr", { class: "grand" }, h("th", { scope: "row" }, "Total"), total))),
+    hint);
 
   el.body = async () => {
     const out = [];

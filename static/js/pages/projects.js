@@ -14,7 +14,7 @@ export const render = (root, ctx) => crudPage(root, ctx, {
   fields: ({ contacts }) => [
     { name: "name", label: "Name", required: true, wide: true },
     { name: "contact_id", label: "Client", type: "select", options: contacts, nullable: true },
-    { name: "status", label: "Status", type: "select", options: ["active", "completed", "archived"], default: "active" },
+    { name: "status", label: "Status", type: "select", options: [{ value: "active", label: "Active" }, { value: "completed", label: "Completed" }, { value: "archived", label: "Archived" }], default: "active" },
     { name: "hourly_rate", label: "Hourly rate (£)", type: "decimal", nullable: true },
     { name: "budget", label: "Budget (£)", type: "decimal", nullable: true },
   ],

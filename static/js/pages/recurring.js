@@ -67,7 +67,7 @@ export async function render(root, ctx) {
           field({ label: "Repeats", name: "interval", type: "select", options: INTERVALS, value: rec?.interval ?? "month", required: true }),
           field({ label: "Every how many", name: "interval_count", value: rec ? String(rec.interval_count) : "1", inputmode: "numeric", hint: "2 with Monthly: every two months." }),
           field({ label: "Next invoice date", name: "next_date", type: "date", value: rec?.next_date ?? today() }),
-          field({ label: "Status", name: "status", type: "select", options: ["active", "paused", "cancelled"], value: rec?.status ?? "active" })),
+          field({ label: "Status", name: "status", type: "select", options: [{ value: "active", label: "Active" }, { value: "paused", label: "Paused" }, { value: "cancelled", label: "Cancelled" }], value: rec?.status ?? "active" })),
         h("h3", {}, "Lines"), editor);
       },
       submit: async (form) => {
