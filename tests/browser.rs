@@ -187,6 +187,18 @@ fn a_product_is_created_with_every_field_and_found_by_server_side_search() {
     assert_eq!(p["description"], json!("End grain, oiled"));
     b.screenshot("products");
 
+    // A refusal that starts with the field's name also lands beside that field.
+    b.click_button(".page-head", "New product");
+    b.type_into("dialog input[name=name]", "Copy of the board");
+    b.type_into("dialog input[name=sku]", "brd-wal-01");
+    b.click_button("dialog", "Create product");
+    let err = b.wait_text(
+        "dialog input[name=sku] ~ .field-error",
+        "SKU already exists",
+    );
+    assert!(b.displayed(&err));
+    b.click_button("dialog", "Cancel");
+
     // Edit, then deactivate: it leaves the active list and shows under Deactivated.
     b.click_button(".view tbody", "Edit");
     b.type_into("dialog input[name=unit_price]", "26");

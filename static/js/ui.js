@@ -130,7 +130,11 @@ export function clearErrors(form) {
  */
 export function showError(form, err) {
   const message = err instanceof Error ? err.message : String(err);
-  const control = controlFor(form, fieldFromMessage(message));
+  // A message may also start with the field it is about: "SKU already exists: X",
+  // "stock_qty 3 is below ...".
+  const lead = /^([A-Za-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
+  const control = controlFor(form, fieldFromMessage(message))
+    || (lead && lead.length > 1 ? controlFor(form, lead) : null);
   if (control) {
     control.setAttribute("aria-invalid", "true");
     const errEl = control.closest(".field, td, .cell")?.querySelector(".field-error");
