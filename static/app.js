@@ -147,6 +147,13 @@ function boot() {
     if (val(f, "name")) body.name = val(f, "name");
     return body;
   });
+  // The skip link moves focus without touching the hash (the router owns it).
+  document.querySelector(".skip").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    const target = $("app").hidden ? document.querySelector("#auth main, #first-entity main") : $("view");
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+  });
   for (const b of document.querySelectorAll("[data-show]")) {
     b.addEventListener("click", () => showAuth(b.dataset.show));
   }
