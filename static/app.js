@@ -150,7 +150,9 @@ function boot() {
   // The skip link moves focus without touching the hash (the router owns it).
   document.querySelector(".skip").addEventListener("click", (ev) => {
     ev.preventDefault();
-    const target = $("app").hidden ? document.querySelector("#auth main, #first-entity main") : $("view");
+    const target = [...document.querySelectorAll("#view, #auth main, #first-entity main")]
+      .find((m) => m.offsetParent !== null);
+    if (!target) return;
     target.setAttribute("tabindex", "-1");
     target.focus();
   });
