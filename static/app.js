@@ -1,84 +1,199 @@
-// The sign-in page: shows who is signed in, or the sign-in and sign-up forms.
+// Stockbook's web app: signs in (or up), makes sure a business (entity) exists, then
+// hands the page area to the hash router. Every page lives in `js/pages/`.
 
-import { ApiError, get, post } from "./js/api.js";
+import { ApiError, get, onUnauthorized, post } from "./js/api.js";
+import { go, render, start } from "./js/router.js";
+import { chooseEntity, forget, loadEntities, state } from "./js/state.js";
+import { clearErrors, field, formDialog, formError, h, onSubmit, showError, val } from "./js/ui.js";
 
 const $ = (id) => document.getElementById(id);
-const views = ["loading", "signed-in", "sign-in", "sign-up"];
+const screens = ["loading", "auth", "first-entity", "app"];
+let routerStarted = false;
 
-function show(view) {
-  for (const id of views) $(id).hidden = id !== view;
-  const first = $(view).querySelector("input, button");
-  if (first && view !== "loading") first.focus();
+function showScreen(id) {
+  for (const s of screens) $(s).hidden = s !== id;
 }
 
-function showUser(user) {
-  $("who").textContent = user.email;
-  show("signed-in");
+function showAuth(which = "sign-in") {
+  showScreen("auth");
+  $("sign-in").hidden = which !== "sign-in";
+  $("sign-up").hidden = which !== "sign-up";
+  $(which).querySelector("input").focus();
 }
 
-// The form's alert region: setting its text announces it to screen readers.
-function setError(form, message) {
-  form.querySelector(".error").textContent = message;
-}
-
-const field = (form, name) => form.elements.namedItem(name).value;
-
-async function submit(form, path, body) {
-  const button = form.querySelector("button[type=submit]");
-  setError(form, "");
-  button.disabled = true;
-  form.setAttribute("aria-busy", "true");
-  try {
-    const { data } = await post(path, body);
-    form.reset();
-    showUser(data);
-  } catch (e) {
-    setError(form, e instanceof ApiError ? e.message : String(e));
-  } finally {
-    button.disabled = false;
-    form.removeAttribute("aria-busy");
+async function signedIn(user) {
+  state.user = user;
+  await loadEntities();
+  if (!state.entity) {
+    showFirstEntity();
+    return;
   }
+  showApp();
 }
 
-function start() {
-  $("sign-in-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const f = ev.currentTarget;
-    submit(f, "/api/auth/login", {
-      email: field(f, "email"),
-      password: field(f, "password"),
+function entityFields(form, entity = {}) {
+  form.append(
+    field({ label: "Business name", name: "name", required: true, value: entity.name, autocomplete: "organization" }),
+    field({ label: "VAT number", name: "vat_number", value: entity.vat_number, hint: "Optional, for example GB123456789." }),
+    field({ label: "Address", name: "address", type: "textarea", value: entity.address }),
+  );
+}
+
+function entityBody(form) {
+  const body = { name: val(form, "name") };
+  if (val(form, "vat_number")) body.vat_number = val(form, "vat_number");
+  if (val(form, "address")) body.address = val(form, "address");
+  return body;
+}
+
+function showFirstEntity() {
+  showScreen("first-entity");
+  const form = $("first-entity-form");
+  if (!form.dataset.ready) {
+    form.dataset.ready = "1";
+    entityFields(form);
+    form.append(formError(), h("button", { type: "submit" }, "Create business"));
+    onSubmit(form, async () => {
+      const { data } = await post("/api/entities", entityBody(form));
+      form.reset();
+      await loadEntities();
+      chooseEntity(data.id);
+      showApp();
     });
-  });
-
-  $("sign-up-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const f = ev.currentTarget;
-    const body = { email: field(f, "email"), password: field(f, "password") };
-    const name = field(f, "name").trim();
-    if (name) body.name = name;
-    submit(f, "/api/auth/signup", body);
-  });
-
-  $("sign-out").addEventListener("click", async () => {
-    try {
-      await post("/api/auth/logout", {});
-    } catch (e) {
-      // A session that has already ended is as good as signed out.
-      if (!(e instanceof ApiError) || e.status !== 401) {
-        alert(e.message);
-        return;
-      }
-    }
-    show("sign-in");
-  });
-
-  for (const b of document.querySelectorAll("[data-show]")) {
-    b.addEventListener("click", () => show(b.dataset.show));
   }
+  form.querySelector("input").focus();
+}
+
+function fillEntitySelect() {
+  const sel = $("entity-select");
+  sel.replaceChildren(...state.entities.map((e) => h("option", { value: e.id }, e.name)));
+  sel.value = state.entity.id;
+}
+
+function showApp() {
+  showScreen("app");
+  $("who").textContent = state.user.name || state.user.email;
+  fillEntitySelect();
+  if (!location.hash || location.hash === "#" || location.hash === "#/") {
+    history.replaceState(null, "", "#/dashboard");
+  }
+  if (!routerStarted) {
+    routerStarted = true;
+    start($("view"));
+  } else {
+    render();
+  }
+  refreshAlertBadge();
+}
+
+/** The low-stock badge beside "Dashboard" in the menu. */
+export async function refreshAlertBadge() {
+  const badge = $("alert-badge");
+  try {
+    const { data } = await get("/api/inventory/summary", { entityId: state.entity?.id });
+    const n = Number(data.lowStockAlertCount) || 0;
+    badge.hidden = n === 0;
+    badge.textContent = String(n);
+    badge.setAttribute("aria-label", `${n} low stock alert${n === 1 ? "" : "s"}`);
+  } catch {
+    badge.hidden = true;
+  }
+}
+window.addEventListener("stockbook:stock-changed", refreshAlertBadge);
+
+async function signOut() {
+  try {
+    await post("/api/auth/logout", {});
+  } catch (e) {
+    // A session that has already ended is as good as signed out.
+    if (!(e instanceof ApiError) || e.status !== 401) {
+      alert(e.message);
+      return;
+    }
+  }
+  forget();
+  $("view").replaceChildren();
+  showAuth("sign-in");
+}
+
+function authForm(id, path, body) {
+  const form = $(id);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    clearErrors(form);
+    button.disabled = true;
+    form.setAttribute("aria-busy", "true");
+    try {
+      const { data } = await post(path, body(form));
+      form.reset();
+      await signedIn(data);
+    } catch (e) {
+      showError(form, e);
+    } finally {
+      button.disabled = false;
+      form.removeAttribute("aria-busy");
+    }
+  });
+}
+
+function boot() {
+  authForm("sign-in-form", "/api/auth/login", (f) => ({
+    email: val(f, "email"),
+    password: f.elements.namedItem("password").value,
+  }));
+  authForm("sign-up-form", "/api/auth/signup", (f) => {
+    const body = { email: val(f, "email"), password: f.elements.namedItem("password").value };
+    if (val(f, "name")) body.name = val(f, "name");
+    return body;
+  });
+  // The skip link moves focus without touching the hash (the router owns it).
+  document.querySelector(".skip").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    const target = [...document.querySelectorAll("#view, #auth main, #first-entity main")]
+      .find((m) => m.offsetParent !== null);
+    if (!target) return;
+    target.setAttribute("tabindex", "-1");
+    target.focus();
+  });
+  for (const b of document.querySelectorAll("[data-show]")) {
+    b.addEventListener("click", () => showAuth(b.dataset.show));
+  }
+  for (const b of document.querySelectorAll("[data-sign-out]")) {
+    b.addEventListener("click", signOut);
+  }
+  $("entity-select").addEventListener("change", (ev) => {
+    chooseEntity(ev.target.value);
+    render();
+    refreshAlertBadge();
+  });
+  $("entity-new").addEventListener("click", async () => {
+    const created = await formDialog({
+      title: "New business",
+      submitLabel: "Create business",
+      build: (form) => entityFields(form),
+      submit: async (form) => (await post("/api/entities", entityBody(form))).data,
+    });
+    if (created) {
+      await loadEntities();
+      chooseEntity(created.id);
+      fillEntitySelect();
+      go("#/dashboard");
+      refreshAlertBadge();
+    }
+  });
+  onUnauthorized(() => {
+    if (!$("app").hidden) {
+      forget();
+      showAuth("sign-in");
+      const err = $("sign-in-form").querySelector(".form-error");
+      err.textContent = "Your session has ended. Sign in again.";
+    }
+  });
 
   get("/api/auth/me")
-    .then(({ data }) => showUser(data))
-    .catch(() => show("sign-in"));
+    .then(({ data }) => signedIn(data))
+    .catch(() => showAuth("sign-in"));
 }
 
-start();
+boot();

@@ -1,6 +1,10 @@
 // A small fetch wrapper for the session API (`/api`). Every request sends and expects
 // JSON; the session cookie travels with it. A failed request throws an `ApiError` whose
 // `message` is the server's own (the `message` of the error body).
+//
+// Amounts arrive as JSON numbers. A number whose decimal text a double cannot hold
+// exactly (more than about 15 significant digits) is kept as its source text, a string,
+// so `decimal.js` formats the exact value; every other number stays a number.
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -8,6 +12,32 @@ export class ApiError extends Error {
     this.name = "ApiError";
     this.status = status;
   }
+
+  /** A 404 for a path the server does not serve (a feature it does not have yet). */
+  get missingEndpoint() {
+    return this.status === 404 && /^Not found: \/api\//.test(this.message);
+  }
+}
+
+let unauthorizedHandler = null;
+
+/** Called when a request gets 401 (the session ended), except for the auth calls. */
+export function onUnauthorized(fn) {
+  unauthorizedHandler = fn;
+}
+
+function exact(_key, value, context) {
+  if (typeof value === "number" && context && typeof context.source === "string") {
+    const src = context.source;
+    if (String(value) !== src && !Number.isInteger(value)) return src;
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) return src;
+  }
+  return value;
+}
+
+/** JSON.parse keeping the exact text of numbers a double would change. */
+export function parseJson(text) {
+  return JSON.parse(text, exact);
 }
 
 export async function api(method, path, body) {
@@ -28,7 +58,7 @@ export async function api(method, path, body) {
   }
   let payload = null;
   try {
-    payload = await res.json();
+    payload = parseJson(await res.text());
   } catch {
     // Not JSON: fall through with a generic message.
   }
@@ -36,12 +66,26 @@ export async function api(method, path, body) {
     const message = payload && typeof payload.message === "string"
       ? payload.message
       : `Request failed (${res.status})`;
-    throw new ApiError(res.status, message);
+    const err = new ApiError(res.status, message);
+    if (res.status === 401 && !path.startsWith("/api/auth/") && unauthorizedHandler) {
+      unauthorizedHandler(err);
+    }
+    throw err;
   }
   return payload;
 }
 
-export const get = (path) => api("GET", path);
+/** `?a=1&b=2` from an object, leaving out null, undefined and "" values. */
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) {
+    if (v !== null && v !== undefined && v !== "") q.set(k, String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+export const get = (path, params) => api("GET", path + query(params));
 export const post = (path, body) => api("POST", path, body);
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path, body) => api("DELETE", path, body);

@@ -1,0 +1,54 @@
+// Hand-written SVG charts. A horizontal bar chart is all the app needs (stock value by
+// location, by category); bar lengths are geometry, so they may be plain numbers, while
+// every figure shown as text is formatted exactly by the caller.
+
+const NS = "http://www.w3.org/2000/svg";
+let ids = 0;
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function clip(s, n) {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/**
+ * `items: [{label, value, text}]`: `value` a number for the bar length, `text` the figure
+ * to print. Bars are sorted as given. The chart is an image with a title and a text
+ * description listing every figure, for screen readers.
+ */
+export function barChart({ title, items, width = 520, barClass = "bar" }) {
+  const row = 30;
+  const labelW = Math.min(170, Math.round(width * 0.34));
+  const valueW = 110;
+  const top = 6;
+  const height = top * 2 + Math.max(1, items.length) * row;
+  const id = `chart-${++ids}`;
+  const svg = el("svg", {
+    class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img",
+    "aria-labelledby": `${id}-t ${id}-d`, preserveAspectRatio: "xMinYMin meet",
+  });
+  svg.style.maxWidth = `${width}px`;
+  svg.append(el("title", { id: `${id}-t` }, title));
+  svg.append(el("desc", { id: `${id}-d` }, items.map((i) => `${i.label}: ${i.text}`).join("; ") || "No data"));
+  const max = Math.max(0, ...items.map((i) => Math.abs(Number(i.value) || 0)));
+  const barMax = width - labelW - valueW - 10;
+  items.forEach((item, n) => {
+    const y = top + n * row;
+    const v = Math.abs(Number(item.value) || 0);
+    const w = max > 0 ? Math.max(v > 0 ? 2 : 0, Math.round((v / max) * barMax)) : 0;
+    const g = el("g");
+    const label = el("text", { x: labelW - 8, y: y + row / 2 + 4, "text-anchor": "end" }, clip(item.label, 22));
+    if (item.label.length > 22) label.append(el("title", {}, item.label));
+    g.append(label);
+    g.append(el("rect", { class: barClass, x: labelW, y: y + 5, width: w, height: row - 10, rx: 3 }));
+    g.append(el("text", { class: "value", x: labelW + w + 6, y: y + row / 2 + 4 }, item.text));
+    svg.append(g);
+  });
+  svg.append(el("line", { class: "axis", x1: labelW, x2: labelW, y1: 2, y2: height - 2 }));
+  return svg;
+}

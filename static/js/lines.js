@@ -1,0 +1,158 @@
+// The line editor of invoices, bills and recurring invoices, with live totals. Each
+// line's net and VAT are computed in integer pence by the server's own rule
+// (DECISIONS §12, `decimal.lineTotals`); the totals are sums of those integers.
+
+import { lineTotals, moneyFromPence, plain } from "./decimal.js";
+import { field, h, numberOrText } from "./ui.js";
+import { productPicker } from "./widgets.js";
+
+const COLS = [
+  ["description", "Description"],
+  ["product", "Product (optional)"],
+  ["quantity", "Qty"],
+  ["unit_price", "Unit price (£)"],
+  ["discount", "Discount %"],
+  ["vat_rate", "VAT %"],
+];
+
+/**
+ * `lines`: existing lines (or none); `priceOf(product)` gives a chosen product's price
+ * (selling price on sales documents, cost on purchases). Returns the element with
+ * `.body()` giving the lines for the JSON body.
+ */
+export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) {
+  const tbody = h("tbody");
+  const subtotal = h("td", { id: "doc-subtotal" });
+  const vatTotal = h("td", { id: "doc-vat" });
+  const total = h("td", { id: "doc-total" });
+  const hint = h("p", { class: "hint", "aria-live": "polite" });
+  const rows = [];
+
+  function recompute() {
+    let net = 0n;
+    let vat = 0n;
+    let ok = true;
+    for (const r of rows) {
+      const t = lineTotals(r.values());
+      if (t) {
+        net += t.net;
+        vat += t.vat;
+        r.out.textContent = moneyFromPence(t.total);
+      } else {
+        ok = false;
+        r.out.textContent = "—";
+      }
+    }
+    subtotal.textContent = moneyFromPence(net);
+    vatTotal.textContent = moneyFromPence(vat);
+    total.textContent = moneyFromPence(net + vat);
+    hint.textContent = ok ? "" : "Lines showing — are not counted yet: give each a quantity and a unit price.";
+  }
+
+  function renumber() {
+    rows.forEach((r, i) => {
+      for (const [key, label] of COLS) {
+        const w = r.fields[key];
+        const name = `lines[${i}].${key === "product" ? "product_id" : key}`;
+        if (key === "product") {
+          w.querySelector("input[type=hidden]").name = name;
+          w.control.name = `${name}__search`;
+          w.control.dataset.errorFor = name;
+        } else {
+          w.control.name = name;
+        }
+        w.querySelector("label").textContent = `${label}, line ${i + 1}`;
+      }
+    });
+  }
+
+  function add(line = {}) {
+    const fields = {};
+    for (const [key, label] of COLS) {
+      if (key === "product") {
+        fields.product = productPicker({ label, required: false, hint: "" });
+      } else {
+        const value = line[key] === undefined || line[key] === null
+          ? { quantity: "1", discount: "0", vat_rate: "20" }[key] ?? ""
+          : key === "description" ? line[key] : plain(line[key], 4);
+        fields[key] = field({ label, name: key, value, inputmode: key === "description" ? null : "decimal", required: key === "description" });
+      }
+      fields[key].querySelector("label").classList.add("sr-only");
+      fields[key].classList.add("cell");
+    }
+    if (line.product_id) fields.product.querySelector("input[type=hidden]").value = line.product_id;
+    const out = h("td", { class: "num line-total" });
+    const row = {
+      fields,
+      out,
+      values: () => ({
+        quantity: fields.quantity.control.value.trim(),
+        unit_price: fields.unit_price.control.value.trim(),
+        discount: fields.discount.control.value.trim(),
+        vat_rate: fields.vat_rate.control.value.trim(),
+      }),
+    };
+    fields.product.addEventListener("product", (ev) => {
+      const p = ev.detail;
+      if (!p) return;
+      if (!fields.description.control.value.trim()) fields.description.control.value = p.name;
+      fields.unit_price.control.value = plain(priceOf(p), 4);
+      fields.vat_rate.control.value = plain(p.vat_rate, 2);
+      recompute();
+    });
+    const remove = h("button", { type: "button", class: "danger secondary small", "aria-label": "Remove line", onclick: () => {
+      rows.splice(rows.indexOf(row), 1);
+      tr.remove();
+      renumber();
+      recompute();
+    } }, "✕");
+    const tr = h("tr", {},
+      h("td", { class: "desc" }, fields.description), h("td", { class: "desc" }, fields.product),
+      h("td", {}, fields.quantity), h("td", {}, fields.unit_price), h("td", {}, fields.discount),
+      h("td", {}, fields.vat_rate), out, h("td", {}, remove));
+    tr.addEventListener("input", recompute);
+    rows.push(row);
+    tbody.append(tr);
+    renumber();
+    recompute();
+    return row;
+  }
+
+  const addButton = h("button", { type: "button", class: "secondary" }, "Add line");
+  addButton.addEventListener("click", () => add().fields.description.control.focus());
+  for (const l of lines) add(l);
+  if (!lines.length) add();
+
+  const el = h("div", { class: "lines-editor" },
+    h("div", { class: "table-wrap" }, h("table", { class: "grid lines" },
+      h("caption", { class: "sr-only" }, "Lines"),
+      h("thead", {}, h("tr", {}, ...COLS.map(([, l]) => h("th", { scope: "col" }, l)),
+        h("th", { scope: "col", class: "num" }, "Line total"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Remove")))),
+      tbody)),
+    h("div", { class: "actions" }, addButton),
+    h("table", { class: "totals", "aria-label": "Totals", "aria-live": "polite" },
+      h("tbody", {},
+        h("tr", {}, h("th", { scope: "row" }, "Subtotal"), subtotal),
+        h("tr", {}, h("th", { scope: "row" }, "VAT"), vatTotal),
+        h("tr", { class: "grand" }, h("th", { scope: "row" }, "Total"), total))),
+    hint);
+
+  el.body = async () => {
+    const out = [];
+    for (const r of rows) {
+      const f = r.fields;
+      const line = { description: f.description.control.value.trim() };
+      const p = f.product.control.value.trim() ? await f.product.resolve() : null;
+      const hiddenId = f.product.querySelector("input[type=hidden]").value;
+      if (p) line.product_id = p.id;
+      else if (hiddenId && f.product.control.value.trim() === "") line.product_id = hiddenId;
+      for (const k of ["quantity", "unit_price", "discount", "vat_rate"]) {
+        const v = f[k].control.value.trim();
+        if (v !== "") line[k] = numberOrText(v);
+      }
+      out.push(line);
+    }
+    return out;
+  };
+  return el;
+}

@@ -1,0 +1,20 @@
+// Bills (purchase invoices): lines with live totals, priced at cost when a product is picked.
+
+import { documentsPage } from "../documents.js";
+
+export const title = "Bills";
+
+export const render = (root, ctx) => documentsPage(root, ctx, {
+  path: "/api/bills",
+  noun: "bill",
+  title: "Bills",
+  contactLabel: "Supplier",
+  contactTypes: ["supplier", "both"],
+  statuses: [
+    { value: "draft", label: "Draft" }, { value: "awaiting_payment", label: "Awaiting payment" },
+    { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
+  ],
+  priceOf: (p) => p.cost_price,
+  numberHint: "The supplier's own invoice number.",
+  intro: "Purchase invoices from your suppliers.",
+});

@@ -1,0 +1,20 @@
+// Sales invoices: lines with live totals; numbered INV-0001… when no number is given.
+
+import { documentsPage } from "../documents.js";
+
+export const title = "Invoices";
+
+export const render = (root, ctx) => documentsPage(root, ctx, {
+  path: "/api/invoices",
+  noun: "invoice",
+  title: "Invoices",
+  contactLabel: "Customer",
+  contactTypes: ["customer", "both"],
+  statuses: [
+    { value: "draft", label: "Draft" }, { value: "sent", label: "Sent" },
+    { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
+  ],
+  priceOf: (p) => p.unit_price,
+  numberHint: "Left blank, the next number is used (INV-0001…).",
+  intro: "Sales invoices. Line amounts and totals follow HMRC rounding: each line's net and VAT to the penny.",
+});

@@ -1,0 +1,223 @@
+// Products (§4.1): server-side search and paging (fast with 100,000 products), create
+// and edit every field, deactivate and reactivate, stock per location with reorder points.
+
+import { get, post, put } from "../api.js";
+import { editRecord } from "../crud.js";
+import { percent, price, qty } from "../decimal.js";
+import { scoped, state } from "../state.js";
+import {
+  act, badge, field, fill, formDialog, h, loadError, numberOrText, onSubmit, pageHeader,
+  table, toast, val,
+} from "../ui.js";
+
+export const title = "Products";
+
+const PAGE = 25;
+
+export const PRODUCT_FIELDS = [
+  { name: "name", label: "Name", required: true, wide: true },
+  { name: "sku", label: "SKU", hint: "Left blank, one is made up (SKU-00001)." },
+  { name: "barcode", label: "Barcode", hint: "EAN, UPC or similar.", nullable: true },
+  { name: "category", label: "Category", list: "product-categories" },
+  { name: "unit", label: "Unit", default: "pcs", hint: "pcs, kg, box…" },
+  { name: "unit_price", label: "Selling price (£)", type: "decimal", default: "0" },
+  { name: "cost_price", label: "Cost price (£)", type: "decimal", default: "0" },
+  { name: "vat_rate", label: "VAT rate (%)", type: "decimal", default: "20" },
+  { name: "low_stock_threshold", label: "Low stock threshold", type: "decimal", default: "5",
+    hint: "An alert shows when total stock is at or below this." },
+  { name: "stock_qty", label: "Opening stock", type: "decimal", edit: false,
+    hint: "Unallocated units. Use Movements to put stock in a warehouse." },
+  { name: "stock_qty", label: "Total stock", type: "decimal", create: false, onlyChanged: true,
+    hint: "Changing it records an unallocated adjustment." },
+  { name: "description", label: "Description", type: "textarea", nullable: true },
+  { name: "notes", label: "Internal notes", type: "textarea", nullable: true },
+  { name: "active", label: "Active (shown in transfers, stock takes and alerts)", type: "checkbox", create: false },
+];
+
+// Filters survive moving between pages in one visit.
+const filters = { q: "", category: "", active: "true", offset: 0 };
+
+export async function render(root, ctx) {
+  const newButton = h("button", { type: "button" }, "New product");
+  root.append(pageHeader("Products", newButton));
+
+  const search = field({ label: "Search name, SKU or barcode", name: "q", type: "search", value: filters.q, wide: true });
+  search.classList.add("grow");
+  const category = field({ label: "Category", name: "category", value: filters.category, list: "product-categories" });
+  const active = field({
+    label: "Status", name: "active", type: "select", value: filters.active,
+    options: [{ value: "true", label: "Active" }, { value: "false", label: "Deactivated" }, { value: "", label: "All" }],
+  });
+  const filterForm = h("form", { class: "filters", role: "search", "aria-label": "Find products" },
+    search, category, active, h("button", { type: "submit" }, "Search"));
+  const datalist = h("datalist", { id: "product-categories" });
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const listArea = h("div");
+  const prev = h("button", { type: "button", class: "secondary" }, "← Previous");
+  const next = h("button", { type: "button", class: "secondary" }, "Next →");
+  root.append(filterForm, datalist, listArea, h("div", { class: "pager" }, prev, status, next));
+
+  let seq = 0;
+  async function load() {
+    const mine = ++seq;
+    listArea.setAttribute("aria-busy", "true");
+    try {
+      const { data } = await get("/api/products", scoped({
+        q: filters.q, category: filters.category, active: filters.active,
+        limit: PAGE + 1, offset: filters.offset,
+      }));
+      if (!ctx.alive() || mine !== seq) return;
+      const more = data.length > PAGE;
+      const rows = data.slice(0, PAGE);
+      fill(listArea, productTable(rows));
+      for (const c of new Set(rows.map((p) => p.category).filter(Boolean))) {
+        if (![...datalist.options].some((o) => o.value === c)) datalist.append(h("option", { value: c }));
+      }
+      prev.disabled = filters.offset === 0;
+      next.disabled = !more;
+      status.textContent = rows.length
+        ? `Showing ${filters.offset + 1}–${filters.offset + rows.length}${more ? "" : " (end of list)"}`
+        : "No products match.";
+    } catch (e) {
+      if (ctx.alive()) fill(listArea, loadError(e, "the products"));
+    } finally {
+      listArea.removeAttribute("aria-busy");
+    }
+  }
+
+  function readFilters() {
+    filters.q = val(filterForm, "q");
+    filters.category = val(filterForm, "category");
+    filters.active = filterForm.elements.namedItem("active").value;
+    filters.offset = 0;
+  }
+  filterForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    readFilters();
+    load();
+  });
+  let timer;
+  search.control.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => { readFilters(); load(); }, 250);
+  });
+  active.control.addEventListener("change", () => { readFilters(); load(); });
+  prev.addEventListener("click", () => { filters.offset = Math.max(0, filters.offset - PAGE); load(); });
+  next.addEventListener("click", () => { filters.offset += PAGE; load(); });
+
+  function productTable(rows) {
+    return table({
+      caption: "Products",
+      rows,
+      empty: filters.q ? `No product matches “${filters.q}”.` : "No products yet. Create the first one.",
+      rowProps: (p) => ({ class: p.active ? null : "inactive", "data-id": p.id }),
+      columns: [
+        { label: "Product", header: true, cell: (p) => [p.name, h("span", { class: "sub" }, [p.sku, p.barcode].filter(Boolean).join(" · "))] },
+        { label: "Category", cell: (p) => p.category || "—" },
+        { label: "Price", num: true, cell: (p) => price(p.unit_price) },
+        { label: "Cost", num: true, cell: (p) => price(p.cost_price) },
+        { label: "VAT", num: true, cell: (p) => percent(p.vat_rate) },
+        { label: "Stock", num: true, cell: (p) => `${qty(p.stock_qty)} ${p.unit}` },
+        { label: "Locations", class: "wide-only", cell: (p) => stockSummary(p) },
+        { label: "Status", cell: (p) => (p.active ? badge("Active", "ok") : badge("Deactivated", "muted")) },
+        {
+          label: "Actions", class: "num", cell: (p) => h("div", { class: "row-actions" },
+            h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${p.name}`, onclick: () => edit(p) }, "Edit"),
+            h("button", { type: "button", class: "secondary small", "aria-label": `Stock of ${p.name} per location`, onclick: () => stockDialog(p).then(load) }, "Stock"),
+            h("button", {
+              type: "button", class: "secondary small", "aria-label": `${p.active ? "Deactivate" : "Reactivate"} ${p.name}`,
+              onclick: (ev) => act(ev.currentTarget, async () => {
+                await put("/api/products", { id: p.id, active: !p.active });
+                toast(`${p.name} ${p.active ? "deactivated" : "reactivated"}.`);
+                window.dispatchEvent(new Event("stockbook:stock-changed"));
+                load();
+              }),
+            }, p.active ? "Deactivate" : "Reactivate")),
+        },
+      ],
+    });
+  }
+
+  async function edit(p) {
+    const saved = await editRecord({ path: "/api/products", noun: "product", fields: PRODUCT_FIELDS, record: p, wide: true });
+    if (saved) {
+      toast(`${saved.name} saved.`);
+      window.dispatchEvent(new Event("stockbook:stock-changed"));
+      load();
+    }
+  }
+  newButton.addEventListener("click", () => edit(null));
+  await load();
+}
+
+function stockSummary(p) {
+  if (!p.stock_levels?.length) return h("span", { class: "muted" }, "—");
+  return h("span", {}, p.stock_levels.map((s) => `${s.location_id.name}: ${qty(s.quantity)}`).join(", "));
+}
+
+/** Stock of one product at each location, with each location's reorder point. */
+async function stockDialog(product) {
+  const locations = (await get("/api/warehouse-locations", scoped())).data;
+  let levels = product.stock_levels || [];
+  return formDialog({
+    title: `${product.name}: stock per location`,
+    submitLabel: "Save reorder points",
+    wide: true,
+    build: (form) => {
+      const rows = locations.map((l) => {
+        const s = levels.find((x) => x.location_id.id === l.id);
+        return { l, s };
+      });
+      form.append(
+        h("p", { class: "muted" }, "A location alert shows when the quantity there is at or below its reorder point. To change quantities, record a movement."),
+        table({
+          caption: `Stock of ${product.name} per location`,
+          rows,
+          empty: "No warehouses yet.",
+          columns: [
+            { label: "Location", header: true, cell: ({ l }) => [l.name, l.status === "inactive" ? [" ", badge("Inactive", "muted")] : null] },
+            { label: "On hand", num: true, cell: ({ s }) => qty(s?.quantity ?? 0) },
+            { label: "Reserved", num: true, cell: ({ s }) => qty(s?.reserved_quantity ?? 0) },
+            {
+              label: "Reorder point", cell: ({ l, s }) => {
+                const f = field({ label: `Reorder point at ${l.name}`, name: `reorder:${l.id}`, value: s ? String(s.reorder_point) : "", inputmode: "decimal" });
+                f.querySelector("label").classList.add("sr-only");
+                f.classList.add("cell");
+                return f;
+              },
+            },
+          ],
+        }),
+        h("p", {}, "Total: ", h("strong", {}, `${qty(product.stock_qty)} ${product.unit}`),
+          " (including unallocated stock, not at any location)."));
+    },
+    submit: async (form) => {
+      for (const l of locations) {
+        const name = `reorder:${l.id}`;
+        const v = val(form, name);
+        const s = levels.find((x) => x.location_id.id === l.id);
+        const before = s ? String(s.reorder_point) : "";
+        if (v === before || (v === "" && !s)) continue;
+        try {
+          if (s) {
+            await put("/api/warehouse-stock", { id: s.id, reorder_point: numberOrText(v === "" ? "0" : v) });
+          } else {
+            await post("/api/warehouse-stock", {
+              product_id: product.id, location_id: l.id, reorder_point: numberOrText(v), entity_id: state.entity.id,
+            });
+          }
+        } catch (e) {
+          // Name the field of this location so the message sits beside it.
+          e.message = e.message.replace("`reorder_point`", `\`${name}\``);
+          throw e;
+        }
+      }
+      toast("Reorder points saved.");
+      window.dispatchEvent(new Event("stockbook:stock-changed"));
+      return true;
+    },
+  });
+}
+
+// Re-exported for the form dialogs of other pages.
+export { onSubmit };

@@ -1,0 +1,396 @@
+// Shared building blocks of the pages: an element builder, labelled fields, forms that
+// put the server's message beside the field it names, dialogs, tables and notices.
+// Text always goes in as text nodes, never as HTML.
+
+import { ApiError } from "./api.js";
+
+/**
+ * `h("button", {class: "x", onclick: fn}, "Save")`. Props starting with `on` are event
+ * listeners; `class`, `for`, `aria-*`, `data-*` and the rest are attributes, except the
+ * DOM properties `value`, `checked`, `hidden`, `disabled` and `selected`.
+ */
+export function h(tag, props, ...children) {
+  const el = tag instanceof Element ? tag : document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === null || v === undefined || v === false) {
+      if (k === "hidden" || k === "disabled" || k === "checked") el[k] = false;
+      continue;
+    }
+    if (k.startsWith("on") && typeof v === "function") {
+      el.addEventListener(k.slice(2), v);
+    } else if (["value", "checked", "hidden", "disabled", "selected"].includes(k)) {
+      el[k] = v;
+    } else if (k === "dataset") {
+      Object.assign(el.dataset, v);
+    } else {
+      el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Replaces the children of `el`. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+let uid = 0;
+export const nextId = (prefix = "f") => `${prefix}-${++uid}`;
+
+/**
+ * A labelled field: `{label, name, type, value, required, options, hint, ...attrs}`.
+ * `type` may be `select` (with `options: [{value, label}]` or strings), `textarea`,
+ * `checkbox`, or any input type. Returns the wrapper; its control is `.control`.
+ */
+export function field(opts) {
+  const {
+    label, name, type = "text", value, required, options, hint, wide, ...attrs
+  } = opts;
+  const id = attrs.id || nextId(name ? name.replace(/[^\w-]/g, "_") : "f");
+  delete attrs.id;
+  const errId = `${id}-error`;
+  const hintId = hint ? `${id}-hint` : null;
+  const described = [hintId, errId].filter(Boolean).join(" ");
+  let control;
+  if (type === "select") {
+    control = h("select", { id, name, required, "aria-describedby": described, ...attrs });
+    for (const o of options || []) {
+      const opt = typeof o === "string" ? { value: o, label: o } : o;
+      control.append(h("option", { value: opt.value, disabled: opt.disabled }, opt.label));
+    }
+    if (value !== undefined && value !== null) control.value = String(value);
+  } else if (type === "textarea") {
+    control = h("textarea", { id, name, required, rows: 3, "aria-describedby": described, ...attrs });
+    if (value !== undefined && value !== null) control.value = String(value);
+  } else if (type === "checkbox") {
+    control = h("input", { id, name, type, checked: !!value, "aria-describedby": described, ...attrs });
+  } else {
+    control = h("input", {
+      id, name, type, required, "aria-describedby": described, ...attrs,
+    });
+    if (value !== undefined && value !== null) control.value = String(value);
+  }
+  const labelEl = h("label", { for: id }, label,
+    required ? h("span", { class: "req", "aria-hidden": "true" }, " *") : null);
+  const wrap = type === "checkbox"
+    ? h("div", { class: "field check" }, control, labelEl)
+    : h("div", { class: `field${wide ? " wide" : ""}` }, labelEl, control);
+  if (hint) wrap.append(h("p", { id: hintId, class: "hint" }, hint));
+  wrap.append(h("p", { id: errId, class: "field-error", "aria-live": "polite" }));
+  wrap.control = control;
+  return wrap;
+}
+
+/**
+ * The field a §7 message names: ``Invalid value for field `x`: ...``, `Missing required
+ * field: x`, or the first backticked word.
+ */
+export function fieldFromMessage(message) {
+  const m = /Missing required field: ([\w.[\]]+)/.exec(message)
+    || /field `([^`]+)`/.exec(message)
+    || /`([\w.[\]]+)`/.exec(message);
+  return m ? m[1] : null;
+}
+
+function controlFor(form, name) {
+  if (!name) return null;
+  const candidates = [name];
+  // `entityId` in a query is `entity_id` in a form, and the other way round.
+  candidates.push(name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  candidates.push(name.replace(/_([a-z])/g, (_, c) => c.toUpperCase()));
+  for (const n of candidates) {
+    const el = form.querySelector(`[data-error-for="${CSS.escape(n)}"]`)
+      || form.querySelector(`[name="${CSS.escape(n)}"]`);
+    if (el) return el;
+  }
+  return null;
+}
+
+export function clearErrors(form) {
+  for (const el of form.querySelectorAll(".field-error")) el.textContent = "";
+  for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  const alert = form.querySelector(".form-error");
+  if (alert) alert.textContent = "";
+}
+
+/**
+ * Shows an error: beside the field its message names when the form has it, otherwise in
+ * the form's alert line. Focuses the field. Returns the field or null.
+ */
+export function showError(form, err) {
+  const message = err instanceof Error ? err.message : String(err);
+  // A message may also start with the field it is about: "SKU already exists: X",
+  // "stock_qty 3 is below ...".
+  const lead = /^([A-Za-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
+  const control = controlFor(form, fieldFromMessage(message))
+    || (lead && lead.length > 1 ? controlFor(form, lead) : null);
+  if (control) {
+    control.setAttribute("aria-invalid", "true");
+    const errEl = control.closest(".field, td, .cell")?.querySelector(".field-error");
+    if (errEl) {
+      errEl.textContent = message;
+      control.focus();
+      return control;
+    }
+  }
+  let alert = form.querySelector(".form-error");
+  if (!alert) {
+    alert = h("p", { class: "form-error", role: "alert" });
+    form.append(alert);
+  }
+  alert.textContent = message;
+  if (control) control.focus();
+  return control;
+}
+
+/** The alert line of a form (place it above the buttons). */
+export const formError = () => h("p", { class: "form-error", role: "alert" });
+
+/**
+ * Runs `action()` on submit: clears old errors, disables the submit buttons while it runs
+ * and shows a refusal with `showError`. `action` may return a promise.
+ */
+export function onSubmit(form, action) {
+  form.noValidate = true;
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const buttons = form.querySelectorAll("button[type=submit]");
+    clearErrors(form);
+    for (const b of buttons) b.disabled = true;
+    form.setAttribute("aria-busy", "true");
+    try {
+      await action(ev.submitter);
+    } catch (e) {
+      if (!(e instanceof ApiError)) console.error(e);
+      showError(form, e);
+    } finally {
+      for (const b of buttons) b.disabled = false;
+      form.removeAttribute("aria-busy");
+    }
+  });
+  return form;
+}
+
+/** Value of a named control, trimmed; "" when absent. */
+export function val(form, name) {
+  const el = form.elements.namedItem(name);
+  if (!el) return "";
+  if (el.type === "checkbox") return el.checked;
+  return typeof el.value === "string" ? el.value.trim() : "";
+}
+
+/** Sets `body[name]` from the form when the control has a value (or `nullable` for ""). */
+export function pick(body, form, names, { nullable = false, number = [] } = {}) {
+  for (const n of names) {
+    const v = val(form, n);
+    if (v === "" || v === undefined) {
+      if (nullable) body[n] = null;
+      continue;
+    }
+    body[n] = number.includes(n) ? numberOrText(v) : v;
+  }
+  return body;
+}
+
+/**
+ * A typed number for the JSON body, exactly as typed: `JSON.rawJSON` writes the decimal
+ * text itself into the JSON (no binary float in between). Text that is not a number is
+ * sent as typed, so the server's refusal names the field.
+ */
+export function numberOrText(v) {
+  const t = String(v).trim();
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(t);
+  if (!m || (m[2] === "" && !m[3])) return t;
+  const int = m[2].replace(/^0+(?=\d)/, "") || "0";
+  const frac = m[3] ? `.${m[3]}` : "";
+  const text = `${m[1] === "-" ? "-" : ""}${int}${frac}`;
+  if (typeof JSON.rawJSON === "function") return JSON.rawJSON(text);
+  return Number(text);
+}
+
+// ---------------------------------------------------------------------------------------
+// Notices, badges, tables
+// ---------------------------------------------------------------------------------------
+
+export function notice(kind, ...children) {
+  return h("div", { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" }, ...children);
+}
+
+/** A page-level explanation of a failed load; a missing endpoint says so plainly. */
+export function loadError(err, what = "this page") {
+  if (err instanceof ApiError && err.missingEndpoint) {
+    return notice("error",
+      h("strong", {}, `${capital(what)} is not available on this server yet.`), " ",
+      "This Stockbook server does not offer it (", h("code", {}, err.message), "). ",
+      "Ask whoever runs it to update, then reload the page.");
+  }
+  if (err instanceof ApiError && err.status === 403) {
+    return notice("error", h("strong", {}, "Not allowed. "), err.message);
+  }
+  return notice("error", h("strong", {}, `Could not load ${what}. `),
+    err instanceof Error ? err.message : String(err));
+}
+
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A small label; `text` is shown as given. */
+export function badge(text, kind = "") {
+  return h("span", { class: `badge ${kind}` }, text);
+}
+
+export function statusBadge(status) {
+  const kinds = {
+    active: "ok", completed: "ok", paid: "ok", in_transit: "warn", in_progress: "warn",
+    sent: "warn", awaiting_payment: "warn", draft: "", inactive: "muted", cancelled: "muted",
+    void: "muted", archived: "muted", revoked: "muted",
+  };
+  const text = status.replace(/_/g, " ");
+  return badge(text.charAt(0).toUpperCase() + text.slice(1), kinds[status] ?? "");
+}
+
+/**
+ * `columns: [{label, cell: (row) => node|text, num?: bool, class?}]`. A caption is
+ * required for screen readers; `captionHidden` keeps it off screen.
+ */
+export function table({ caption, captionHidden = true, columns, rows, empty = "Nothing here yet.", rowProps }) {
+  const t = h("table", { class: "grid" },
+    h("caption", { class: captionHidden ? "sr-only" : "" }, caption),
+    h("thead", {}, h("tr", {}, columns.map((c) =>
+      h("th", { scope: "col", class: [c.num ? "num" : "", c.class || ""].join(" ").trim() || null }, c.label)))));
+  const body = h("tbody");
+  if (!rows.length) {
+    body.append(h("tr", {}, h("td", { colspan: columns.length, class: "empty" }, empty)));
+  }
+  for (const r of rows) {
+    body.append(h("tr", rowProps ? rowProps(r) : {}, columns.map((c) =>
+      h(c.header ? "th" : "td", {
+        class: [c.num ? "num" : "", c.class || ""].join(" ").trim() || null,
+        scope: c.header ? "row" : null,
+      }, c.cell(r)))));
+  }
+  t.append(body);
+  return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption }, t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Dialogs
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A modal form. `build(form)` adds fields; `submit(form)` runs on submit and closes the
+ * dialog when it resolves; a refusal stays on screen beside its field. Resolves with the
+ * submit's result, or undefined when cancelled.
+ */
+export function formDialog({ title, build, submit, submitLabel = "Save", wide = false }) {
+  return new Promise((resolve) => {
+    const titleId = nextId("dlg");
+    const form = h("form", { class: "dialog-form", method: "dialog" });
+    const dlg = h("dialog", { class: wide ? "wide" : "", "aria-labelledby": titleId },
+      h("h2", { id: titleId }, title), form);
+    const built = build(form);
+    form.append(formError(), h("div", { class: "actions" },
+      h("button", { type: "submit" }, submitLabel),
+      h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, "Cancel")));
+    let result;
+    onSubmit(form, async () => {
+      result = await submit(form);
+      dlg.close();
+    });
+    dlg.addEventListener("close", () => {
+      dlg.remove();
+      resolve(result);
+    });
+    document.body.append(dlg);
+    dlg.showModal();
+    Promise.resolve(built).then(() => {
+      const first = form.querySelector("input:not([type=hidden]), select, textarea");
+      if (first) first.focus();
+    }, (e) => showError(form, e));
+  });
+}
+
+/** Asks a yes/no question; resolves true when confirmed. */
+export function confirmDialog(question, { confirm = "Confirm", danger = false, detail } = {}) {
+  return new Promise((resolve) => {
+    const titleId = nextId("dlg");
+    let ok = false;
+    const yes = h("button", { type: "button", class: danger ? "danger" : "" }, confirm);
+    const dlg = h("dialog", { role: "alertdialog", "aria-labelledby": titleId },
+      h("h2", { id: titleId }, question),
+      detail ? h("p", {}, detail) : null,
+      h("div", { class: "actions" }, yes,
+        h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, "Cancel")));
+    yes.addEventListener("click", () => { ok = true; dlg.close(); });
+    dlg.addEventListener("close", () => { dlg.remove(); resolve(ok); });
+    document.body.append(dlg);
+    dlg.showModal();
+    yes.focus();
+  });
+}
+
+/** A short message in the status region at the bottom of the screen. */
+export function toast(message, kind = "ok") {
+  const region = document.getElementById("toasts");
+  if (!region) return;
+  const el = h("div", { class: `toast ${kind}` }, message);
+  region.append(el);
+  setTimeout(() => el.remove(), kind === "error" ? 8000 : 4000);
+}
+
+/**
+ * Runs an action from a button (ship, revoke, ...): the button is disabled while it runs;
+ * a refusal is shown in `where` (an element) or as a toast.
+ */
+export async function act(button, action, where) {
+  if (button) button.disabled = true;
+  if (where) where.textContent = "";
+  try {
+    return await action();
+  } catch (e) {
+    if (where) {
+      where.textContent = e.message;
+    } else {
+      toast(e.message, "error");
+    }
+    return undefined;
+  } finally {
+    if (button && button.isConnected) button.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Dates
+// ---------------------------------------------------------------------------------------
+
+/** Today's date (UTC, as the server counts days) as `YYYY-MM-DD`. */
+export const today = () => new Date().toISOString().slice(0, 10);
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** `2025-03-07` or an RFC 3339 timestamp as `7 Mar 2025`. */
+export function date(s) {
+  if (!s) return "—";
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!m) return s;
+  return `${Number(m[3])} ${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+}
+
+/** A page heading with optional action buttons beside it. */
+export function pageHeader(title, ...actions) {
+  return h("div", { class: "page-head" },
+    h("h1", { tabindex: "-1" }, title),
+    actions.length ? h("div", { class: "page-actions" }, actions) : null);
+}
+
+export const sr = (text) => h("span", { class: "sr-only" }, text);
