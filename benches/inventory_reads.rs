@@ -60,6 +60,38 @@ fn main() {
         rss_before / 1024
     );
 
+    // The same report in-process, without HTTP: the server's own work, by phase.
+    for (label, pragmas) in [
+        ("2 MB cache", ""),
+        ("mmap 1 GB", "PRAGMA mmap_size = 1073741824;"),
+        ("64 MB cache", "PRAGMA cache_size = -65536;"),
+    ] {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(pragmas).unwrap();
+        let scope = stockbook::scope::Scope::user(owner.clone());
+        let (mut compute, mut write) = (Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            let t = std::time::Instant::now();
+            let report = stockbook::inventory::reports::stock_valuation_report(
+                &conn,
+                &scope,
+                Some(&entity),
+                None,
+            )
+            .unwrap();
+            compute.push(t.elapsed().as_secs_f64() * 1000.0);
+            let t = std::time::Instant::now();
+            let bytes: usize = report.into_json().map(|chunk| chunk.len()).sum();
+            write.push(t.elapsed().as_secs_f64() * 1000.0);
+            assert!(bytes > 0);
+        }
+        println!(
+            "valuation in-process ({label}): query and join median {:.1} ms, JSON writing median {:.1} ms",
+            median(&mut compute),
+            median(&mut write)
+        );
+    }
+
     for q in ["kettle", "Product 09999", "BENCH-05", "no-such-thing"] {
         let path = format!(
             "/api/products?entityId={entity}&limit=50&q={}",

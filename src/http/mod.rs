@@ -25,7 +25,9 @@ pub struct Created<T>(pub T);
 
 impl<'r, T: Serialize> Responder<'r, 'static> for Created<T> {
     fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
-        let mut res = Json(json!({ "data": self.0 })).respond_to(req)?;
+        let mut res = data_bytes(&self.0)
+            .map_err(|_| Status::InternalServerError)?
+            .respond_to(req)?;
         res.set_status(Status::Created);
         Ok(res)
     }
