@@ -1347,6 +1347,14 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("warehouseCount", json!({ "type": "integer", "description": "Active locations." })),
             ("lowStockAlertCount", json!({ "type": "integer", "description": "Alerts of both levels." })),
             ("inTransitUnits", figure(3, "Units in in-transit transfer orders.")),
+            ("stockValueByCategory", json!({
+                "type": "array",
+                "description": "stockValue per product category (empty string: none), largest first; categories without stock are left out.",
+                "items": record(vec![
+                    ("category", string()),
+                    ("stockValue", figure(2, "Σ stock_qty × cost_price of the category, rounded once.")),
+                ]),
+            })),
         ])),
         ("InventoryAlert", record(vec![
             ("level", one_of_values(&["global", "location"], "")),

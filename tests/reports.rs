@@ -384,7 +384,8 @@ fn the_summary_counts_active_records_and_values_all_stock_at_cost() {
     assert_eq!(
         v["data"],
         json!({"totalProducts": 3, "stockValue": 116, "warehouseCount": 2,
-               "lowStockAlertCount": 2, "inTransitUnits": 0})
+               "lowStockAlertCount": 2, "inTransitUnits": 0,
+               "stockValueByCategory": [{"category": "", "stockValue": 116}]})
     );
     let (_, valuation_summary) = valuation(&d.t, "");
     assert_eq!(valuation_summary["totalCostValue"], json!(116));
@@ -410,7 +411,7 @@ fn the_summary_counts_active_records_and_values_all_stock_at_cost() {
     assert_eq!(
         v["data"],
         json!({"totalProducts": 0, "stockValue": 0, "warehouseCount": 0,
-               "lowStockAlertCount": 0, "inTransitUnits": 0})
+               "lowStockAlertCount": 0, "inTransitUnits": 0, "stockValueByCategory": []})
     );
 }
 
@@ -518,4 +519,37 @@ fn t_not_found(t: &TestApp) {
         )),
         Status::NotFound,
     );
+}
+
+#[test]
+fn the_summary_values_stock_by_category_exactly_and_largest_first() {
+    let (t, e) = common::app_with_entity();
+    for (name, category, cost, qty) in [
+        ("Bolt", "Hardware", "0.105", 10),
+        ("Nut", "Hardware", "0.105", 10),
+        ("Kettle", "Kitchen", "12.5", 3),
+        ("Spare", "", "1", 1),
+        ("Empty", "Garden", "9", 0),
+    ] {
+        // Prices go over JSON as exact numbers, written from their text.
+        let cost: serde_json::Value = serde_json::from_str(cost).unwrap();
+        let r = t.post(
+            "/api/products",
+            json!({"name": name, "category": category, "cost_price": cost,
+                   "stock_qty": qty, "entity_id": e}),
+        );
+        assert_eq!(r.0, Status::Created, "{}", r.1);
+    }
+    let (s, v) = t.get(&format!("/api/inventory/summary?entityId={e}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    // Hardware: 10 × 0.105 twice = 2.10 exactly (each 1.05 on its own); no Garden stock.
+    assert_eq!(
+        v["data"]["stockValueByCategory"],
+        json!([
+            {"category": "Kitchen", "stockValue": 37.5},
+            {"category": "Hardware", "stockValue": 2.1},
+            {"category": "", "stockValue": 1}
+        ])
+    );
+    assert_eq!(v["data"]["stockValue"], json!(40.6));
 }

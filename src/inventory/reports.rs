@@ -695,15 +695,32 @@ async fn summary(
             // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
             // (its stock rows plus its unallocated stock), in-transit units excluded.
             let (cond, mut args) = scope.condition("p");
-            let mut sql = format!("SELECT p.stock_qty, p.cost_price FROM products p WHERE {cond}");
+            // The same sum per category, for the dashboard's chart (each category's sum
+            // of unrounded values, rounded once).
+            let mut sql = format!(
+                "SELECT p.stock_qty, p.cost_price, p.category FROM products p WHERE {cond}"
+            );
             filter(&mut sql, &mut args, "p.entity_id", entity);
             let mut stmt = conn.prepare(&sql)?;
             let mut q = stmt.query(params_from_iter(args.iter()))?;
             let mut value = 0_i128;
+            let mut by_category: HashMap<String, i128> = HashMap::new();
             while let Some(r) = q.next()? {
-                value += i128::from(r.get::<_, i64>(0)?) * i128::from(r.get::<_, i64>(1)?);
+                let v = i128::from(r.get::<_, i64>(0)?) * i128::from(r.get::<_, i64>(1)?);
+                value += v;
+                if v != 0 {
+                    *by_category.entry(text_col(r, 2)?.to_owned()).or_default() += v;
+                }
             }
             drop(q);
+            let mut by_category: Vec<(String, i128)> = by_category.into_iter().collect();
+            by_category.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let by_category: Vec<Value> = by_category
+                .into_iter()
+                .map(
+                    |(category, v)| json!({ "category": category, "stockValue": number(money(v)) }),
+                )
+                .collect();
 
             let alerts = alert_count(conn, &scope, entity, None)?;
             let (transit, _) = in_transit(conn, &scope, entity, None)?;
@@ -713,6 +730,7 @@ async fn summary(
                 "warehouseCount": warehouse_count,
                 "lowStockAlertCount": alerts,
                 "inTransitUnits": number(scaled_decimal(transit, QTY_PLACES)),
+                "stockValueByCategory": by_category,
             }))
         })
         .await?;

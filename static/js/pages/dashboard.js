@@ -3,7 +3,7 @@
 
 import { get } from "../api.js";
 import { barChart } from "../charts.js";
-import { format, money, moneyFromPence, qty, scaled } from "../decimal.js";
+import { format, money, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import { badge, date, field, fill, h, loadError, pageHeader, table } from "../ui.js";
 import { movementTypeLabel } from "./movements.js";
@@ -58,16 +58,14 @@ export async function render(root, ctx) {
       : h("p", { class: "chart-empty" }, "No warehouses yet. ", h("a", { href: "#/warehouses" }, "Add one"), "."));
   }).catch((e) => ctx.alive() && fill(byLocation.body, loadError(e, "the stock by location")));
 
-  // Value by category, summed exactly in pence from the valuation rows.
-  get("/api/reports/stock-valuation", scoped()).then(({ data }) => {
+  // Value by category, from the summary (the server sums it exactly).
+  summaryP.then(({ data: s }) => {
     if (!ctx.alive()) return;
-    const totals = new Map();
-    for (const r of data) {
-      const c = r.category || "Uncategorised";
-      totals.set(c, (totals.get(c) ?? 0n) + (scaled(r.total_cost, 2) ?? 0n));
-    }
-    const items = [...totals].sort((a, b) => (b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : 0))
-      .map(([label, p]) => ({ label, value: Number(p), text: moneyFromPence(p) }));
+    const items = (s.stockValueByCategory || []).map((c) => ({
+      label: c.category || "Uncategorised",
+      value: Number(c.stockValue),
+      text: money(c.stockValue),
+    }));
     fill(byCategory.body, items.length
       ? barChart({ title: "Stock value at cost by category", items, barClass: "bar alt" })
       : h("p", { class: "chart-empty" }, "No stock yet."));
