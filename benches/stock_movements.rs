@@ -67,7 +67,7 @@ fn setup_http(run: usize) -> (Server, String, Vec<String>) {
     );
     let loc = l["data"]["id"].as_str().unwrap().to_owned();
     let owner = server.user_id();
-    seed_products(&db, &owner, &entity, &[loc.clone()], PRODUCTS);
+    seed_products(&db, &owner, &entity, std::slice::from_ref(&loc), PRODUCTS);
     let (_, p) = c.json("GET", &format!("/api/products?entityId={entity}"), "");
     let ids = p["data"]
         .as_array()
@@ -148,7 +148,7 @@ fn bare_run(run: usize) -> f64 {
     let loc = l["data"]["id"].as_str().unwrap().to_owned();
     let owner = server.user_id();
     drop(server);
-    seed_products(&db, &owner, &entity, &[loc.clone()], PRODUCTS);
+    seed_products(&db, &owner, &entity, std::slice::from_ref(&loc), PRODUCTS);
 
     let mut conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "journal_mode", "WAL").unwrap();

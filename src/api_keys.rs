@@ -93,6 +93,15 @@ impl KeyIdentity {
     }
 }
 
+/// id, owner, entity scope, revoked_at, last_used_at.
+type KeyRow = (
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
 /// Checks a raw key: 401 when unknown, malformed or revoked. Records the use
 /// (`last_used_at`, refreshed at most once a minute).
 pub fn authenticate(conn: &Connection, raw: &str, now: OffsetDateTime) -> AppResult<KeyIdentity> {
@@ -100,13 +109,7 @@ pub fn authenticate(conn: &Connection, raw: &str, now: OffsetDateTime) -> AppRes
     if !raw.starts_with(KEY_PREFIX) || raw.len() != KEY_PREFIX.len() + KEY_RANDOM_LEN {
         return Err(invalid());
     }
-    let row: Option<(
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-    )> = conn
+    let row: Option<KeyRow> = conn
         .prepare_cached(
             "SELECT id, owner_id, entity_id, revoked_at, last_used_at FROM api_keys
              WHERE key_hash = ?1",

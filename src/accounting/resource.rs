@@ -129,62 +129,62 @@ macro_rules! session_crud {
     ($res:ty, $list:tt, $path:tt) => {
         #[rocket::get($list)]
         async fn route_list(
-            user: crate::auth::SessionUser,
-            q: crate::accounting::common::EntityListQuery,
-            db: &rocket::State<crate::db::Db>,
-        ) -> crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            crate::accounting::resource::list::<$res>(crate::scope::Scope::user(user.id()), q, db)
+            user: $crate::auth::SessionUser,
+            q: $crate::accounting::common::EntityListQuery,
+            db: &rocket::State<$crate::db::Db>,
+        ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
+            $crate::accounting::resource::list::<$res>($crate::scope::Scope::user(user.id()), q, db)
                 .await
         }
 
         #[rocket::post($path, data = "<body>")]
         async fn route_create(
-            user: crate::auth::SessionUser,
-            body: crate::http::body::JsonBody<
-                <$res as crate::accounting::resource::Resource>::Create,
+            user: $crate::auth::SessionUser,
+            body: $crate::http::body::JsonBody<
+                <$res as $crate::accounting::resource::Resource>::Create,
             >,
-            db: &rocket::State<crate::db::Db>,
-            clock: &rocket::State<crate::clock::Clock>,
-            config: &rocket::State<crate::config::AppConfig>,
-        ) -> crate::error::AppResult<
-            crate::http::Created<<$res as crate::accounting::resource::Resource>::Record>,
+            db: &rocket::State<$crate::db::Db>,
+            clock: &rocket::State<$crate::clock::Clock>,
+            config: &rocket::State<$crate::config::AppConfig>,
+        ) -> $crate::error::AppResult<
+            $crate::http::Created<<$res as $crate::accounting::resource::Resource>::Record>,
         > {
-            crate::accounting::resource::create::<$res>(
-                crate::scope::Scope::user(user.id()),
+            $crate::accounting::resource::create::<$res>(
+                $crate::scope::Scope::user(user.id()),
                 body.into_inner(),
                 db,
-                crate::accounting::resource::ctx(clock, config),
+                $crate::accounting::resource::ctx(clock, config),
             )
             .await
         }
 
         #[rocket::put($path, data = "<body>")]
         async fn route_update(
-            user: crate::auth::SessionUser,
-            body: crate::http::body::JsonBody<
-                <$res as crate::accounting::resource::Resource>::Update,
+            user: $crate::auth::SessionUser,
+            body: $crate::http::body::JsonBody<
+                <$res as $crate::accounting::resource::Resource>::Update,
             >,
-            db: &rocket::State<crate::db::Db>,
-            clock: &rocket::State<crate::clock::Clock>,
-            config: &rocket::State<crate::config::AppConfig>,
-        ) -> crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            crate::accounting::resource::update::<$res>(
-                crate::scope::Scope::user(user.id()),
+            db: &rocket::State<$crate::db::Db>,
+            clock: &rocket::State<$crate::clock::Clock>,
+            config: &rocket::State<$crate::config::AppConfig>,
+        ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
+            $crate::accounting::resource::update::<$res>(
+                $crate::scope::Scope::user(user.id()),
                 body.into_inner(),
                 db,
-                crate::accounting::resource::ctx(clock, config),
+                $crate::accounting::resource::ctx(clock, config),
             )
             .await
         }
 
         #[rocket::delete($path, data = "<body>")]
         async fn route_delete(
-            user: crate::auth::SessionUser,
-            body: crate::http::body::JsonBody<crate::accounting::resource::IdBody>,
-            db: &rocket::State<crate::db::Db>,
-        ) -> crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            crate::accounting::resource::delete::<$res>(
-                crate::scope::Scope::user(user.id()),
+            user: $crate::auth::SessionUser,
+            body: $crate::http::body::JsonBody<$crate::accounting::resource::IdBody>,
+            db: &rocket::State<$crate::db::Db>,
+        ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
+            $crate::accounting::resource::delete::<$res>(
+                $crate::scope::Scope::user(user.id()),
                 body.into_inner(),
                 db,
             )

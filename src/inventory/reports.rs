@@ -147,7 +147,7 @@ fn push_fraction(out: &mut Vec<u8>, mut frac: u64, places: u32) {
         return;
     }
     let mut digits = places;
-    while frac % 10 == 0 {
+    while frac.is_multiple_of(10) {
         frac /= 10;
         digits -= 1;
     }
