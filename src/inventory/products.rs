@@ -371,25 +371,51 @@ pub fn create_product(
         ],
     )?;
     if !opening.is_zero() {
-        let product = super::product_ref(tx, scope, &id)?;
-        ledger::apply_movement(
-            tx,
-            &NewMovement {
-                product: &product,
-                location: None,
-                qty: opening,
-                kind: MovementType::Adjustment,
-                reference: Some("Opening stock".into()),
-                notes: None,
-                date: clock.today(),
-                unit_cost: None,
-                origin: Origin::System,
-            },
+        let stock = StockChange {
             allow_negative,
-            &now,
-        )?;
+            clock,
+            now: &now,
+        };
+        adjust_unallocated(tx, scope, &id, opening, "Opening stock", &stock)?;
     }
     get_product(tx, scope, &id)
+}
+
+/// How a product write changes its stock.
+struct StockChange<'a> {
+    allow_negative: bool,
+    clock: &'a Clock,
+    now: &'a str,
+}
+
+/// Records an unallocated `adjustment` of `qty` through the ledger: how `stock_qty` on a
+/// create or a PUT reaches the stock (DECISIONS §3).
+fn adjust_unallocated(
+    tx: &Transaction,
+    scope: &Scope,
+    product_id: &str,
+    qty: Qty,
+    reference: &str,
+    stock: &StockChange<'_>,
+) -> AppResult<()> {
+    let product = super::product_ref(tx, scope, product_id)?;
+    ledger::apply_movement(
+        tx,
+        &NewMovement {
+            product: &product,
+            location: None,
+            qty,
+            kind: MovementType::Adjustment,
+            reference: Some(reference.into()),
+            notes: None,
+            date: stock.clock.today(),
+            unit_cost: None,
+            origin: Origin::System,
+        },
+        stock.allow_negative,
+        stock.now,
+    )?;
+    Ok(())
 }
 
 #[derive(Debug, FromForm)]
@@ -562,23 +588,12 @@ pub fn update_product(
         }
         let diff = target - p.stock_qty;
         if !diff.is_zero() {
-            let product = super::product_ref(tx, scope, &p.id)?;
-            ledger::apply_movement(
-                tx,
-                &NewMovement {
-                    product: &product,
-                    location: None,
-                    qty: diff,
-                    kind: MovementType::Adjustment,
-                    reference: Some("Stock quantity edited".into()),
-                    notes: None,
-                    date: clock.today(),
-                    unit_cost: None,
-                    origin: Origin::System,
-                },
+            let stock = StockChange {
                 allow_negative,
-                &now,
-            )?;
+                clock,
+                now: &now,
+            };
+            adjust_unallocated(tx, scope, &p.id, diff, "Stock quantity edited", &stock)?;
         }
     }
     get_product(tx, scope, &p.id)
