@@ -12,7 +12,7 @@ use serde::Serialize;
 
 pub type AppResult<T> = Result<T, AppError>;
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum AppError {
     #[error("{0}")]
     BadRequest(String),

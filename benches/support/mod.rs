@@ -176,13 +176,14 @@ impl Conn {
         (s, b)
     }
 
-    pub fn request_full(
+    /// [`Conn::request_full`] that reports a broken connection instead of panicking.
+    pub fn try_request_full(
         &mut self,
         method: &str,
         path: &str,
         body: &str,
         _ct: Option<&str>,
-    ) -> (u16, Vec<u8>, String) {
+    ) -> std::io::Result<(u16, Vec<u8>, String)> {
         let mut req = format!(
             "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
             body.len()
@@ -198,10 +199,10 @@ impl Conn {
         }
         req.push_str("\r\n");
         req.push_str(body);
-        self.stream.get_mut().write_all(req.as_bytes()).unwrap();
+        self.stream.get_mut().write_all(req.as_bytes())?;
         let sent = Instant::now();
         let mut line = String::new();
-        self.stream.read_line(&mut line).unwrap();
+        self.stream.read_line(&mut line)?;
         self.last_ttfb = sent.elapsed();
         let status: u16 = line
             .split_whitespace()
@@ -214,7 +215,7 @@ impl Conn {
         let mut chunked = false;
         loop {
             let mut h = String::new();
-            self.stream.read_line(&mut h).unwrap();
+            self.stream.read_line(&mut h)?;
             if h == "\r\n" || h.is_empty() {
                 break;
             }
@@ -231,10 +232,10 @@ impl Conn {
         if chunked {
             loop {
                 let mut size = String::new();
-                self.stream.read_line(&mut size).unwrap();
+                self.stream.read_line(&mut size)?;
                 let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
                 let mut chunk = vec![0; n + 2];
-                self.stream.read_exact(&mut chunk).unwrap();
+                self.stream.read_exact(&mut chunk)?;
                 if n == 0 {
                     break;
                 }
@@ -242,9 +243,26 @@ impl Conn {
             }
         } else {
             body.resize(len, 0);
-            self.stream.read_exact(&mut body).unwrap();
+            self.stream.read_exact(&mut body)?;
         }
-        (status, body, headers)
+        if status == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "no status line",
+            ));
+        }
+        Ok((status, body, headers))
+    }
+
+    pub fn request_full(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: &str,
+        ct: Option<&str>,
+    ) -> (u16, Vec<u8>, String) {
+        self.try_request_full(method, path, body, ct)
+            .expect("HTTP request")
     }
 
     pub fn json(&mut self, method: &str, path: &str, body: &str) -> (u16, Value) {

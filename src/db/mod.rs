@@ -4,6 +4,7 @@
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
 pub mod decimal;
+mod writer;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,12 +24,13 @@ mod embedded {
 pub struct Db {
     pool: Pool<SqliteConnectionManager>,
     in_memory: bool,
-    /// Serialises this process's write transactions. SQLite allows one writer at a time;
-    /// without this, concurrent `BEGIN IMMEDIATE`s wait in SQLite's busy handler, which
-    /// sleeps in steps of up to 100 ms. Queuing here instead costs nothing while the
-    /// lock is free and hands over in microseconds. `busy_timeout` still covers other
-    /// processes (a backup tool, say).
+    /// Serialises this process's write transactions (the writer thread's batches,
+    /// `write_sync` and dry runs). SQLite allows one writer at a time; without this,
+    /// concurrent `BEGIN IMMEDIATE`s wait in SQLite's busy handler, which sleeps in steps
+    /// of up to 100 ms. `busy_timeout` still covers other processes (a backup tool, say).
     write_lock: Arc<Mutex<()>>,
+    /// The queue of the writer thread (see `writer.rs`).
+    writer: std::sync::mpsc::Sender<Box<dyn writer::Job>>,
 }
 
 impl Db {
@@ -54,10 +56,13 @@ impl Db {
             .connection_timeout(Duration::from_secs(30))
             .build(manager)
             .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+        let write_lock = Arc::new(Mutex::new(()));
+        let writer = writer::start(pool.clone(), write_lock.clone())?;
         let db = Self {
             pool,
             in_memory,
-            write_lock: Arc::new(Mutex::new(())),
+            write_lock,
+            writer,
         };
         db.migrate()
             .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
@@ -111,16 +116,35 @@ impl Db {
             .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
     }
 
-    /// [`Db::write_sync`] off the async worker threads.
+    /// Runs `f` as one atomic write on the writer thread (`writer.rs`): inside a savepoint
+    /// of a `BEGIN IMMEDIATE` transaction that may carry other requests' writes, answered
+    /// after the commit. On `Err` (or a panic) nothing `f` did is kept.
     pub async fn write<T, F>(&self, f: F) -> AppResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
-        let db = self.clone();
-        rocket::tokio::task::spawn_blocking(move || db.write_sync(f))
+        let (reply, answer) = rocket::tokio::sync::oneshot::channel();
+        self.writer
+            .send(Box::new(writer::WriteJob { f, reply }))
+            .map_err(|_| AppError::internal("the writer thread has stopped"))?;
+        answer
             .await
-            .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
+            .map_err(|_| AppError::internal("the writer thread dropped a write"))?
+    }
+
+    /// Runs `f` in a `BEGIN IMMEDIATE` transaction and rolls it back whatever happens: a
+    /// dry run that sees exactly what a real write would (the import preview).
+    pub fn dry_run_sync<T>(&self, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+        let _writer = self
+            .write_lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut conn = self.conn()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx);
+        tx.rollback()?;
+        out
     }
 }
 

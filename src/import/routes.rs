@@ -14,7 +14,6 @@ use rocket::http::Status;
 use rocket::request::{FromRequest, Outcome, Request};
 use rocket::serde::json::Json;
 use rocket::{post, routes, Route, State};
-use rusqlite::TransactionBehavior;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -166,11 +165,10 @@ async fn preview(
         let prepared = csv::prepare(&csv, entity_type, b.platform.as_deref(), b.mapping.as_ref())?;
         match entity_id {
             Some(entity) if prepared.file.missing_required.is_empty() => {
-                let mut conn = db.conn()?;
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let s = stream(prepared, Some((&tx, &scope, &entity, &clock)), PREVIEW_ROWS)?;
-                // Dropping the transaction rolls the dry run back.
-                drop(tx);
+                // The dry run's transaction is rolled back whatever happens.
+                let s = db.dry_run_sync(|tx| {
+                    stream(prepared, Some((tx, &scope, &entity, &clock)), PREVIEW_ROWS)
+                })?;
                 let outcome = s.outcome.unwrap_or_default();
                 Ok(preview_json(&s.file, outcome.skipped, &outcome.failed))
             }

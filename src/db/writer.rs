@@ -1,0 +1,216 @@
+//! Group commit: one thread runs the service's write transactions.
+//!
+//! Handlers hand their write closures to this thread ([`Db::write`](super::Db::write)).
+//! It takes every job waiting in the queue (up to [`MAX_BATCH`]), opens one
+//! `BEGIN IMMEDIATE` transaction, runs each job inside its own savepoint (a job that fails
+//! or panics is rolled back to its savepoint and changes nothing), commits once, and only
+//! then answers each caller. So every request is still atomic and isolated (jobs run one
+//! after another, each seeing the ones before it) and durable before it is answered, but
+//! concurrent requests share one commit (one WAL append, one fsync under
+//! `synchronous = full`) and no request waits for a sleeping thread to be woken to take
+//! the lock.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rocket::tokio::sync::oneshot;
+use rusqlite::{Transaction, TransactionBehavior};
+
+use crate::error::{AppError, AppResult};
+
+/// The most jobs one transaction carries.
+pub const MAX_BATCH: usize = 64;
+
+/// A write waiting for the writer thread.
+pub(super) trait Job: Send {
+    /// Runs the job inside its own savepoint of `tx`; returns how to answer its caller once
+    /// the batch's commit has succeeded or failed.
+    fn run(self: Box<Self>, tx: &Transaction) -> Box<dyn Done>;
+    /// Answers the caller without running (the batch could not start).
+    fn fail(self: Box<Self>, e: AppError);
+}
+
+pub(super) trait Done: Send {
+    fn finish(self: Box<Self>, commit: AppResult<()>);
+}
+
+pub(super) struct WriteJob<T, F> {
+    pub f: F,
+    pub reply: oneshot::Sender<AppResult<T>>,
+}
+
+struct Reply<T> {
+    result: AppResult<T>,
+    reply: oneshot::Sender<AppResult<T>>,
+}
+
+impl<T, F> Job for WriteJob<T, F>
+where
+    T: Send + 'static,
+    F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+{
+    fn run(self: Box<Self>, tx: &Transaction) -> Box<dyn Done> {
+        let WriteJob { f, reply } = *self;
+        Box::new(Reply {
+            result: in_savepoint(tx, f),
+            reply,
+        })
+    }
+
+    fn fail(self: Box<Self>, e: AppError) {
+        let _ = self.reply.send(Err(e));
+    }
+}
+
+impl<T: Send> Done for Reply<T> {
+    fn finish(self: Box<Self>, commit: AppResult<()>) {
+        let answer = match (self.result, commit) {
+            // A refused job changed nothing, whatever happened to the batch.
+            (Err(e), _) => Err(e),
+            (Ok(v), Ok(())) => Ok(v),
+            (Ok(_), Err(e)) => Err(e),
+        };
+        // The caller may have gone away (a closed connection): nothing to answer.
+        let _ = self.reply.send(answer);
+    }
+}
+
+fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+    tx.execute_batch("SAVEPOINT write_job")?;
+    let result = catch_unwind(AssertUnwindSafe(|| f(tx))).unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(ToString::to_string)
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(AppError::internal(format!("a write panicked: {what}")))
+    });
+    let end = if result.is_ok() {
+        "RELEASE write_job"
+    } else {
+        "ROLLBACK TO write_job; RELEASE write_job"
+    };
+    tx.execute_batch(end)?;
+    result
+}
+
+/// Starts the writer thread; it stops when every sender (every clone of the `Db`) is gone.
+pub(super) fn start(
+    pool: Pool<SqliteConnectionManager>,
+    lock: Arc<Mutex<()>>,
+) -> Result<mpsc::Sender<Box<dyn Job>>, String> {
+    let (sender, queue) = mpsc::channel::<Box<dyn Job>>();
+    std::thread::Builder::new()
+        .name("stockbook-writer".into())
+        .spawn(move || {
+            while let Ok(first) = queue.recv() {
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match queue.try_recv() {
+                        Ok(job) => batch.push(job),
+                        Err(_) => break,
+                    }
+                }
+                run_batch(&pool, &lock, batch);
+            }
+        })
+        .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+    Ok(sender)
+}
+
+fn run_batch(pool: &Pool<SqliteConnectionManager>, lock: &Mutex<()>, jobs: Vec<Box<dyn Job>>) {
+    let guard = lock
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut conn = match pool.get() {
+        Ok(c) => c,
+        Err(e) => {
+            let e = AppError::from(e);
+            jobs.into_iter().for_each(|j| j.fail(e.clone()));
+            return;
+        }
+    };
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            let e = AppError::from(e);
+            jobs.into_iter().for_each(|j| j.fail(e.clone()));
+            return;
+        }
+    };
+    let done: Vec<Box<dyn Done>> = jobs.into_iter().map(|j| j.run(&tx)).collect();
+    let commit = tx.commit().map_err(AppError::from);
+    drop(conn);
+    drop(guard);
+    for d in done {
+        d.finish(commit.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Synchronous;
+    use crate::db::Db;
+    use crate::error::AppError;
+
+    #[test]
+    fn a_refused_or_panicking_write_in_a_shared_batch_changes_nothing_and_the_rest_commit() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (answers, kept) = rt.block_on(async {
+            db.write(|tx| Ok(tx.execute_batch("CREATE TABLE t (v INTEGER NOT NULL)")?))
+                .await
+                .unwrap();
+            // Sixty writes at once share batches. Each writes its row first; every third
+            // is then refused and one panics.
+            let writes: Vec<_> = (0..60_i64)
+                .map(|i| {
+                    let db = db.clone();
+                    rocket::tokio::spawn(async move {
+                        db.write(move |tx| {
+                            tx.execute("INSERT INTO t (v) VALUES (?1)", [i])?;
+                            assert!(i != 31, "boom");
+                            if i % 3 == 0 {
+                                return Err(AppError::conflict("refused"));
+                            }
+                            Ok(i)
+                        })
+                        .await
+                    })
+                })
+                .collect();
+            let mut answers = Vec::new();
+            for w in writes {
+                answers.push(w.await.unwrap());
+            }
+            let kept: Vec<i64> = db
+                .read(|c| {
+                    let mut s = c.prepare("SELECT v FROM t ORDER BY v")?;
+                    let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                    Ok(v)
+                })
+                .await
+                .unwrap();
+            (answers, kept)
+        });
+        let expected: Vec<i64> = (0..60).filter(|i| i % 3 != 0 && *i != 31).collect();
+        assert_eq!(kept, expected);
+        for (i, a) in (0_i64..).zip(&answers) {
+            match a {
+                Ok(v) => assert_eq!(*v, i),
+                Err(AppError::Conflict(_)) => assert_eq!(i % 3, 0),
+                Err(AppError::Internal(m)) => assert!(i == 31 && m.contains("boom"), "{m}"),
+                Err(e) => panic!("{i}: {e}"),
+            }
+        }
+        // The writer survived the panic.
+        assert!(rt.block_on(db.write(|_| Ok(1))).is_ok());
+    }
+}
