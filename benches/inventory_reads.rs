@@ -92,6 +92,35 @@ fn main() {
         );
     }
 
+    // The two scans of the report on their own.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let scan = |sql: &str| {
+            time_ms(5, || {
+                let mut st = conn.prepare(sql).unwrap();
+                let mut rows = st.query([&owner, &entity]).unwrap();
+                let mut n = 0_usize;
+                while let Some(r) = rows.next().unwrap() {
+                    n += r.get_ref(0).unwrap().as_str().map(str::len).unwrap_or(0);
+                }
+                assert!(n > 0);
+            })
+            .0
+        };
+        let products = scan(
+            "SELECT p.id, p.name, p.sku, p.category, p.cost_price, p.unit_price, p.stock_qty
+             FROM products p WHERE p.owner_id = ?1 AND p.entity_id = ?2
+             ORDER BY p.name COLLATE NOCASE, p.seq",
+        );
+        let stock = scan(
+            "SELECT s.product_id, s.location_id, s.quantity FROM warehouse_stock s
+             WHERE s.owner_id = ?1 AND s.entity_id = ?2",
+        );
+        println!(
+            "valuation scans: products in name order {products:.1} ms, stock rows {stock:.1} ms"
+        );
+    }
+
     for q in ["kettle", "Product 09999", "BENCH-05", "no-such-thing"] {
         let path = format!(
             "/api/products?entityId={entity}&limit=50&q={}",

@@ -37,30 +37,32 @@ pub fn routes() -> Vec<Route> {
     routes![stock_valuation, summary, alerts, locations]
 }
 
-/// FNV-1a: the id lookups of the valuation hash a million UUID strings that come from
-/// our own database, so a DoS-resistant hash buys nothing and costs a third of the join.
+/// A multiply-rotate hash, eight bytes at a time (the scheme of rustc's FxHash): the
+/// valuation looks up a million UUID keys that come from our own database, so a
+/// DoS-resistant hash buys nothing and costs a third of the join.
 #[derive(Default, Clone, Copy)]
-struct Fnv(u64);
+struct Fx(u64);
 
-impl std::hash::Hasher for Fnv {
+impl std::hash::Hasher for Fx {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(*b)).wrapping_mul(K);
         }
         self.0 = h;
     }
 }
 
-type FastHash = std::hash::BuildHasherDefault<Fnv>;
+type FastHash = std::hash::BuildHasherDefault<Fx>;
 
 /// Decimal places of the scaled integers: quantities, prices, and their products.
 const QTY_PLACES: u32 = 3;
@@ -203,6 +205,13 @@ fn name_order(a: &str, a_seq: i64, b: &str, b_seq: i64) -> std::cmp::Ordering {
         .then(a_seq.cmp(&b_seq))
 }
 
+/// A TEXT column's bytes, borrowed from the row (no allocation, no UTF-8 check).
+fn bytes_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r [u8]> {
+    r.get_ref(i)?.as_bytes().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
 /// A TEXT column borrowed from the row (no allocation).
 fn text_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     r.get_ref(i)?.as_str().map_err(|e| {
@@ -321,10 +330,10 @@ pub fn stock_valuation_report(
         })?
         .collect::<Result<Vec<_>, _>>()?;
     locations.sort_by(|a, b| name_order(&a.name, a.seq, &b.name, b.seq));
-    let loc_rank: HashMap<&str, u32, FastHash> = locations
+    let loc_rank: HashMap<&[u8], u32, FastHash> = locations
         .iter()
         .enumerate()
-        .map(|(i, l)| (l.id.as_str(), i as u32))
+        .map(|(i, l)| (l.id.as_bytes(), i as u32))
         .collect();
 
     // Products (inactive ones included), one pass.
@@ -356,10 +365,10 @@ pub fn stock_valuation_report(
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
-    let index: HashMap<&str, u32, FastHash> = products
+    let index: HashMap<&[u8], u32, FastHash> = products
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.id.as_str(), i as u32))
+        .map(|(i, p)| (p.id.as_bytes(), i as u32))
         .collect();
 
     // Stock rows, one pass, joined to the products in memory.
@@ -374,7 +383,7 @@ pub fn stock_valuation_report(
     let mut rows: Vec<ValRow> = Vec::with_capacity(products.len() * 2);
     let mut q = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = q.next()? {
-        let Some(&prod) = index.get(text_col(r, 0)?) else {
+        let Some(&prod) = index.get(bytes_col(r, 0)?) else {
             continue;
         };
         let qty: i64 = r.get(2)?;
@@ -382,7 +391,7 @@ pub fn stock_valuation_report(
         if qty == 0 {
             continue;
         }
-        let Some(&loc) = loc_rank.get(text_col(r, 1)?) else {
+        let Some(&loc) = loc_rank.get(bytes_col(r, 1)?) else {
             continue;
         };
         rows.push(ValRow { loc, prod, qty });
@@ -494,7 +503,8 @@ pub struct ValuationJson {
 }
 
 const UNALLOCATED: &[u8] = b"\"location_id\":null,\"location_name\":\"Unallocated\",\"quantity\":";
-const CHUNK: usize = 1 << 16;
+/// Body chunks of 1 MiB: fewer hand-offs to the HTTP writer (165 for 100,000 × 5).
+const CHUNK: usize = 1 << 20;
 
 impl Valuation {
     pub fn into_json(self) -> ValuationJson {
@@ -504,35 +514,11 @@ impl Valuation {
             rows,
             summary,
         } = self;
-        let mut head: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        let mut tail: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        let mut margin_text: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        for r in &rows {
-            let i = r.prod as usize;
-            if !head[i].is_empty() {
-                continue;
-            }
-            let p = &products[i];
-            let mut h = Vec::with_capacity(128);
-            h.extend_from_slice(b"{\"product_id\":");
-            push_str(&mut h, &p.id);
-            h.extend_from_slice(b",\"product_name\":");
-            push_str(&mut h, &p.name);
-            h.extend_from_slice(b",\"product_sku\":");
-            push_str(&mut h, &p.sku);
-            h.extend_from_slice(b",\"category\":");
-            push_str(&mut h, &p.category);
-            h.push(b',');
-            head[i] = h.into_boxed_slice();
-            let mut t = Vec::with_capacity(48);
-            t.extend_from_slice(b",\"cost_price\":");
-            push_scaled(&mut t, i128::from(p.cost), PRICE_PLACES);
-            t.extend_from_slice(b",\"unit_price\":");
-            push_scaled(&mut t, i128::from(p.unit), PRICE_PLACES);
-            tail[i] = t.into_boxed_slice();
-            let m = round2(p.margin.unwrap_or_default());
-            margin_text[i] = m.to_string().into_bytes().into_boxed_slice();
-        }
+        // Each product's pieces are written when its first row is (see `pieces`), so
+        // that work overlaps with sending the body instead of delaying its first byte.
+        let head: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
+        let tail: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
+        let margin_text: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
         let location = locations
             .iter()
             .map(|l| {
@@ -560,6 +546,35 @@ impl Valuation {
     }
 }
 
+impl ValuationJson {
+    /// Writes product `i`'s pieces (once).
+    fn pieces(&mut self, i: usize) {
+        if !self.head[i].is_empty() {
+            return;
+        }
+        let p = &self.products[i];
+        let mut h = Vec::with_capacity(128);
+        h.extend_from_slice(b"{\"product_id\":");
+        push_str(&mut h, &p.id);
+        h.extend_from_slice(b",\"product_name\":");
+        push_str(&mut h, &p.name);
+        h.extend_from_slice(b",\"product_sku\":");
+        push_str(&mut h, &p.sku);
+        h.extend_from_slice(b",\"category\":");
+        push_str(&mut h, &p.category);
+        h.push(b',');
+        self.head[i] = h.into_boxed_slice();
+        let mut t = Vec::with_capacity(48);
+        t.extend_from_slice(b",\"cost_price\":");
+        push_scaled(&mut t, i128::from(p.cost), PRICE_PLACES);
+        t.extend_from_slice(b",\"unit_price\":");
+        push_scaled(&mut t, i128::from(p.unit), PRICE_PLACES);
+        self.tail[i] = t.into_boxed_slice();
+        let m = round2(p.margin.unwrap_or_default());
+        self.margin[i] = m.to_string().into_bytes().into_boxed_slice();
+    }
+}
+
 impl Iterator for ValuationJson {
     type Item = Vec<u8>;
 
@@ -578,6 +593,7 @@ impl Iterator for ValuationJson {
                 out.push(b',');
             }
             let i = r.prod as usize;
+            self.pieces(i);
             let p = &self.products[i];
             out.extend_from_slice(&self.head[i]);
             if r.loc == u32::MAX {
