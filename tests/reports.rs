@@ -553,3 +553,74 @@ fn the_summary_values_stock_by_category_exactly_and_largest_first() {
     );
     assert_eq!(v["data"]["stockValue"], json!(40.6));
 }
+
+#[test]
+fn the_streamed_body_is_the_same_in_any_chunk_size_and_stops_when_the_client_goes() {
+    let (t, e) = app_with_entity();
+    let (main, annex) = (location(&t, &e, "Main"), location(&t, &e, "Annex"));
+    for i in 0..12 {
+        let p = id(&product_with(
+            &t,
+            &e,
+            json!({"name": format!("Item {}", 12 - i), "unit_price": 3, "cost_price": 2,
+                   "stock_qty": 1}),
+        ));
+        purchase(&t, &p, &main, "2");
+        if i % 2 == 0 {
+            purchase(&t, &p, &annex, "1.5");
+        }
+    }
+    let whole = t
+        .with_session(t.client.get("/api/reports/stock-valuation"))
+        .dispatch()
+        .into_bytes()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&whole).unwrap();
+    assert_eq!(v["data"].as_array().unwrap().len(), 12 + 12 + 6);
+
+    let (_, me) = t.get("/api/auth/me");
+    let scope = stockbook::scope::Scope::user(me["data"]["id"].as_str().unwrap().to_owned());
+    let conn = t.db.conn().unwrap();
+    let mut chunks: Vec<Vec<u8>> = Vec::new();
+    stockbook::inventory::valuation::write_valuation(&conn, &scope, None, None, 500, &mut |c| {
+        chunks.push(c);
+        true
+    })
+    .unwrap();
+    assert!(chunks.len() > 10, "{} chunks", chunks.len());
+    assert_eq!(chunks[0], b"{\"data\":[");
+    for c in &chunks[1..chunks.len() - 1] {
+        assert!(c.len() >= 500, "a chunk of {} bytes", c.len());
+    }
+    assert_eq!(chunks.concat(), whole, "the chunks make the HTTP body");
+
+    // A client that goes after the third chunk is sent nothing more.
+    let mut sent = 0;
+    stockbook::inventory::valuation::write_valuation(&conn, &scope, None, None, 500, &mut |_| {
+        sent += 1;
+        sent < 3
+    })
+    .unwrap();
+    assert_eq!(sent, 3);
+}
+
+#[test]
+fn each_location_is_read_from_the_covering_index_in_product_order_without_a_sort() {
+    let t = app();
+    let conn = t.db.conn().unwrap();
+    let mut stmt = conn
+        .prepare(&format!(
+            "EXPLAIN QUERY PLAN {}",
+            stockbook::inventory::valuation::STOCK_AT_LOCATION
+        ))
+        .unwrap();
+    let plan: Vec<String> = stmt
+        .query_map(["x"], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        plan,
+        ["SEARCH warehouse_stock USING COVERING INDEX warehouse_stock_location (location_id=?)"]
+    );
+}

@@ -15,6 +15,7 @@ pub mod stock;
 pub mod stock_rows;
 pub mod stock_takes;
 pub mod transfers;
+pub mod valuation;
 
 /// The session routes of the inventory.
 pub fn routes() -> Vec<rocket::Route> {

@@ -7,15 +7,11 @@
 //! summary totals are sums of the unrounded values, rounded once; `avgMargin` is the mean
 //! of the unrounded margins of the distinct products with a row.
 //!
-//! The valuation is built for 100,000 products at 5 locations: one pass over the products,
-//! one over the stock rows (joined in memory by id), a sort on integer ranks, and a JSON
-//! body written straight from the rows in chunks as the client reads it.
+//! The valuation itself is in [`super::valuation`]; the arithmetic it shares with the
+//! figures here lives in this file.
 
 use std::collections::HashMap;
 
-use rocket::futures::stream;
-use rocket::http::ContentType;
-use rocket::response::stream::ByteStream;
 use rocket::serde::json::Json;
 use rocket::{get, routes, Route, State};
 use rusqlite::{params_from_iter, Connection};
@@ -26,7 +22,7 @@ use serde_json::{json, Value};
 use super::location_ref;
 use super::stock_rows::{LocationBrief, ProductBrief};
 use crate::auth::SessionUser;
-use crate::db::decimal::{ser_decimal, Qty};
+use crate::db::decimal::Qty;
 use crate::db::Db;
 use crate::error::AppResult;
 use crate::http::body::parse_opt_id;
@@ -34,45 +30,23 @@ use crate::http::data;
 use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
-    routes![stock_valuation, summary, alerts, locations]
+    routes![
+        super::valuation::stock_valuation,
+        summary,
+        alerts,
+        locations
+    ]
 }
-
-/// A multiply-rotate hash, eight bytes at a time (the scheme of rustc's FxHash): the
-/// valuation looks up a million UUID keys that come from our own database, so a
-/// DoS-resistant hash buys nothing and costs a third of the join.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(*b)).wrapping_mul(K);
-        }
-        self.0 = h;
-    }
-}
-
-type FastHash = std::hash::BuildHasherDefault<Fx>;
 
 /// Decimal places of the scaled integers: quantities, prices, and their products.
-const QTY_PLACES: u32 = 3;
-const PRICE_PLACES: u32 = 4;
-const VALUE_PLACES: u32 = QTY_PLACES + PRICE_PLACES;
+pub(super) const QTY_PLACES: u32 = 3;
+pub(super) const PRICE_PLACES: u32 = 4;
+pub(super) const VALUE_PLACES: u32 = QTY_PLACES + PRICE_PLACES;
 /// Shown money and percentages.
-const SHOWN_PLACES: u32 = 2;
+pub(super) const SHOWN_PLACES: u32 = 2;
 
 /// Rounds a scaled integer from `from` to `to` places, half away from zero.
-fn round_scaled(v: i128, from: u32, to: u32) -> i128 {
+pub(super) fn round_scaled(v: i128, from: u32, to: u32) -> i128 {
     // 64-bit division is done by the CPU; 128-bit division is a library call. Every
     // realistic value fits in 64 bits, and the report rounds 2.5 million of them.
     if let (Ok(small), true) = (i64::try_from(v), from - to <= 18) {
@@ -94,21 +68,21 @@ fn round_scaled(v: i128, from: u32, to: u32) -> i128 {
 }
 
 /// A scaled integer as an exact decimal.
-fn scaled_decimal(v: i128, places: u32) -> Decimal {
+pub(super) fn scaled_decimal(v: i128, places: u32) -> Decimal {
     Decimal::from_i128_with_scale(v, places).normalize()
 }
 
 /// A value (quantity × price) rounded to 2 places, as a decimal.
-fn money(v: i128) -> Decimal {
+pub(super) fn money(v: i128) -> Decimal {
     scaled_decimal(round_scaled(v, VALUE_PLACES, SHOWN_PLACES), SHOWN_PLACES)
 }
 
-fn round2(d: Decimal) -> Decimal {
+pub(super) fn round2(d: Decimal) -> Decimal {
     crate::db::decimal::round(d, SHOWN_PLACES)
 }
 
 /// `(unit_price - cost_price) / unit_price * 100`, unrounded; 0 when the unit price is 0.
-fn margin(unit_price: i64, cost_price: i64) -> Decimal {
+pub(super) fn margin(unit_price: i64, cost_price: i64) -> Decimal {
     if unit_price == 0 {
         return Decimal::ZERO;
     }
@@ -117,7 +91,7 @@ fn margin(unit_price: i64, cost_price: i64) -> Decimal {
 }
 
 /// Writes a scaled integer as a JSON number without trailing zeros.
-fn push_scaled(out: &mut Vec<u8>, v: i128, places: u32) {
+pub(super) fn push_scaled(out: &mut Vec<u8>, v: i128, places: u32) {
     if v < 0 {
         out.push(b'-');
     }
@@ -192,13 +166,13 @@ fn push_u128(out: &mut Vec<u8>, mut n: u128) {
     out.extend_from_slice(&buf[i..]);
 }
 
-fn push_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn push_str(out: &mut Vec<u8>, s: &str) {
     // Writing a &str into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// SQLite's NOCASE order (ASCII case folded), then creation order.
-fn name_order(a: &str, a_seq: i64, b: &str, b_seq: i64) -> std::cmp::Ordering {
+pub(super) fn name_order(a: &str, a_seq: i64, b: &str, b_seq: i64) -> std::cmp::Ordering {
     a.bytes()
         .map(|c| c.to_ascii_lowercase())
         .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
@@ -206,21 +180,21 @@ fn name_order(a: &str, a_seq: i64, b: &str, b_seq: i64) -> std::cmp::Ordering {
 }
 
 /// A TEXT column's bytes, borrowed from the row (no allocation, no UTF-8 check).
-fn bytes_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r [u8]> {
+pub(super) fn bytes_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r [u8]> {
     r.get_ref(i)?.as_bytes().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
     })
 }
 
 /// A TEXT column borrowed from the row (no allocation).
-fn text_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+pub(super) fn text_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     r.get_ref(i)?.as_str().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
     })
 }
 
 /// Appends ` AND <col> = ?` for an optional filter.
-fn filter(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&str>) {
+pub(super) fn filter(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&str>) {
     if let Some(v) = value {
         sql.push_str(&format!(" AND {col} = ?"));
         args.push(v.to_owned());
@@ -229,7 +203,7 @@ fn filter(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&st
 
 /// Resolves the `entityId` and `locationId` filters: 400 malformed, 404 unknown or
 /// foreign, 400 when the location is of another entity than the one asked for.
-fn resolve_filters(
+pub(super) fn resolve_filters(
     conn: &Connection,
     scope: &Scope,
     entity: Option<&str>,
@@ -249,214 +223,9 @@ fn resolve_filters(
     Ok((entity, location))
 }
 
-// ---------------------------------------------------------------------------------------
-// Stock valuation
-// ---------------------------------------------------------------------------------------
-
-struct ValProduct {
-    id: String,
-    name: String,
-    sku: String,
-    category: String,
-    cost: i64,
-    unit: i64,
-    stock_qty: i64,
-    /// The unrounded margin, once the product has a row.
-    margin: Option<Decimal>,
-}
-
-struct ValLocation {
-    seq: i64,
-    id: String,
-    name: String,
-}
-
-/// One valuation row: a location rank (`u32::MAX` for unallocated stock), a product
-/// index and the quantity (thousandths).
-#[derive(Clone, Copy)]
-struct ValRow {
-    loc: u32,
-    prod: u32,
-    qty: i64,
-}
-
-/// The summary of the valuation report.
-#[derive(Debug, Clone, Serialize)]
-pub struct ValuationSummary {
-    #[serde(rename = "totalCostValue", serialize_with = "ser_decimal")]
-    pub total_cost_value: Decimal,
-    #[serde(rename = "totalRetailValue", serialize_with = "ser_decimal")]
-    pub total_retail_value: Decimal,
-    #[serde(rename = "totalUnits", serialize_with = "ser_decimal")]
-    pub total_units: Decimal,
-    #[serde(rename = "avgMargin", serialize_with = "ser_decimal")]
-    pub avg_margin: Decimal,
-    #[serde(rename = "inTransitUnits", serialize_with = "ser_decimal")]
-    pub in_transit_units: Decimal,
-    #[serde(rename = "inTransitCostValue", serialize_with = "ser_decimal")]
-    pub in_transit_cost_value: Decimal,
-}
-
-/// The computed report, ready to be written as JSON.
-pub struct Valuation {
-    products: Vec<ValProduct>,
-    /// Locations by rank (name order).
-    locations: Vec<ValLocation>,
-    rows: Vec<ValRow>,
-    pub summary: ValuationSummary,
-}
-
-/// Builds the valuation for `scope`, optionally restricted to an entity and a location
-/// (already resolved and visible).
-pub fn stock_valuation_report(
-    conn: &Connection,
-    scope: &Scope,
-    entity: Option<&str>,
-    location: Option<&str>,
-) -> AppResult<Valuation> {
-    // Locations, ranked by name.
-    let (cond, mut args) = scope.condition("l");
-    let mut sql = format!("SELECT l.seq, l.id, l.name FROM warehouse_locations l WHERE {cond}");
-    filter(&mut sql, &mut args, "l.entity_id", entity);
-    filter(&mut sql, &mut args, "l.id", location);
-    let mut stmt = conn.prepare(&sql)?;
-    let mut locations = stmt
-        .query_map(params_from_iter(args.iter()), |r| {
-            Ok(ValLocation {
-                seq: r.get(0)?,
-                id: r.get(1)?,
-                name: r.get(2)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    locations.sort_by(|a, b| name_order(&a.name, a.seq, &b.name, b.seq));
-    let loc_rank: HashMap<&[u8], u32, FastHash> = locations
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.id.as_bytes(), i as u32))
-        .collect();
-
-    // Products (inactive ones included), one pass.
-    let (cond, mut args) = scope.condition("p");
-    let mut sql = format!(
-        "SELECT p.id, p.name, p.sku, p.category, p.cost_price, p.unit_price, p.stock_qty
-         FROM products p WHERE {cond}"
-    );
-    filter(&mut sql, &mut args, "p.entity_id", entity);
-    if let Some(l) = location {
-        sql.push_str(" AND p.id IN (SELECT product_id FROM warehouse_stock WHERE location_id = ?)");
-        args.push(l.to_owned());
-    }
-    // Name order straight from the (owner_id, entity_id, name NOCASE) index, whose last
-    // key is the rowid (seq): the rows arrive ranked, with no sort of 100,000 names.
-    sql.push_str(" ORDER BY p.name COLLATE NOCASE, p.seq");
-    let mut stmt = conn.prepare(&sql)?;
-    let mut products = stmt
-        .query_map(params_from_iter(args.iter()), |r| {
-            Ok(ValProduct {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                sku: r.get(2)?,
-                category: r.get(3)?,
-                cost: r.get(4)?,
-                unit: r.get(5)?,
-                stock_qty: r.get(6)?,
-                margin: None,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let index: HashMap<&[u8], u32, FastHash> = products
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.id.as_bytes(), i as u32))
-        .collect();
-
-    // Stock rows, one pass, joined to the products in memory.
-    let (cond, mut args) = scope.condition("s");
-    let mut sql = format!(
-        "SELECT s.product_id, s.location_id, s.quantity FROM warehouse_stock s WHERE {cond}"
-    );
-    filter(&mut sql, &mut args, "s.entity_id", entity);
-    filter(&mut sql, &mut args, "s.location_id", location);
-    let mut stmt = conn.prepare(&sql)?;
-    let mut located = vec![0_i64; products.len()];
-    let mut rows: Vec<ValRow> = Vec::with_capacity(products.len() * 2);
-    let mut q = stmt.query(params_from_iter(args.iter()))?;
-    while let Some(r) = q.next()? {
-        let Some(&prod) = index.get(bytes_col(r, 0)?) else {
-            continue;
-        };
-        let qty: i64 = r.get(2)?;
-        located[prod as usize] += qty;
-        if qty == 0 {
-            continue;
-        }
-        let Some(&loc) = loc_rank.get(bytes_col(r, 1)?) else {
-            continue;
-        };
-        rows.push(ValRow { loc, prod, qty });
-    }
-    drop(q);
-    // Unallocated stock: what the product holds beyond its stock rows.
-    if location.is_none() {
-        for (i, p) in products.iter().enumerate() {
-            let qty = p.stock_qty - located[i];
-            if qty != 0 {
-                rows.push(ValRow {
-                    loc: u32::MAX,
-                    prod: i as u32,
-                    qty,
-                });
-            }
-        }
-    }
-    drop(index);
-    drop(loc_rank);
-
-    // Order: location name, then product name; unallocated rows last. `products` is in
-    // name order already, so a product's index is its rank.
-    rows.sort_unstable_by_key(|r| (r.loc, r.prod));
-
-    // Summary: exact sums, rounded once.
-    let (mut units, mut cost, mut retail) = (0_i128, 0_i128, 0_i128);
-    let (mut margin_sum, mut with_rows) = (Decimal::ZERO, 0_u32);
-    for r in &rows {
-        let p = &mut products[r.prod as usize];
-        units += i128::from(r.qty);
-        cost += i128::from(r.qty) * i128::from(p.cost);
-        retail += i128::from(r.qty) * i128::from(p.unit);
-        if p.margin.is_none() {
-            let m = margin(p.unit, p.cost);
-            p.margin = Some(m);
-            margin_sum += m;
-            with_rows += 1;
-        }
-    }
-    let avg_margin = if with_rows == 0 {
-        Decimal::ZERO
-    } else {
-        round2(margin_sum / Decimal::from(with_rows))
-    };
-    let (transit_units, transit_cost) = in_transit(conn, scope, entity, location)?;
-    let summary = ValuationSummary {
-        total_cost_value: money(cost),
-        total_retail_value: money(retail),
-        total_units: scaled_decimal(units, QTY_PLACES),
-        avg_margin,
-        in_transit_units: scaled_decimal(transit_units, QTY_PLACES),
-        in_transit_cost_value: money(transit_cost),
-    };
-    Ok(Valuation {
-        products,
-        locations,
-        rows,
-        summary,
-    })
-}
-
 /// Units held by in-transit transfer orders (from `source` when given) and their value at
 /// the products' current cost price, both scaled.
-fn in_transit(
+pub(super) fn in_transit(
     conn: &Connection,
     scope: &Scope,
     entity: Option<&str>,
@@ -482,169 +251,6 @@ fn in_transit(
         value += i128::from(qty) * i128::from(price);
     }
     Ok((units, value))
-}
-
-/// The valuation answer `{data: rows, summary}` as JSON, produced in chunks of about
-/// 64 KiB as the client reads it, so the whole body never sits in memory at once.
-pub struct ValuationJson {
-    products: Vec<ValProduct>,
-    rows: Vec<ValRow>,
-    /// Per product with a row: `{"product_id":..,"product_name":..,"product_sku":..,
-    /// "category":..,` and `,"cost_price":..,"unit_price":..` and its rounded margin.
-    head: Vec<Box<[u8]>>,
-    tail: Vec<Box<[u8]>>,
-    margin: Vec<Box<[u8]>>,
-    /// Per location rank: `"location_id":..,"location_name":..,"quantity":`.
-    location: Vec<Box<[u8]>>,
-    summary: Vec<u8>,
-    pos: usize,
-    started: bool,
-    done: bool,
-}
-
-const UNALLOCATED: &[u8] = b"\"location_id\":null,\"location_name\":\"Unallocated\",\"quantity\":";
-/// Body chunks of 1 MiB: fewer hand-offs to the HTTP writer (165 for 100,000 × 5).
-const CHUNK: usize = 1 << 20;
-
-impl Valuation {
-    pub fn into_json(self) -> ValuationJson {
-        let Valuation {
-            products,
-            locations,
-            rows,
-            summary,
-        } = self;
-        // Each product's pieces are written when its first row is (see `pieces`), so
-        // that work overlaps with sending the body instead of delaying its first byte.
-        let head: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        let tail: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        let margin_text: Vec<Box<[u8]>> = vec![Box::default(); products.len()];
-        let location = locations
-            .iter()
-            .map(|l| {
-                let mut v = Vec::with_capacity(80);
-                v.extend_from_slice(b"\"location_id\":");
-                push_str(&mut v, &l.id);
-                v.extend_from_slice(b",\"location_name\":");
-                push_str(&mut v, &l.name);
-                v.extend_from_slice(b",\"quantity\":");
-                v.into_boxed_slice()
-            })
-            .collect();
-        ValuationJson {
-            products,
-            rows,
-            head,
-            tail,
-            margin: margin_text,
-            location,
-            summary: serde_json::to_vec(&summary).unwrap_or_default(),
-            pos: 0,
-            started: false,
-            done: false,
-        }
-    }
-}
-
-impl ValuationJson {
-    /// Writes product `i`'s pieces (once).
-    fn pieces(&mut self, i: usize) {
-        if !self.head[i].is_empty() {
-            return;
-        }
-        let p = &self.products[i];
-        let mut h = Vec::with_capacity(128);
-        h.extend_from_slice(b"{\"product_id\":");
-        push_str(&mut h, &p.id);
-        h.extend_from_slice(b",\"product_name\":");
-        push_str(&mut h, &p.name);
-        h.extend_from_slice(b",\"product_sku\":");
-        push_str(&mut h, &p.sku);
-        h.extend_from_slice(b",\"category\":");
-        push_str(&mut h, &p.category);
-        h.push(b',');
-        self.head[i] = h.into_boxed_slice();
-        let mut t = Vec::with_capacity(48);
-        t.extend_from_slice(b",\"cost_price\":");
-        push_scaled(&mut t, i128::from(p.cost), PRICE_PLACES);
-        t.extend_from_slice(b",\"unit_price\":");
-        push_scaled(&mut t, i128::from(p.unit), PRICE_PLACES);
-        self.tail[i] = t.into_boxed_slice();
-        let m = round2(p.margin.unwrap_or_default());
-        self.margin[i] = m.to_string().into_bytes().into_boxed_slice();
-    }
-}
-
-impl Iterator for ValuationJson {
-    type Item = Vec<u8>;
-
-    fn next(&mut self) -> Option<Vec<u8>> {
-        if self.done {
-            return None;
-        }
-        let mut out = Vec::with_capacity(CHUNK + 512);
-        if !self.started {
-            out.extend_from_slice(b"{\"data\":[");
-            self.started = true;
-        }
-        while self.pos < self.rows.len() && out.len() < CHUNK {
-            let r = self.rows[self.pos];
-            if self.pos > 0 {
-                out.push(b',');
-            }
-            let i = r.prod as usize;
-            self.pieces(i);
-            let p = &self.products[i];
-            out.extend_from_slice(&self.head[i]);
-            if r.loc == u32::MAX {
-                out.extend_from_slice(UNALLOCATED);
-            } else {
-                out.extend_from_slice(&self.location[r.loc as usize]);
-            }
-            let q = i128::from(r.qty);
-            push_scaled(&mut out, q, QTY_PLACES);
-            out.extend_from_slice(&self.tail[i]);
-            out.extend_from_slice(b",\"total_cost\":");
-            let cost = round_scaled(q * i128::from(p.cost), VALUE_PLACES, SHOWN_PLACES);
-            push_scaled(&mut out, cost, SHOWN_PLACES);
-            out.extend_from_slice(b",\"total_retail\":");
-            let retail = round_scaled(q * i128::from(p.unit), VALUE_PLACES, SHOWN_PLACES);
-            push_scaled(&mut out, retail, SHOWN_PLACES);
-            out.extend_from_slice(b",\"margin\":");
-            out.extend_from_slice(&self.margin[i]);
-            out.push(b'}');
-            self.pos += 1;
-        }
-        if self.pos >= self.rows.len() {
-            out.extend_from_slice(b"],\"summary\":");
-            out.extend_from_slice(&self.summary);
-            out.push(b'}');
-            self.done = true;
-        }
-        Some(out)
-    }
-}
-
-#[get("/reports/stock-valuation?<entityId>&<locationId>")]
-#[allow(non_snake_case)]
-async fn stock_valuation(
-    user: SessionUser,
-    entityId: Option<String>,
-    locationId: Option<String>,
-    db: &State<Db>,
-) -> AppResult<(ContentType, ByteStream<stream::Iter<ValuationJson>>)> {
-    let scope = user.scope();
-    let report = db
-        .read(move |conn| {
-            let (entity, location) =
-                resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
-            stock_valuation_report(conn, &scope, entity.as_deref(), location.as_deref())
-        })
-        .await?;
-    Ok((
-        ContentType::JSON,
-        ByteStream(stream::iter(report.into_json())),
-    ))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ pub fn body(res: LocalResponse<'_>) -> (Status, Value) {
 }
 
 impl TestApp {
-    fn with_session<'c>(&self, req: LocalRequest<'c>) -> LocalRequest<'c> {
+    pub fn with_session<'c>(&self, req: LocalRequest<'c>) -> LocalRequest<'c> {
         match self.session.borrow().as_ref() {
             Some(token) => req.cookie(Cookie::new("stockbook_session", token.clone())),
             None => req,
