@@ -1062,3 +1062,98 @@ fn the_parsed_file_serialises_with_an_ordered_mapping_and_flat_rows() {
     let rows: Vec<&MappedRow> = f.rows.iter().collect();
     assert_eq!(rows.len(), 6);
 }
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+
+#[test]
+fn quickbooks_bills_group_lines_by_number_and_take_the_line_amount_as_the_price() {
+    let f = fixture("quickbooks/bills.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Quickbooks, EntityType::Bills, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Bill no."), Some("number"));
+    assert_eq!(field(&f, "Supplier"), Some("contact_name"));
+    assert_eq!(field(&f, "Bill Date"), Some("issue_date"));
+    assert_eq!(field(&f, "Line Tax Code"), Some("line_vat_rate"));
+    assert_eq!(field(&f, "Line Amount"), None, "an auxiliary column");
+    assert_eq!(f.total_rows, 5, "the blank trailing line is not a row");
+    assert_eq!(f.documents.len(), 3);
+
+    let lease = doc(&f, "HL-3391");
+    assert_eq!(lease.contact_name, "Hartley Leasing Ltd");
+    assert_eq!(lease.issue_date, date!(2024 - 03 - 01));
+    assert_eq!(lease.due_date, Some(date!(2024 - 03 - 31)));
+    assert_eq!(lease.total, None, "the layout has no total column");
+    let lines = doc_lines(&f, "HL-3391");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].line_description, "Transit van lease, March");
+    assert_eq!(lines[0].line_quantity, None);
+    assert_eq!(lines[0].line_unit_price.value(), dec("1028.75"));
+    assert_eq!(
+        lines[0].line_vat_rate.unwrap().value(),
+        dec("20"),
+        "20.0% S"
+    );
+    assert_eq!(lines[0].source_vat.unwrap().value(), dec("205.75"));
+    assert_eq!(lines[1].line_unit_price.value(), dec("24.50"));
+    assert_eq!(
+        lines[1].line_vat_rate.unwrap().value(),
+        Decimal::ZERO,
+        "No VAT"
+    );
+
+    let paper = doc_lines(&f, "INV-7781");
+    assert_eq!(paper.len(), 2);
+    assert_eq!(paper[0].line_description, "Paper, A4 80gsm (10 boxes)");
+    assert_eq!(paper[1].line_unit_price.value(), dec("180"));
+    let water = doc_lines(&f, "YW-22019");
+    assert_eq!(
+        water[0].line_vat_rate.unwrap().value(),
+        Decimal::ZERO,
+        "0.0% Z"
+    );
+}
+
+#[test]
+fn sage_accounting_purchase_quick_entries_are_bills_with_dashed_dates_and_worded_rates() {
+    let f = fixture("sage_accounting/bills.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::SageAccounting, EntityType::Bills, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Supplier Name"), Some("contact_name"));
+    assert_eq!(field(&f, "Supplier Reference"), None);
+    assert_eq!(field(&f, "Reference"), Some("number"));
+    assert_eq!(field(&f, "Net"), Some("line_unit_price"));
+    assert_eq!(field(&f, "VAT Rate"), Some("line_vat_rate"));
+    assert_eq!(f.left_out, 1, "the credit note");
+    assert_eq!(f.documents.len(), 4);
+    assert_eq!(f.date_order, DateOrder::DayMonth);
+
+    let lease = doc(&f, "HL-3391");
+    assert_eq!(lease.contact_name, "Hartley Leasing Ltd");
+    assert_eq!(lease.issue_date, date!(2024 - 03 - 01), "DD-MM-YYYY");
+    assert_eq!(lease.total.unwrap().value(), dec("1234.50"));
+    let l = doc_lines(&f, "HL-3391");
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0].line_description, "Van lease, March");
+    assert_eq!(l[0].line_unit_price.value(), dec("1028.75"));
+    assert_eq!(l[0].line_vat_rate.unwrap().value(), dec("20"), "Standard");
+    assert_eq!(l[0].source_vat.unwrap().value(), dec("205.75"));
+    let water = doc_lines(&f, "YW-22019");
+    assert_eq!(water[0].line_vat_rate.unwrap().value(), Decimal::ZERO);
+    let gas = doc_lines(&f, "BG-55120");
+    assert_eq!(
+        gas[0].line_vat_rate.unwrap().value(),
+        dec("5"),
+        "Lower Rate"
+    );
+
+    // The sales twin of this file is not confused with it.
+    let sales = fixture("sage_accounting/invoices.csv");
+    assert_eq!(sales.entity_type, EntityType::Invoices);
+}

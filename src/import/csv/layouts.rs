@@ -666,6 +666,52 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Currency", Skip),
 ];
 
+// --- Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices ---
+
+/// QuickBooks Online's "Import bills" spreadsheet (Settings ▸ Import data ▸ Bills), one row
+/// per line with the bill's number, supplier and dates repeated. UK and Canadian QBO say
+/// `Supplier`. There is no quantity or rate column: the line amount is the line's net.
+const QBO_BILLS: &[(&str, Target)] = &[
+    ("Bill no.", T(F::Number)),
+    ("Supplier", T(F::ContactName)),
+    ("Bill Date", T(F::IssueDate)),
+    ("Due Date", T(F::DueDate)),
+    ("Memo", Skip),
+    ("Account", Skip),
+    ("Line Description", T(F::LineDescription)),
+    ("Line Amount", A(X::LineAmount)),
+    ("Line Tax Code", T(F::LineVatRate)),
+    ("Line Tax Amount", A(X::LineVat)),
+    ("Currency Code", Skip),
+];
+
+/// Sage Accounting's purchases quick entry file: the purchase twin of the sales file read
+/// by `SAGE_ACCOUNTING_INVOICES`, with `Supplier Reference` and `Supplier Name`.
+const SAGE_ACCOUNTING_PURCHASES: &[(&str, Target)] = &[
+    ("Type", A(X::Kind)),
+    ("Supplier Reference", Skip),
+    ("Date", T(F::IssueDate)),
+    ("Supplier Name", T(F::ContactName)),
+    ("Reference", T(F::Number)),
+    ("Ledger Account", Skip),
+    ("Details", T(F::LineDescription)),
+    ("Net", T(F::LineUnitPrice)),
+    ("VAT Rate", T(F::LineVatRate)),
+    ("VAT", A(X::LineVat)),
+    ("Total", T(F::Total)),
+    ("Analysis Type 1", Skip),
+    ("Analysis Type 2", Skip),
+    ("Analysis Type 3", Skip),
+];
+
+/// Purchases quick entries are `Invoice` or `Cr Note`; credit notes are not imported.
+fn sage_accounting_purchase_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "invoice" | "purchase invoice" | "pi" => Some(EntityType::Bills),
+        _ => None,
+    }
+}
+
 /// Every known layout. Order matters only between equal scores of the same shape
 /// (the first is the default type).
 pub static LAYOUTS: &[Layout] = &[
@@ -737,6 +783,13 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freshbooks, Invoices, "FreshBooks invoices export",
         sig: &[&["Invoice #", "Date Issued", "Line Subtotal"]],
         cols: FRESHBOOKS_INVOICES),
+    // Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices.
+    layout!(Quickbooks, Bills, "QuickBooks bill import layout",
+        sig: &[&["Bill no.", "Supplier", "Bill Date", "Line Amount"]],
+        cols: QBO_BILLS),
+    layout!(SageAccounting, Bills, "Sage Accounting purchases quick entry file",
+        sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
+        cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -796,9 +849,12 @@ mod tests {
         );
         assert_eq!(
             names(Platform::Quickbooks),
-            ["contacts", "products", "invoices"]
+            ["contacts", "products", "invoices", "bills"]
         );
-        assert_eq!(names(Platform::SageAccounting), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::SageAccounting),
+            ["contacts", "invoices", "bills"]
+        );
         assert_eq!(
             names(Platform::Sage50),
             ["contacts", "products", "invoices", "bills", "expenses"]
