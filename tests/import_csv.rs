@@ -1569,3 +1569,79 @@ fn a_document_with_a_line_that_cannot_be_read_is_not_imported_at_all() {
     assert_eq!(templates[0]["provider_ref"], json!("sub_2"));
     assert_eq!(templates[0]["provider"], json!("gocardless"));
 }
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+
+#[test]
+fn quickbooks_bills_import_their_lines_at_the_line_amount() {
+    let (_, _, records) = round_trip(&Case {
+        file: "quickbooks/bills.csv",
+        platform: "quickbooks",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 5,
+        records: 3,
+        mapping: &[
+            ("Bill no.", Some("number")),
+            ("Supplier", Some("contact_name")),
+            ("Bill Date", Some("issue_date")),
+            ("Due Date", Some("due_date")),
+            ("Line Description", Some("line_description")),
+            ("Line Tax Code", Some("line_vat_rate")),
+            ("Line Amount", None),
+            ("Memo", None),
+        ],
+    });
+    let b = find(&records, "number", "HL-3391");
+    assert_eq!(b["contact_name"], json!("Hartley Leasing Ltd"));
+    assert_eq!(b["issue_date"], json!("2024-03-01"));
+    assert_eq!(b["due_date"], json!("2024-03-31"));
+    assert_eq!(b["provider"], json!("quickbooks"));
+    assert_eq!(
+        lines(b),
+        [
+            "Transit van lease, March | 1 | 1028.75 | 0 | 20 | 1028.75 | 205.75",
+            "Road fund licence | 1 | 24.5 | 0 | 0 | 24.5 | 0"
+        ]
+    );
+    assert_eq!(totals(b), "1053.25 + 205.75 = 1259 (paid 0)");
+    assert_eq!(
+        totals(find(&records, "number", "INV-7781")),
+        "425 + 85 = 510 (paid 0)"
+    );
+}
+
+#[test]
+fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_note() {
+    let (_, _, records) = round_trip(&Case {
+        file: "sage_accounting/bills.csv",
+        platform: "sage_accounting",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 5,
+        records: 4,
+        mapping: &[
+            ("Reference", Some("number")),
+            ("Supplier Name", Some("contact_name")),
+            ("Supplier Reference", None),
+            ("Net", Some("line_unit_price")),
+            ("VAT Rate", Some("line_vat_rate")),
+            ("Total", Some("total")),
+        ],
+    });
+    let b = find(&records, "number", "HL-3391");
+    assert_eq!(b["contact_name"], json!("Hartley Leasing Ltd"));
+    assert_eq!(b["issue_date"], json!("2024-03-01"));
+    assert_eq!(b["provider"], json!("sage_accounting"));
+    assert_eq!(
+        lines(b),
+        ["Van lease, March | 1 | 1028.75 | 0 | 20 | 1028.75 | 205.75"]
+    );
+    assert_eq!(totals(b), "1028.75 + 205.75 = 1234.5 (paid 0)");
+    assert_eq!(
+        totals(find(&records, "number", "BG-55120")),
+        "180 + 9 = 189 (paid 0)"
+    );
+    assert!(records.iter().all(|r| r["number"] != json!("CN-0112")));
+}
