@@ -460,7 +460,7 @@ fn sage_accounting_invoices_import_with_the_default_terms() {
             ("Reference", Some("number")),
             ("Net", Some("line_unit_price")),
             ("VAT Rate", Some("line_vat_rate")),
-            ("Total", Some("total")),
+            ("Total", None),
         ],
     });
     let b = find(&records, "number", "SI-1002");
@@ -1619,7 +1619,7 @@ fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_not
         platform: "sage_accounting",
         entity_type: "bills",
         detected: true,
-        total_rows: 5,
+        total_rows: 6,
         records: 4,
         mapping: &[
             ("Reference", Some("number")),
@@ -1627,7 +1627,7 @@ fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_not
             ("Supplier Reference", None),
             ("Net", Some("line_unit_price")),
             ("VAT Rate", Some("line_vat_rate")),
-            ("Total", Some("total")),
+            ("Total", None),
         ],
     });
     let b = find(&records, "number", "HL-3391");
@@ -1643,5 +1643,15 @@ fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_not
         totals(find(&records, "number", "BG-55120")),
         "180 + 9 = 189 (paid 0)"
     );
+    // Two quick entries with one reference: one bill, the sum of their totals.
+    let paper = find(&records, "number", "INV 7781");
+    assert_eq!(
+        lines(paper),
+        [
+            "Paper, A4 80gsm | 1 | 245 | 0 | 20 | 245 | 49",
+            "Toner, black | 1 | 120 | 0 | 20 | 120 | 24"
+        ]
+    );
+    assert_eq!(totals(paper), "365 + 73 = 438 (paid 0)");
     assert!(records.iter().all(|r| r["number"] != json!("CN-0112")));
 }

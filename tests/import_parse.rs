@@ -371,6 +371,45 @@ fn sage_accounting_outstanding_invoices_read_pounds_and_worded_vat_rates() {
     let two = doc_lines(&f, "SI-1002");
     assert_eq!(two.len(), 2);
     assert_eq!(two[1].line_vat_rate.unwrap().value(), Decimal::ZERO);
+    // Each quick entry row carries its own total; the invoice's is their sum.
+    assert_eq!(field(&f, "Total"), None, "an auxiliary column");
+    assert_eq!(two[0].line_total.unwrap().value(), dec("408.00"));
+    assert_eq!(two[1].line_total.unwrap().value(), dec("36.00"));
+    assert_eq!(doc(&f, "SI-1002").total.unwrap().value(), dec("444.00"));
+}
+
+#[test]
+fn sage_accounting_rows_that_share_a_reference_make_one_document_totalling_their_rows() {
+    let csv = "Type,Customer Reference,Date,Customer Name,Reference,Ledger Account,Details,\
+               Net,VAT Rate,VAT,Total,Analysis Type 1,Analysis Type 2,Analysis Type 3\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Fitting,100.00,Standard,\
+               20.00,120.00,,,\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Delivery,50.00,Standard,\
+               10.00,60.00,,,\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Fixings,5.00,Standard,\
+               1.00,6.00,,,\n\
+               Invoice,BRAM01,05/03/2024,Bramble Cafe,SI-2002,4000,Shelving,80.00,Standard,\
+               16.00,96.00,,,\n\
+               Invoice,BRAM01,05/03/2024,Bramble Cafe,SI-2002,4000,Menus,30.00,Zero Rated,\
+               0.00,,,,\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::SageAccounting, EntityType::Invoices)
+    );
+    assert_clean(&f);
+    assert_eq!(f.documents.len(), 2);
+    let one = doc(&f, "SI-2001");
+    assert_eq!(one.rows.len(), 3);
+    assert_eq!(one.total.unwrap().value(), dec("186.00"), "120 + 60 + 6");
+    // A row without its total leaves the document without one to check against.
+    assert_eq!(doc(&f, "SI-2002").total, None);
+
+    // The purchases file reads the same way.
+    let bills = fixture("sage_accounting/bills.csv");
+    let paper = doc(&bills, "INV 7781");
+    assert_eq!(paper.rows.len(), 2);
+    assert_eq!(paper.total.unwrap().value(), dec("438.00"), "294 + 144");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1131,6 +1170,7 @@ fn sage_accounting_purchase_quick_entries_are_bills_with_dashed_dates_and_worded
     assert_eq!(field(&f, "Net"), Some("line_unit_price"));
     assert_eq!(field(&f, "VAT Rate"), Some("line_vat_rate"));
     assert_eq!(f.left_out, 1, "the credit note");
+    assert_eq!((f.total_rows, f.rows.len()), (6, 5));
     assert_eq!(f.documents.len(), 4);
     assert_eq!(f.date_order, DateOrder::DayMonth);
 

@@ -38,10 +38,20 @@ pub enum Aux {
     PhoneFallback,
     /// An expense's net amount: `amount` = net + `vat_amount`.
     NetAmount,
+    // Added (imp-a): Sage Accounting quick entries, FreeAgent expenses and projects.
+    /// A row's own gross total (Sage Accounting quick entries): the total of the document
+    /// its rows make up is the sum of theirs.
+    LineTotal,
+    /// The VAT rate of a VAT-inclusive expense amount (FreeAgent `sales_tax_rate`): gives
+    /// `vat_amount` = amount × rate ÷ (100 + rate) when no VAT amount is given.
+    GrossVatRate,
+    /// A person's name: gives the contact when the organisation column is empty
+    /// (FreeAgent projects' `contact_name` beside `organisation_name`).
+    ContactFallback,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::NetAmount as usize + 1;
+    pub const COUNT: usize = Self::ContactFallback as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -55,6 +65,9 @@ impl Aux {
             Self::DescriptionFallback => "item name: gives the line description when empty",
             Self::PhoneFallback => "mobile: gives the phone when it is empty",
             Self::NetAmount => "net amount: amount is net plus VAT",
+            Self::LineTotal => "row total: the document's total is the sum of its rows' totals",
+            Self::GrossVatRate => "VAT rate of the gross amount: gives the VAT amount",
+            Self::ContactFallback => "person's name: gives the contact when it is empty",
         }
     }
 }
@@ -376,6 +389,8 @@ const SAGE_ACCOUNTING_CONTACTS: &[(&str, Target)] = &[
     ("VAT Number", T(F::VatNumber)),
 ];
 
+/// Each row is one quick entry with its own Net, VAT and Total; rows that share a
+/// `Reference` make one invoice, whose total is the sum of theirs.
 const SAGE_ACCOUNTING_INVOICES: &[(&str, Target)] = &[
     ("Type", A(X::Kind)),
     ("Customer Reference", Skip),
@@ -387,7 +402,7 @@ const SAGE_ACCOUNTING_INVOICES: &[(&str, Target)] = &[
     ("Net", T(F::LineUnitPrice)),
     ("VAT Rate", T(F::LineVatRate)),
     ("VAT", A(X::LineVat)),
-    ("Total", T(F::Total)),
+    ("Total", A(X::LineTotal)),
     ("Analysis Type 1", Skip),
     ("Analysis Type 2", Skip),
     ("Analysis Type 3", Skip),
@@ -698,7 +713,7 @@ const SAGE_ACCOUNTING_PURCHASES: &[(&str, Target)] = &[
     ("Net", T(F::LineUnitPrice)),
     ("VAT Rate", T(F::LineVatRate)),
     ("VAT", A(X::LineVat)),
-    ("Total", T(F::Total)),
+    ("Total", A(X::LineTotal)),
     ("Analysis Type 1", Skip),
     ("Analysis Type 2", Skip),
     ("Analysis Type 3", Skip),

@@ -326,6 +326,7 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     let discount = r.parse(Field::LineDiscount, parse_percent);
     let mut vat_rate = r.parse(Field::LineVatRate, parse_vat_rate);
     let total = r.parse(Field::Total, parse_money);
+    let line_total = r.parse_aux(Aux::LineTotal, parse_money);
     let mut amount_paid = r.parse(Field::AmountPaid, parse_money);
     let source_vat = r.aux_money_sum(Aux::LineVat);
     let line_amount = r.parse_aux(Aux::LineAmount, parse_amount);
@@ -400,6 +401,7 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         amount_paid,
         provider_ref: r.text(Field::ProviderRef),
         source_vat,
+        line_total,
     })
 }
 
