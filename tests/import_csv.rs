@@ -1655,3 +1655,92 @@ fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_not
     assert_eq!(totals(paper), "365 + 73 = 438 (paid 0)");
     assert!(records.iter().all(|r| r["number"] != json!("CN-0112")));
 }
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): FreeAgent expenses and projects
+
+#[test]
+fn freeagent_expenses_import_payments_with_their_vat_and_categories() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freeagent/expenses.csv",
+        platform: "freeagent",
+        entity_type: "expenses",
+        detected: true,
+        total_rows: 5,
+        records: 4,
+        mapping: &[
+            ("claimant_name", None),
+            ("category", Some("category")),
+            ("DD/MM/YYYY", Some("date")),
+            ("gross_value", Some("amount")),
+            ("description", Some("description")),
+            ("receipt_reference", None),
+            ("sales_tax_rate", None),
+        ],
+    });
+    let dinner = find(&records, "description", "Dinner with client, Leeds");
+    assert_eq!(dinner["date"], json!("2024-03-05"));
+    assert_eq!(n(&dinner["amount"]), "27.99");
+    assert_eq!(n(&dinner["vat_amount"]), "4.67");
+    assert_eq!(dinner["provider"], json!("freeagent"));
+    let laptop = find(&records, "description", "Laptop, 14 inch, for the studio");
+    assert_eq!(n(&laptop["amount"]), "1249");
+    assert_eq!(n(&laptop["vat_amount"]), "208.17");
+    let postage = find(&records, "description", "Recorded delivery to HMRC");
+    assert_eq!(
+        n(&postage["vat_amount"]),
+        "0",
+        "`Auto` gives no VAT amount: the expense's default"
+    );
+    assert!(
+        records
+            .iter()
+            .all(|r| r["description"] != json!("Unused train ticket, York to London")),
+        "the refund is left out"
+    );
+    let categories = list(&t, "expense-categories", &entity);
+    assert_eq!(
+        dinner["category_id"],
+        find(&categories, "name", "Accommodation and Meals")["id"]
+    );
+}
+
+#[test]
+fn freeagent_projects_import_with_their_customers() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freeagent/projects.csv",
+        platform: "freeagent",
+        entity_type: "projects",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("project_name", Some("name")),
+            ("organisation_name", Some("contact_name")),
+            ("contact_name", None),
+            ("status", Some("status")),
+            ("contract_po_reference", None),
+        ],
+    });
+    let contacts = list(&t, "contacts", &entity);
+    assert_eq!(contacts.len(), 3, "one contact per organisation or person");
+    let refit = find(&records, "name", "Showroom refit, Leeds");
+    assert_eq!(refit["status"], json!("active"));
+    assert_eq!(
+        refit["contact_id"],
+        find(&contacts, "name", "Hartley & Sons Joinery Ltd")["id"]
+    );
+    let brand = find(&records, "name", "Brand refresh");
+    assert_eq!(
+        brand["contact_id"],
+        find(&contacts, "name", "Priya Shah")["id"]
+    );
+    assert_eq!(
+        find(&records, "name", "Website photography")["status"],
+        json!("completed")
+    );
+    assert_eq!(
+        find(&records, "name", "Menu boards, spring")["status"],
+        json!("archived")
+    );
+}

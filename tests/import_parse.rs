@@ -1197,3 +1197,117 @@ fn sage_accounting_purchase_quick_entries_are_bills_with_dashed_dates_and_worded
     let sales = fixture("sage_accounting/invoices.csv");
     assert_eq!(sales.entity_type, EntityType::Invoices);
 }
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): FreeAgent expenses and projects
+
+#[test]
+fn freeagent_expenses_are_payments_with_vat_worked_out_of_the_gross_value() {
+    let f = fixture("freeagent/expenses.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freeagent, EntityType::Expenses, true)
+    );
+    assert_eq!(f.layout, Some("FreeAgent expenses import template"));
+    assert_clean(&f);
+    assert_eq!(f.headers[0], "claimant_name", "the byte-order mark is gone");
+    assert_eq!(field(&f, "claimant_name"), None, "a user, not a contact");
+    assert_eq!(field(&f, "category"), Some("category"));
+    assert_eq!(field(&f, "DD/MM/YYYY"), Some("date"));
+    assert_eq!(field(&f, "gross_value"), Some("amount"));
+    assert_eq!(field(&f, "description"), Some("description"));
+    assert_eq!(field(&f, "receipt_reference"), None);
+    assert_eq!(field(&f, "sales_tax_rate"), None, "an auxiliary column");
+    assert_eq!(f.date_order, DateOrder::DayMonth);
+    assert_eq!(
+        (f.total_rows, f.rows.len(), f.left_out),
+        (5, 4, 1),
+        "the refund is left out, the blank line is not a row"
+    );
+
+    let e = |i: usize| f.rows[i].data.as_expense().unwrap();
+    let dinner = e(0);
+    assert_eq!(dinner.date, date!(2024 - 03 - 05));
+    assert_eq!(dinner.description, "Dinner with client, Leeds");
+    assert_eq!(dinner.category.as_deref(), Some("Accommodation and Meals"));
+    assert_eq!(dinner.amount.value(), dec("27.99"));
+    assert_eq!(
+        dinner.vat_amount.unwrap().value(),
+        dec("4.67"),
+        "27.99 × 20 ÷ 120 = 4.665"
+    );
+    assert_eq!(dinner.provider_ref, None, "a receipt number is not unique");
+    let train = e(1);
+    assert_eq!(train.amount.value(), dec("64.80"));
+    assert_eq!(train.vat_amount.unwrap().value(), Decimal::ZERO);
+    let laptop = e(2);
+    assert_eq!(
+        laptop.amount.value(),
+        dec("1249.00"),
+        "a thousands separator"
+    );
+    assert_eq!(laptop.vat_amount.unwrap().value(), dec("208.17"));
+    let postage = e(3);
+    assert_eq!(postage.date, date!(2024 - 03 - 14));
+    assert_eq!(postage.vat_amount, None, "`Auto`: FreeAgent's own rate");
+}
+
+#[test]
+fn a_freeagent_expense_rate_that_is_not_a_rate_names_its_row_and_column() {
+    let csv = "claimant_name,category,DD/MM/YYYY,currency,type,gross_value,description,\
+               receipt_reference,sales_tax_rate\n\
+               Nathan Barley,Travel,05/03/2024,GBP,Payment,12.00,Taxi,,20\n\
+               Nathan Barley,Travel,06/03/2024,GBP,Payment,12.00,Taxi,,twenty\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(f.rows.len(), 1);
+    assert_eq!(
+        f.rows[0]
+            .data
+            .as_expense()
+            .unwrap()
+            .vat_amount
+            .unwrap()
+            .value(),
+        dec("2.00")
+    );
+    assert_eq!(f.errors.len(), 1);
+    assert_eq!(f.errors[0].row, 3);
+    assert_eq!(f.errors[0].column.as_deref(), Some("sales_tax_rate"));
+}
+
+#[test]
+fn freeagent_projects_name_the_organisation_else_the_person_as_the_contact() {
+    let f = fixture("freeagent/projects.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freeagent, EntityType::Projects, true)
+    );
+    assert_eq!(f.layout, Some("FreeAgent projects import template"));
+    assert_clean(&f);
+    assert_eq!(field(&f, "project_name"), Some("name"));
+    assert_eq!(field(&f, "organisation_name"), Some("contact_name"));
+    assert_eq!(field(&f, "contact_name"), None, "an auxiliary column");
+    assert_eq!(field(&f, "status"), Some("status"));
+    assert_eq!(field(&f, "contract_po_reference"), None);
+    assert_eq!(f.total_rows, 4, "the blank trailing line is not a row");
+
+    let p = |i: usize| f.rows[i].data.as_project().unwrap();
+    let refit = p(0);
+    assert_eq!(refit.name, "Showroom refit, Leeds");
+    assert_eq!(
+        refit.contact_name.as_deref(),
+        Some("Hartley & Sons Joinery Ltd")
+    );
+    assert_eq!(refit.status, Some(ProjectStatus::Active));
+    assert_eq!((refit.hourly_rate, refit.budget), (None, None));
+    let brand = p(1);
+    assert_eq!(
+        brand.contact_name.as_deref(),
+        Some("Priya Shah"),
+        "no organisation: the person"
+    );
+    assert_eq!(p(2).status, Some(ProjectStatus::Completed));
+    let menus = p(3);
+    assert_eq!(menus.contact_name.as_deref(), Some("Bramble Café"));
+    assert_eq!(menus.status, Some(ProjectStatus::Archived), "Hidden");
+}

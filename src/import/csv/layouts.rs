@@ -727,6 +727,47 @@ fn sage_accounting_purchase_kind(s: &str) -> Option<EntityType> {
     }
 }
 
+// --- Added layouts (imp-a): FreeAgent expenses and projects -----------------------------
+
+/// FreeAgent's expenses import template ("How to bulk import expenses"). The claimant is a
+/// FreeAgent user, not a contact, and has no expense field; `currency` and
+/// `receipt_reference` (a receipt number, not unique) are not imported either. The date
+/// column's heading shows as `DD/MM/YYYY` in the article; `dated_on` (the API's name)
+/// and `date` are read too.
+const FREEAGENT_EXPENSES: &[(&str, Target)] = &[
+    ("claimant_name", Skip),
+    ("category", T(F::Category)),
+    ("DD/MM/YYYY", T(F::Date)),
+    ("dated_on", T(F::Date)),
+    ("date", T(F::Date)),
+    ("currency", Skip),
+    ("type", A(X::Kind)),
+    ("gross_value", T(F::Amount)),
+    ("description", T(F::Description)),
+    ("receipt_reference", Skip),
+    ("sales_tax_rate", A(X::GrossVatRate)),
+];
+
+/// Expenses are of type `Payment` or `Refund`; refunds (money paid back by the claimant)
+/// are not imported.
+fn freeagent_expense_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "payment" => Some(EntityType::Expenses),
+        _ => None,
+    }
+}
+
+/// FreeAgent's projects import template ("Import projects"): the contact is the
+/// organisation, else the person, as FreeAgent names contacts.
+const FREEAGENT_PROJECTS: &[(&str, Target)] = &[
+    ("contact_name", A(X::ContactFallback)),
+    ("organisation_name", T(F::ContactName)),
+    ("project_name", T(F::Name)),
+    ("status", T(F::Status)),
+    ("contract_po_reference", Skip),
+    ("uses_project_invoice_sequence", Skip),
+];
+
 /// Every known layout. Order matters only between equal scores of the same shape
 /// (the first is the default type).
 pub static LAYOUTS: &[Layout] = &[
@@ -805,6 +846,13 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(SageAccounting, Bills, "Sage Accounting purchases quick entry file",
         sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
+    // Added layouts (imp-a): FreeAgent expenses and projects.
+    layout!(Freeagent, Expenses, "FreeAgent expenses import template",
+        sig: &[&["claimant_name", "gross_value"]],
+        cols: FREEAGENT_EXPENSES, kind: Some(freeagent_expense_kind)),
+    layout!(Freeagent, Projects, "FreeAgent projects import template",
+        sig: &[&["project_name", "contract_po_reference"]],
+        cols: FREEAGENT_PROJECTS),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -874,7 +922,10 @@ mod tests {
             names(Platform::Sage50),
             ["contacts", "products", "invoices", "bills", "expenses"]
         );
-        assert_eq!(names(Platform::Freeagent), ["contacts"]);
+        assert_eq!(
+            names(Platform::Freeagent),
+            ["contacts", "expenses", "projects"]
+        );
         assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
         assert_eq!(names(Platform::ZohoBooks), ["contacts", "invoices"]);
         assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);
