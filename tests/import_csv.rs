@@ -460,7 +460,7 @@ fn sage_accounting_invoices_import_with_the_default_terms() {
             ("Reference", Some("number")),
             ("Net", Some("line_unit_price")),
             ("VAT Rate", Some("line_vat_rate")),
-            ("Total", Some("total")),
+            ("Total", None),
         ],
     });
     let b = find(&records, "number", "SI-1002");
@@ -1568,4 +1568,179 @@ fn a_document_with_a_line_that_cannot_be_read_is_not_imported_at_all() {
     assert_eq!(templates.len(), 1);
     assert_eq!(templates[0]["provider_ref"], json!("sub_2"));
     assert_eq!(templates[0]["provider"], json!("gocardless"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+
+#[test]
+fn quickbooks_bills_import_their_lines_at_the_line_amount() {
+    let (_, _, records) = round_trip(&Case {
+        file: "quickbooks/bills.csv",
+        platform: "quickbooks",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 5,
+        records: 3,
+        mapping: &[
+            ("Bill no.", Some("number")),
+            ("Supplier", Some("contact_name")),
+            ("Bill Date", Some("issue_date")),
+            ("Due Date", Some("due_date")),
+            ("Line Description", Some("line_description")),
+            ("Line Tax Code", Some("line_vat_rate")),
+            ("Line Amount", None),
+            ("Memo", None),
+        ],
+    });
+    let b = find(&records, "number", "HL-3391");
+    assert_eq!(b["contact_name"], json!("Hartley Leasing Ltd"));
+    assert_eq!(b["issue_date"], json!("2024-03-01"));
+    assert_eq!(b["due_date"], json!("2024-03-31"));
+    assert_eq!(b["provider"], json!("quickbooks"));
+    assert_eq!(
+        lines(b),
+        [
+            "Transit van lease, March | 1 | 1028.75 | 0 | 20 | 1028.75 | 205.75",
+            "Road fund licence | 1 | 24.5 | 0 | 0 | 24.5 | 0"
+        ]
+    );
+    assert_eq!(totals(b), "1053.25 + 205.75 = 1259 (paid 0)");
+    assert_eq!(
+        totals(find(&records, "number", "INV-7781")),
+        "425 + 85 = 510 (paid 0)"
+    );
+}
+
+#[test]
+fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_note() {
+    let (_, _, records) = round_trip(&Case {
+        file: "sage_accounting/bills.csv",
+        platform: "sage_accounting",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 6,
+        records: 4,
+        mapping: &[
+            ("Reference", Some("number")),
+            ("Supplier Name", Some("contact_name")),
+            ("Supplier Reference", None),
+            ("Net", Some("line_unit_price")),
+            ("VAT Rate", Some("line_vat_rate")),
+            ("Total", None),
+        ],
+    });
+    let b = find(&records, "number", "HL-3391");
+    assert_eq!(b["contact_name"], json!("Hartley Leasing Ltd"));
+    assert_eq!(b["issue_date"], json!("2024-03-01"));
+    assert_eq!(b["provider"], json!("sage_accounting"));
+    assert_eq!(
+        lines(b),
+        ["Van lease, March | 1 | 1028.75 | 0 | 20 | 1028.75 | 205.75"]
+    );
+    assert_eq!(totals(b), "1028.75 + 205.75 = 1234.5 (paid 0)");
+    assert_eq!(
+        totals(find(&records, "number", "BG-55120")),
+        "180 + 9 = 189 (paid 0)"
+    );
+    // Two quick entries with one reference: one bill, the sum of their totals.
+    let paper = find(&records, "number", "INV 7781");
+    assert_eq!(
+        lines(paper),
+        [
+            "Paper, A4 80gsm | 1 | 245 | 0 | 20 | 245 | 49",
+            "Toner, black | 1 | 120 | 0 | 20 | 120 | 24"
+        ]
+    );
+    assert_eq!(totals(paper), "365 + 73 = 438 (paid 0)");
+    assert!(records.iter().all(|r| r["number"] != json!("CN-0112")));
+}
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): FreeAgent expenses and projects
+
+#[test]
+fn freeagent_expenses_import_payments_with_their_vat_and_categories() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freeagent/expenses.csv",
+        platform: "freeagent",
+        entity_type: "expenses",
+        detected: true,
+        total_rows: 5,
+        records: 4,
+        mapping: &[
+            ("claimant_name", None),
+            ("category", Some("category")),
+            ("DD/MM/YYYY", Some("date")),
+            ("gross_value", Some("amount")),
+            ("description", Some("description")),
+            ("receipt_reference", None),
+            ("sales_tax_rate", None),
+        ],
+    });
+    let dinner = find(&records, "description", "Dinner with client, Leeds");
+    assert_eq!(dinner["date"], json!("2024-03-05"));
+    assert_eq!(n(&dinner["amount"]), "27.99");
+    assert_eq!(n(&dinner["vat_amount"]), "4.67");
+    assert_eq!(dinner["provider"], json!("freeagent"));
+    let laptop = find(&records, "description", "Laptop, 14 inch, for the studio");
+    assert_eq!(n(&laptop["amount"]), "1249");
+    assert_eq!(n(&laptop["vat_amount"]), "208.17");
+    let postage = find(&records, "description", "Recorded delivery to HMRC");
+    assert_eq!(
+        n(&postage["vat_amount"]),
+        "0",
+        "`Auto` gives no VAT amount: the expense's default"
+    );
+    assert!(
+        records
+            .iter()
+            .all(|r| r["description"] != json!("Unused train ticket, York to London")),
+        "the refund is left out"
+    );
+    let categories = list(&t, "expense-categories", &entity);
+    assert_eq!(
+        dinner["category_id"],
+        find(&categories, "name", "Accommodation and Meals")["id"]
+    );
+}
+
+#[test]
+fn freeagent_projects_import_with_their_customers() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freeagent/projects.csv",
+        platform: "freeagent",
+        entity_type: "projects",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("project_name", Some("name")),
+            ("organisation_name", Some("contact_name")),
+            ("contact_name", None),
+            ("status", Some("status")),
+            ("contract_po_reference", None),
+        ],
+    });
+    let contacts = list(&t, "contacts", &entity);
+    assert_eq!(contacts.len(), 3, "one contact per organisation or person");
+    let refit = find(&records, "name", "Showroom refit, Leeds");
+    assert_eq!(refit["status"], json!("active"));
+    assert_eq!(
+        refit["contact_id"],
+        find(&contacts, "name", "Hartley & Sons Joinery Ltd")["id"]
+    );
+    let brand = find(&records, "name", "Brand refresh");
+    assert_eq!(
+        brand["contact_id"],
+        find(&contacts, "name", "Priya Shah")["id"]
+    );
+    assert_eq!(
+        find(&records, "name", "Website photography")["status"],
+        json!("completed")
+    );
+    assert_eq!(
+        find(&records, "name", "Menu boards, spring")["status"],
+        json!("archived")
+    );
 }

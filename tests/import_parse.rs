@@ -371,6 +371,45 @@ fn sage_accounting_outstanding_invoices_read_pounds_and_worded_vat_rates() {
     let two = doc_lines(&f, "SI-1002");
     assert_eq!(two.len(), 2);
     assert_eq!(two[1].line_vat_rate.unwrap().value(), Decimal::ZERO);
+    // Each quick entry row carries its own total; the invoice's is their sum.
+    assert_eq!(field(&f, "Total"), None, "an auxiliary column");
+    assert_eq!(two[0].line_total.unwrap().value(), dec("408.00"));
+    assert_eq!(two[1].line_total.unwrap().value(), dec("36.00"));
+    assert_eq!(doc(&f, "SI-1002").total.unwrap().value(), dec("444.00"));
+}
+
+#[test]
+fn sage_accounting_rows_that_share_a_reference_make_one_document_totalling_their_rows() {
+    let csv = "Type,Customer Reference,Date,Customer Name,Reference,Ledger Account,Details,\
+               Net,VAT Rate,VAT,Total,Analysis Type 1,Analysis Type 2,Analysis Type 3\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Fitting,100.00,Standard,\
+               20.00,120.00,,,\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Delivery,50.00,Standard,\
+               10.00,60.00,,,\n\
+               Invoice,HART01,04/03/2024,Hartley & Sons,SI-2001,4000,Fixings,5.00,Standard,\
+               1.00,6.00,,,\n\
+               Invoice,BRAM01,05/03/2024,Bramble Cafe,SI-2002,4000,Shelving,80.00,Standard,\
+               16.00,96.00,,,\n\
+               Invoice,BRAM01,05/03/2024,Bramble Cafe,SI-2002,4000,Menus,30.00,Zero Rated,\
+               0.00,,,,\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::SageAccounting, EntityType::Invoices)
+    );
+    assert_clean(&f);
+    assert_eq!(f.documents.len(), 2);
+    let one = doc(&f, "SI-2001");
+    assert_eq!(one.rows.len(), 3);
+    assert_eq!(one.total.unwrap().value(), dec("186.00"), "120 + 60 + 6");
+    // A row without its total leaves the document without one to check against.
+    assert_eq!(doc(&f, "SI-2002").total, None);
+
+    // The purchases file reads the same way.
+    let bills = fixture("sage_accounting/bills.csv");
+    let paper = doc(&bills, "INV 7781");
+    assert_eq!(paper.rows.len(), 2);
+    assert_eq!(paper.total.unwrap().value(), dec("438.00"), "294 + 144");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1061,4 +1100,214 @@ fn the_parsed_file_serialises_with_an_ordered_mapping_and_flat_rows() {
     assert_eq!(v["date_order"], "DD/MM/YYYY");
     let rows: Vec<&MappedRow> = f.rows.iter().collect();
     assert_eq!(rows.len(), 6);
+}
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+
+#[test]
+fn quickbooks_bills_group_lines_by_number_and_take_the_line_amount_as_the_price() {
+    let f = fixture("quickbooks/bills.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Quickbooks, EntityType::Bills, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Bill no."), Some("number"));
+    assert_eq!(field(&f, "Supplier"), Some("contact_name"));
+    assert_eq!(field(&f, "Bill Date"), Some("issue_date"));
+    assert_eq!(field(&f, "Line Tax Code"), Some("line_vat_rate"));
+    assert_eq!(field(&f, "Line Amount"), None, "an auxiliary column");
+    assert_eq!(f.total_rows, 5, "the blank trailing line is not a row");
+    assert_eq!(f.documents.len(), 3);
+
+    let lease = doc(&f, "HL-3391");
+    assert_eq!(lease.contact_name, "Hartley Leasing Ltd");
+    assert_eq!(lease.issue_date, date!(2024 - 03 - 01));
+    assert_eq!(lease.due_date, Some(date!(2024 - 03 - 31)));
+    assert_eq!(lease.total, None, "the layout has no total column");
+    let lines = doc_lines(&f, "HL-3391");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].line_description, "Transit van lease, March");
+    assert_eq!(lines[0].line_quantity, None);
+    assert_eq!(lines[0].line_unit_price.value(), dec("1028.75"));
+    assert_eq!(
+        lines[0].line_vat_rate.unwrap().value(),
+        dec("20"),
+        "20.0% S"
+    );
+    assert_eq!(lines[0].source_vat.unwrap().value(), dec("205.75"));
+    assert_eq!(lines[1].line_unit_price.value(), dec("24.50"));
+    assert_eq!(
+        lines[1].line_vat_rate.unwrap().value(),
+        Decimal::ZERO,
+        "No VAT"
+    );
+
+    let paper = doc_lines(&f, "INV-7781");
+    assert_eq!(paper.len(), 2);
+    assert_eq!(paper[0].line_description, "Paper, A4 80gsm (10 boxes)");
+    assert_eq!(paper[1].line_unit_price.value(), dec("180"));
+    let water = doc_lines(&f, "YW-22019");
+    assert_eq!(
+        water[0].line_vat_rate.unwrap().value(),
+        Decimal::ZERO,
+        "0.0% Z"
+    );
+}
+
+#[test]
+fn sage_accounting_purchase_quick_entries_are_bills_with_dashed_dates_and_worded_rates() {
+    let f = fixture("sage_accounting/bills.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::SageAccounting, EntityType::Bills, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Supplier Name"), Some("contact_name"));
+    assert_eq!(field(&f, "Supplier Reference"), None);
+    assert_eq!(field(&f, "Reference"), Some("number"));
+    assert_eq!(field(&f, "Net"), Some("line_unit_price"));
+    assert_eq!(field(&f, "VAT Rate"), Some("line_vat_rate"));
+    assert_eq!(f.left_out, 1, "the credit note");
+    assert_eq!((f.total_rows, f.rows.len()), (6, 5));
+    assert_eq!(f.documents.len(), 4);
+    assert_eq!(f.date_order, DateOrder::DayMonth);
+
+    let lease = doc(&f, "HL-3391");
+    assert_eq!(lease.contact_name, "Hartley Leasing Ltd");
+    assert_eq!(lease.issue_date, date!(2024 - 03 - 01), "DD-MM-YYYY");
+    assert_eq!(lease.total.unwrap().value(), dec("1234.50"));
+    let l = doc_lines(&f, "HL-3391");
+    assert_eq!(l.len(), 1);
+    assert_eq!(l[0].line_description, "Van lease, March");
+    assert_eq!(l[0].line_unit_price.value(), dec("1028.75"));
+    assert_eq!(l[0].line_vat_rate.unwrap().value(), dec("20"), "Standard");
+    assert_eq!(l[0].source_vat.unwrap().value(), dec("205.75"));
+    let water = doc_lines(&f, "YW-22019");
+    assert_eq!(water[0].line_vat_rate.unwrap().value(), Decimal::ZERO);
+    let gas = doc_lines(&f, "BG-55120");
+    assert_eq!(
+        gas[0].line_vat_rate.unwrap().value(),
+        dec("5"),
+        "Lower Rate"
+    );
+
+    // The sales twin of this file is not confused with it.
+    let sales = fixture("sage_accounting/invoices.csv");
+    assert_eq!(sales.entity_type, EntityType::Invoices);
+}
+
+// ---------------------------------------------------------------------------------------
+// Added layouts (imp-a): FreeAgent expenses and projects
+
+#[test]
+fn freeagent_expenses_are_payments_with_vat_worked_out_of_the_gross_value() {
+    let f = fixture("freeagent/expenses.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freeagent, EntityType::Expenses, true)
+    );
+    assert_eq!(f.layout, Some("FreeAgent expenses import template"));
+    assert_clean(&f);
+    assert_eq!(f.headers[0], "claimant_name", "the byte-order mark is gone");
+    assert_eq!(field(&f, "claimant_name"), None, "a user, not a contact");
+    assert_eq!(field(&f, "category"), Some("category"));
+    assert_eq!(field(&f, "DD/MM/YYYY"), Some("date"));
+    assert_eq!(field(&f, "gross_value"), Some("amount"));
+    assert_eq!(field(&f, "description"), Some("description"));
+    assert_eq!(field(&f, "receipt_reference"), None);
+    assert_eq!(field(&f, "sales_tax_rate"), None, "an auxiliary column");
+    assert_eq!(f.date_order, DateOrder::DayMonth);
+    assert_eq!(
+        (f.total_rows, f.rows.len(), f.left_out),
+        (5, 4, 1),
+        "the refund is left out, the blank line is not a row"
+    );
+
+    let e = |i: usize| f.rows[i].data.as_expense().unwrap();
+    let dinner = e(0);
+    assert_eq!(dinner.date, date!(2024 - 03 - 05));
+    assert_eq!(dinner.description, "Dinner with client, Leeds");
+    assert_eq!(dinner.category.as_deref(), Some("Accommodation and Meals"));
+    assert_eq!(dinner.amount.value(), dec("27.99"));
+    assert_eq!(
+        dinner.vat_amount.unwrap().value(),
+        dec("4.67"),
+        "27.99 × 20 ÷ 120 = 4.665"
+    );
+    assert_eq!(dinner.provider_ref, None, "a receipt number is not unique");
+    let train = e(1);
+    assert_eq!(train.amount.value(), dec("64.80"));
+    assert_eq!(train.vat_amount.unwrap().value(), Decimal::ZERO);
+    let laptop = e(2);
+    assert_eq!(
+        laptop.amount.value(),
+        dec("1249.00"),
+        "a thousands separator"
+    );
+    assert_eq!(laptop.vat_amount.unwrap().value(), dec("208.17"));
+    let postage = e(3);
+    assert_eq!(postage.date, date!(2024 - 03 - 14));
+    assert_eq!(postage.vat_amount, None, "`Auto`: FreeAgent's own rate");
+}
+
+#[test]
+fn a_freeagent_expense_rate_that_is_not_a_rate_names_its_row_and_column() {
+    let csv = "claimant_name,category,DD/MM/YYYY,currency,type,gross_value,description,\
+               receipt_reference,sales_tax_rate\n\
+               Nathan Barley,Travel,05/03/2024,GBP,Payment,12.00,Taxi,,20\n\
+               Nathan Barley,Travel,06/03/2024,GBP,Payment,12.00,Taxi,,twenty\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(f.rows.len(), 1);
+    assert_eq!(
+        f.rows[0]
+            .data
+            .as_expense()
+            .unwrap()
+            .vat_amount
+            .unwrap()
+            .value(),
+        dec("2.00")
+    );
+    assert_eq!(f.errors.len(), 1);
+    assert_eq!(f.errors[0].row, 3);
+    assert_eq!(f.errors[0].column.as_deref(), Some("sales_tax_rate"));
+}
+
+#[test]
+fn freeagent_projects_name_the_organisation_else_the_person_as_the_contact() {
+    let f = fixture("freeagent/projects.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freeagent, EntityType::Projects, true)
+    );
+    assert_eq!(f.layout, Some("FreeAgent projects import template"));
+    assert_clean(&f);
+    assert_eq!(field(&f, "project_name"), Some("name"));
+    assert_eq!(field(&f, "organisation_name"), Some("contact_name"));
+    assert_eq!(field(&f, "contact_name"), None, "an auxiliary column");
+    assert_eq!(field(&f, "status"), Some("status"));
+    assert_eq!(field(&f, "contract_po_reference"), None);
+    assert_eq!(f.total_rows, 4, "the blank trailing line is not a row");
+
+    let p = |i: usize| f.rows[i].data.as_project().unwrap();
+    let refit = p(0);
+    assert_eq!(refit.name, "Showroom refit, Leeds");
+    assert_eq!(
+        refit.contact_name.as_deref(),
+        Some("Hartley & Sons Joinery Ltd")
+    );
+    assert_eq!(refit.status, Some(ProjectStatus::Active));
+    assert_eq!((refit.hourly_rate, refit.budget), (None, None));
+    let brand = p(1);
+    assert_eq!(
+        brand.contact_name.as_deref(),
+        Some("Priya Shah"),
+        "no organisation: the person"
+    );
+    assert_eq!(p(2).status, Some(ProjectStatus::Completed));
+    let menus = p(3);
+    assert_eq!(menus.contact_name.as_deref(), Some("Bramble Café"));
+    assert_eq!(menus.status, Some(ProjectStatus::Archived), "Hidden");
 }

@@ -127,6 +127,10 @@ pub struct LineRow {
     /// storing step can check its computed VAT against the source's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_vat: Option<Money>,
+    /// The row's own gross total, when the file gives one per row rather than per
+    /// document (Sage Accounting quick entries): the document's total is their sum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_total: Option<Money>,
 }
 
 /// An expense. `amount` is what was paid, VAT included; `vat_amount` is its VAT part.

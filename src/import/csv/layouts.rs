@@ -38,10 +38,20 @@ pub enum Aux {
     PhoneFallback,
     /// An expense's net amount: `amount` = net + `vat_amount`.
     NetAmount,
+    // Added (imp-a): Sage Accounting quick entries, FreeAgent expenses and projects.
+    /// A row's own gross total (Sage Accounting quick entries): the total of the document
+    /// its rows make up is the sum of theirs.
+    LineTotal,
+    /// The VAT rate of a VAT-inclusive expense amount (FreeAgent `sales_tax_rate`): gives
+    /// `vat_amount` = amount × rate ÷ (100 + rate) when no VAT amount is given.
+    GrossVatRate,
+    /// A person's name: gives the contact when the organisation column is empty
+    /// (FreeAgent projects' `contact_name` beside `organisation_name`).
+    ContactFallback,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::NetAmount as usize + 1;
+    pub const COUNT: usize = Self::ContactFallback as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -55,6 +65,9 @@ impl Aux {
             Self::DescriptionFallback => "item name: gives the line description when empty",
             Self::PhoneFallback => "mobile: gives the phone when it is empty",
             Self::NetAmount => "net amount: amount is net plus VAT",
+            Self::LineTotal => "row total: the document's total is the sum of its rows' totals",
+            Self::GrossVatRate => "VAT rate of the gross amount: gives the VAT amount",
+            Self::ContactFallback => "person's name: gives the contact when it is empty",
         }
     }
 }
@@ -376,6 +389,8 @@ const SAGE_ACCOUNTING_CONTACTS: &[(&str, Target)] = &[
     ("VAT Number", T(F::VatNumber)),
 ];
 
+/// Each row is one quick entry with its own Net, VAT and Total; rows that share a
+/// `Reference` make one invoice, whose total is the sum of theirs.
 const SAGE_ACCOUNTING_INVOICES: &[(&str, Target)] = &[
     ("Type", A(X::Kind)),
     ("Customer Reference", Skip),
@@ -387,7 +402,7 @@ const SAGE_ACCOUNTING_INVOICES: &[(&str, Target)] = &[
     ("Net", T(F::LineUnitPrice)),
     ("VAT Rate", T(F::LineVatRate)),
     ("VAT", A(X::LineVat)),
-    ("Total", T(F::Total)),
+    ("Total", A(X::LineTotal)),
     ("Analysis Type 1", Skip),
     ("Analysis Type 2", Skip),
     ("Analysis Type 3", Skip),
@@ -666,6 +681,93 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Currency", Skip),
 ];
 
+// --- Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices ---
+
+/// QuickBooks Online's "Import bills" spreadsheet (Settings ▸ Import data ▸ Bills), one row
+/// per line with the bill's number, supplier and dates repeated. UK and Canadian QBO say
+/// `Supplier`. There is no quantity or rate column: the line amount is the line's net.
+const QBO_BILLS: &[(&str, Target)] = &[
+    ("Bill no.", T(F::Number)),
+    ("Supplier", T(F::ContactName)),
+    ("Bill Date", T(F::IssueDate)),
+    ("Due Date", T(F::DueDate)),
+    ("Memo", Skip),
+    ("Account", Skip),
+    ("Line Description", T(F::LineDescription)),
+    ("Line Amount", A(X::LineAmount)),
+    ("Line Tax Code", T(F::LineVatRate)),
+    ("Line Tax Amount", A(X::LineVat)),
+    ("Currency Code", Skip),
+];
+
+/// Sage Accounting's purchases quick entry file: the purchase twin of the sales file read
+/// by `SAGE_ACCOUNTING_INVOICES`, with `Supplier Reference` and `Supplier Name`.
+const SAGE_ACCOUNTING_PURCHASES: &[(&str, Target)] = &[
+    ("Type", A(X::Kind)),
+    ("Supplier Reference", Skip),
+    ("Date", T(F::IssueDate)),
+    ("Supplier Name", T(F::ContactName)),
+    ("Reference", T(F::Number)),
+    ("Ledger Account", Skip),
+    ("Details", T(F::LineDescription)),
+    ("Net", T(F::LineUnitPrice)),
+    ("VAT Rate", T(F::LineVatRate)),
+    ("VAT", A(X::LineVat)),
+    ("Total", A(X::LineTotal)),
+    ("Analysis Type 1", Skip),
+    ("Analysis Type 2", Skip),
+    ("Analysis Type 3", Skip),
+];
+
+/// Purchases quick entries are `Invoice` or `Cr Note`; credit notes are not imported.
+fn sage_accounting_purchase_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "invoice" | "purchase invoice" | "pi" => Some(EntityType::Bills),
+        _ => None,
+    }
+}
+
+// --- Added layouts (imp-a): FreeAgent expenses and projects -----------------------------
+
+/// FreeAgent's expenses import template ("How to bulk import expenses"). The claimant is a
+/// FreeAgent user, not a contact, and has no expense field; `currency` and
+/// `receipt_reference` (a receipt number, not unique) are not imported either. The date
+/// column's heading shows as `DD/MM/YYYY` in the article; `dated_on` (the API's name)
+/// and `date` are read too.
+const FREEAGENT_EXPENSES: &[(&str, Target)] = &[
+    ("claimant_name", Skip),
+    ("category", T(F::Category)),
+    ("DD/MM/YYYY", T(F::Date)),
+    ("dated_on", T(F::Date)),
+    ("date", T(F::Date)),
+    ("currency", Skip),
+    ("type", A(X::Kind)),
+    ("gross_value", T(F::Amount)),
+    ("description", T(F::Description)),
+    ("receipt_reference", Skip),
+    ("sales_tax_rate", A(X::GrossVatRate)),
+];
+
+/// Expenses are of type `Payment` or `Refund`; refunds (money paid back by the claimant)
+/// are not imported.
+fn freeagent_expense_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "payment" => Some(EntityType::Expenses),
+        _ => None,
+    }
+}
+
+/// FreeAgent's projects import template ("Import projects"): the contact is the
+/// organisation, else the person, as FreeAgent names contacts.
+const FREEAGENT_PROJECTS: &[(&str, Target)] = &[
+    ("contact_name", A(X::ContactFallback)),
+    ("organisation_name", T(F::ContactName)),
+    ("project_name", T(F::Name)),
+    ("status", T(F::Status)),
+    ("contract_po_reference", Skip),
+    ("uses_project_invoice_sequence", Skip),
+];
+
 /// Every known layout. Order matters only between equal scores of the same shape
 /// (the first is the default type).
 pub static LAYOUTS: &[Layout] = &[
@@ -737,6 +839,20 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freshbooks, Invoices, "FreshBooks invoices export",
         sig: &[&["Invoice #", "Date Issued", "Line Subtotal"]],
         cols: FRESHBOOKS_INVOICES),
+    // Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices.
+    layout!(Quickbooks, Bills, "QuickBooks bill import layout",
+        sig: &[&["Bill no.", "Supplier", "Bill Date", "Line Amount"]],
+        cols: QBO_BILLS),
+    layout!(SageAccounting, Bills, "Sage Accounting purchases quick entry file",
+        sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
+        cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
+    // Added layouts (imp-a): FreeAgent expenses and projects.
+    layout!(Freeagent, Expenses, "FreeAgent expenses import template",
+        sig: &[&["claimant_name", "gross_value"]],
+        cols: FREEAGENT_EXPENSES, kind: Some(freeagent_expense_kind)),
+    layout!(Freeagent, Projects, "FreeAgent projects import template",
+        sig: &[&["project_name", "contract_po_reference"]],
+        cols: FREEAGENT_PROJECTS),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -796,14 +912,20 @@ mod tests {
         );
         assert_eq!(
             names(Platform::Quickbooks),
-            ["contacts", "products", "invoices"]
+            ["contacts", "products", "invoices", "bills"]
         );
-        assert_eq!(names(Platform::SageAccounting), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::SageAccounting),
+            ["contacts", "invoices", "bills"]
+        );
         assert_eq!(
             names(Platform::Sage50),
             ["contacts", "products", "invoices", "bills", "expenses"]
         );
-        assert_eq!(names(Platform::Freeagent), ["contacts"]);
+        assert_eq!(
+            names(Platform::Freeagent),
+            ["contacts", "expenses", "projects"]
+        );
         assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
         assert_eq!(names(Platform::ZohoBooks), ["contacts", "invoices"]);
         assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);

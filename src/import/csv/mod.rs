@@ -131,7 +131,8 @@ pub struct MappedRow {
 
 /// An invoice or bill: the lines of the file that share a number (bills: supplier and
 /// number; no number: contact and issue date). Header values come from the first line
-/// that has them.
+/// that has them; when the lines carry their own totals (`line_total`), the document's
+/// total is their sum.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Document {
     pub number: Option<String>,
@@ -149,6 +150,9 @@ pub struct Document {
     /// Spreadsheet rows of this document that could not be read: it is not imported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed_rows: Vec<usize>,
+    /// `total` sums the lines' own totals (see [`LineRow::line_total`]).
+    #[serde(skip)]
+    sums_line_totals: bool,
 }
 
 /// A recurring invoice template: the subscription rows that share a provider reference.
@@ -1008,20 +1012,26 @@ impl Document {
             issue_date: l.issue_date,
             due_date: l.due_date,
             status: l.status,
-            total: l.total,
+            total: l.total.or(l.line_total),
             amount_paid: l.amount_paid,
             provider_ref: l.provider_ref.clone(),
             rows: vec![index],
             failed_rows: Vec::new(),
+            sums_line_totals: l.total.is_none() && l.line_total.is_some(),
         }
     }
 
-    /// Adds a later line: header values the document lacks come from it.
+    /// Adds a later line: header values the document lacks come from it. Lines with
+    /// their own totals add them up; a line without one leaves no total to check.
     pub fn add_line(&mut self, l: &LineRow, index: usize) {
         self.rows.push(index);
         self.due_date = self.due_date.or(l.due_date);
         self.status = self.status.or(l.status);
-        self.total = self.total.or(l.total);
+        self.total = if self.sums_line_totals {
+            self.total.zip(l.line_total).map(|(a, b)| a + b)
+        } else {
+            self.total.or(l.total)
+        };
         self.amount_paid = self.amount_paid.or(l.amount_paid);
         if self.provider_ref.is_none() {
             self.provider_ref.clone_from(&l.provider_ref);

@@ -326,6 +326,7 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     let discount = r.parse(Field::LineDiscount, parse_percent);
     let mut vat_rate = r.parse(Field::LineVatRate, parse_vat_rate);
     let total = r.parse(Field::Total, parse_money);
+    let line_total = r.parse_aux(Aux::LineTotal, parse_money);
     let mut amount_paid = r.parse(Field::AmountPaid, parse_money);
     let source_vat = r.aux_money_sum(Aux::LineVat);
     let line_amount = r.parse_aux(Aux::LineAmount, parse_amount);
@@ -400,13 +401,14 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         amount_paid,
         provider_ref: r.text(Field::ProviderRef),
         source_vat,
+        line_total,
     })
 }
 
 fn expense(r: &mut Row<'_>) -> Option<ExpenseRow> {
     let date = r.required_date(Field::Date);
     let description = r.required_text(Field::Description);
-    let vat_amount = r.parse(Field::VatAmount, parse_money);
+    let mut vat_amount = r.parse(Field::VatAmount, parse_money);
     let amount = if r.first(Field::Amount).is_some() {
         r.parse(Field::Amount, parse_money)
     } else if r.first_aux(Aux::NetAmount).is_some() {
@@ -416,6 +418,9 @@ fn expense(r: &mut Row<'_>) -> Option<ExpenseRow> {
         r.missing(Field::Amount);
         None
     };
+    if r.first(Field::VatAmount).is_none() {
+        vat_amount = vat_of_gross(r, amount);
+    }
     Some(ExpenseRow {
         date: date?,
         description: description?,
@@ -427,14 +432,37 @@ fn expense(r: &mut Row<'_>) -> Option<ExpenseRow> {
     })
 }
 
+/// The VAT part of a VAT-inclusive amount at the rate of the row's
+/// [`Aux::GrossVatRate`] column; `Auto` (FreeAgent: the category's rate, which only
+/// FreeAgent knows) and an empty cell give none.
+fn vat_of_gross(r: &mut Row<'_>, amount: Option<Money>) -> Option<Money> {
+    let (i, cell) = r.first_aux(Aux::GrossVatRate)?;
+    if cell.eq_ignore_ascii_case("auto") {
+        return None;
+    }
+    match parse_vat_rate(cell) {
+        Ok(rate) => {
+            let rate = rate.value();
+            amount.map(|a| Money::rounded(a.value() * rate / (Decimal::from(100) + rate)))
+        }
+        Err(why) => {
+            r.fail(Some(i), why);
+            None
+        }
+    }
+}
+
 fn project(r: &mut Row<'_>) -> Option<ProjectRow> {
     let name = r.required_text(Field::Name);
     let status = r.parse(Field::Status, parse_project_status);
     let hourly_rate = r.parse(Field::HourlyRate, parse_money);
     let budget = r.parse(Field::Budget, parse_money);
+    let contact_name = r
+        .text(Field::ContactName)
+        .or_else(|| r.first_aux(Aux::ContactFallback).map(|(_, s)| s.to_owned()));
     Some(ProjectRow {
         name: name?,
-        contact_name: r.text(Field::ContactName),
+        contact_name,
         status,
         hourly_rate,
         budget,
