@@ -629,6 +629,35 @@ fn sage50_expenses_import_into_the_standard_categories_of_their_nominal_codes() 
 }
 
 #[test]
+fn sage50_headerless_projects_import_with_customers_named_by_account_code() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "sage50/projects.csv",
+        platform: "sage50",
+        entity_type: "projects",
+        detected: true,
+        total_rows: 3,
+        records: 3,
+        mapping: &[
+            ("Name", Some("name")),
+            ("Customer A/C Ref", Some("contact_name")),
+            ("Status ID", None),
+            ("Price Quoted", None),
+        ],
+    });
+    let contacts = list(&t, "contacts", &entity);
+    assert_eq!(contacts.len(), 2);
+    let hartley = find(&contacts, "provider_ref", "HART001");
+    assert_eq!(hartley["type"], json!("customer"));
+    let kitchen = find(&records, "name", "Hartley kitchen fit-out");
+    assert_eq!(kitchen["contact_id"], hartley["id"]);
+    assert_eq!(kitchen["status"], json!("active"), "the default");
+    assert_eq!(
+        find(&records, "name", "Workshop refit")["contact_id"],
+        Value::Null
+    );
+}
+
+#[test]
 fn freeagent_contacts_import_with_joined_addresses() {
     let (_, _, records) = round_trip(&Case {
         file: "freeagent/contacts.csv",

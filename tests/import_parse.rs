@@ -458,6 +458,33 @@ fn sage50_audit_trail_with_a_header_row_gives_purchase_invoices_as_bills() {
 }
 
 #[test]
+fn sage50_headerless_project_records_name_customers_by_account_code() {
+    let f = fixture("sage50/projects.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::Sage50, EntityType::Projects)
+    );
+    assert!(f.detected && f.headerless && f.contact_codes);
+    assert_clean(&f);
+    assert_eq!(f.headers[6], "Customer A/C Ref");
+    assert_eq!(field(&f, "Name"), Some("name"));
+    assert_eq!(field(&f, "Customer A/C Ref"), Some("contact_name"));
+    assert_eq!(
+        field(&f, "Status ID"),
+        None,
+        "a number into the company's own list"
+    );
+    assert_eq!(field(&f, "Price Quoted"), None);
+    assert_eq!(f.rows.len(), 3);
+    let hartley = f.rows[0].data.as_project().unwrap();
+    assert_eq!(hartley.name, "Hartley kitchen fit-out");
+    assert_eq!(hartley.contact_name.as_deref(), Some("HART001"));
+    assert_eq!((hartley.status, hartley.budget), (None, None));
+    let workshop = f.rows[2].data.as_project().unwrap();
+    assert_eq!(workshop.contact_name, None);
+}
+
+#[test]
 fn sage50_bank_cash_and_card_payments_are_expenses_gross_of_vat() {
     let f = fixture("sage50/expenses.csv");
     assert_eq!(f.entity_type, EntityType::Expenses);

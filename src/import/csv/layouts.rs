@@ -489,6 +489,54 @@ const SAGE50_AUDIT_SIG: &[&[&str]] = &[&[
     "Tax Code",
 ]];
 
+// --- Sage 50 Accounts: project records --------------------------------------------------
+
+/// The project record of the import and of the "Project CSV Report", columns A–S in file
+/// order. `Status ID` numbers the company's own status list, so it is not read as a
+/// status; `Price Quoted` is the price quoted to the customer, not a budget.
+const SAGE50_PROJECT: &[(&str, Target)] = &[
+    ("Project Ref", Skip),
+    ("Name", T(F::Name)),
+    ("Status ID", Skip),
+    ("Start Date", Skip),
+    ("End Date", Skip),
+    ("Description", Skip),
+    ("Customer A/C Ref", T(F::ContactName)),
+    ("Order Number", Skip),
+    ("Contact Name", Skip),
+    ("Street 1", Skip),
+    ("Street 2", Skip),
+    ("Town", Skip),
+    ("County", Skip),
+    ("Post Code", Skip),
+    ("Telephone", Skip),
+    ("Fax", Skip),
+    ("E-Mail", Skip),
+    ("Country Code", Skip),
+    ("Price Quoted", Skip),
+];
+
+fn is_date_or_empty(s: &str) -> bool {
+    s.trim().is_empty() || parse_date(s, DateOrder::DayMonth).is_ok()
+}
+
+/// A headerless Sage 50 project record: a project reference of up to 12 characters, a
+/// status number from 1 to 99 third, start and end dates (or blanks) fourth and fifth, a
+/// customer account reference (or a blank) seventh.
+fn sage50_project_shape(r: &StringRecord) -> bool {
+    let reference = r.get(0).unwrap_or("").trim();
+    (7..=30).contains(&r.len())
+        && (1..=12).contains(&reference.len())
+        && !reference.contains(' ')
+        && r[2]
+            .trim()
+            .parse::<u8>()
+            .is_ok_and(|n| (1..=99).contains(&n))
+        && is_date_or_empty(&r[3])
+        && is_date_or_empty(&r[4])
+        && (r[6].trim().is_empty() || is_account_ref(&r[6]))
+}
+
 // --- FreeAgent --------------------------------------------------------------------------
 
 const FREEAGENT_CONTACTS: &[(&str, Target)] = &[
@@ -863,6 +911,11 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(SageAccounting, Invoices, "Sage Accounting outstanding invoices file",
         sig: &[&["Customer Reference", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_INVOICES, kind: Some(sage_accounting_kind)),
+    // Sage 50 project records: before the customer record, whose shape a project row
+    // with no e-mail and no country code also has.
+    layout!(Sage50, Projects, "Sage 50 project record",
+        sig: &[&["Project Ref", "Status ID", "Customer A/C Ref"]],
+        cols: SAGE50_PROJECT, shape: Some(sage50_project_shape), contact_codes: true),
     layout!(Sage50, Contacts, "Sage 50 customer record",
         sig: &[&["A/C", "Name", "Address Line 1", "Trading Terms Text"]],
         cols: SAGE50_CUSTOMER, shape: Some(sage50_contact_shape)),
@@ -988,7 +1041,7 @@ mod tests {
         assert_eq!(names(Platform::SageAccounting), ["contacts", "invoices"]);
         assert_eq!(
             names(Platform::Sage50),
-            ["contacts", "products", "invoices", "bills", "expenses"]
+            ["contacts", "products", "invoices", "bills", "expenses", "projects"]
         );
         assert_eq!(names(Platform::Freeagent), ["contacts"]);
         assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
@@ -1033,7 +1086,13 @@ mod tests {
         cust.extend([
             "", "", "", "0", "GB123", "0.00", "0.00", "0.00", "5000.00", "30 days",
         ]);
-        assert!(sage50_contact_shape(&StringRecord::from(cust)));
+        assert!(sage50_contact_shape(&StringRecord::from(cust.clone())));
         assert!(!sage50_contact_shape(&product));
+        assert!(!sage50_project_shape(&StringRecord::from(cust)));
+        assert!(!sage50_project_shape(&audit) && !sage50_project_shape(&product));
+        let project =
+            rec("HARTLEY01,Kitchen fit-out,1,04/03/2024,,Kitchen,HART01,,,,,,,,,,,,12500.00");
+        assert!(sage50_project_shape(&project));
+        assert!(!sage50_audit_shape(&project) && !sage50_product_shape(&project));
     }
 }
