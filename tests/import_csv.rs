@@ -629,6 +629,35 @@ fn sage50_expenses_import_into_the_standard_categories_of_their_nominal_codes() 
 }
 
 #[test]
+fn sage50_headerless_projects_import_with_customers_named_by_account_code() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "sage50/projects.csv",
+        platform: "sage50",
+        entity_type: "projects",
+        detected: true,
+        total_rows: 3,
+        records: 3,
+        mapping: &[
+            ("Name", Some("name")),
+            ("Customer A/C Ref", Some("contact_name")),
+            ("Status ID", None),
+            ("Price Quoted", None),
+        ],
+    });
+    let contacts = list(&t, "contacts", &entity);
+    assert_eq!(contacts.len(), 2);
+    let hartley = find(&contacts, "provider_ref", "HART001");
+    assert_eq!(hartley["type"], json!("customer"));
+    let kitchen = find(&records, "name", "Hartley kitchen fit-out");
+    assert_eq!(kitchen["contact_id"], hartley["id"]);
+    assert_eq!(kitchen["status"], json!("active"), "the default");
+    assert_eq!(
+        find(&records, "name", "Workshop refit")["contact_id"],
+        Value::Null
+    );
+}
+
+#[test]
 fn freeagent_contacts_import_with_joined_addresses() {
     let (_, _, records) = round_trip(&Case {
         file: "freeagent/contacts.csv",
@@ -811,6 +840,228 @@ fn zoho_books_invoices_import_with_partial_payments() {
         ]
     );
     assert_eq!(totals(b), "376 + 68 = 444 (paid 200)");
+}
+
+// Zoho Books items, bills, expenses, projects, timesheets and recurring invoices.
+
+#[test]
+fn zoho_books_items_import_with_sales_and_purchase_rates() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "zoho_books/products.csv",
+        platform: "zoho_books",
+        entity_type: "products",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Item Name", Some("name")),
+            ("Rate", Some("unit_price")),
+            ("Purchase Rate", Some("cost_price")),
+            ("Tax Percentage", Some("vat_rate")),
+            ("Stock On Hand", None),
+        ],
+    });
+    let oak = find(&records, "sku", "OAK-WT-3M");
+    assert_eq!(oak["name"], json!("Oak worktop 3m"));
+    assert_eq!(oak["description"], json!("Solid oak worktop, 3 metre"));
+    assert_eq!(n(&oak["unit_price"]), "412.5");
+    assert_eq!(n(&oak["cost_price"]), "265");
+    assert_eq!(n(&oak["vat_rate"]), "20");
+    assert_eq!(n(&oak["stock_qty"]), "0", "stock is not imported");
+    assert_eq!(n(&find(&records, "sku", "MENU-A4")["vat_rate"]), "0");
+    assert_eq!(
+        n(&find(&records, "name", "Counter shelving, painted")["cost_price"]),
+        "1234.5"
+    );
+    assert!(list(&t, "stock-movements", &entity).is_empty());
+}
+
+#[test]
+fn zoho_books_bills_import_with_lines_vat_and_part_payments() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "zoho_books/bills.csv",
+        platform: "zoho_books",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 5,
+        records: 3,
+        mapping: &[
+            ("Bill Number", Some("number")),
+            ("Vendor Name", Some("contact_name")),
+            ("Bill ID", Some("provider_ref")),
+            ("Rate", Some("line_unit_price")),
+            ("Tax Percentage", Some("line_vat_rate")),
+            ("Customer Name", None),
+        ],
+    });
+    let dales = find(&records, "number", "DTM/22-0193");
+    assert_eq!(dales["contact_name"], json!("Dales Timber Merchants Ltd"));
+    assert_eq!(dales["issue_date"], json!("2024-03-15"));
+    assert_eq!(dales["due_date"], json!("2024-04-14"));
+    assert_eq!(dales["provider_ref"], json!("2520018000000081007"));
+    assert_eq!(dales["status"], json!("awaiting_payment"));
+    assert_eq!(
+        lines(dales),
+        [
+            "Oak worktop, 3m, unfinished | 3 | 331.25 | 0 | 20 | 993.75 | 198.75",
+            "Delivery, Leeds LS5 | 1 | 35 | 0 | 20 | 35 | 7"
+        ]
+    );
+    assert_eq!(totals(dales), "1028.75 + 205.75 = 1234.5 (paid 1000)");
+    let rates = find(&records, "number", "BR-2024-0411");
+    assert_eq!(rates["status"], json!("paid"));
+    assert_eq!(totals(rates), "312 + 0 = 312 (paid 312)");
+    assert_eq!(
+        totals(find(&records, "number", "NPS-4471")),
+        "425 + 85 = 510 (paid 0)"
+    );
+    let suppliers = list(&t, "contacts", &entity);
+    assert_eq!(suppliers.len(), 3);
+    assert!(suppliers.iter().all(|c| c["type"] == json!("supplier")));
+}
+
+#[test]
+fn zoho_books_expenses_import_gross_with_categories_and_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "zoho_books/expenses.csv",
+        platform: "zoho_books",
+        entity_type: "expenses",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Expense Date", Some("date")),
+            ("Expense Description", Some("description")),
+            ("Total", Some("amount")),
+            ("Tax Amount", Some("vat_amount")),
+            ("Expense Account", Some("category")),
+            ("Expense Reference ID", Some("provider_ref")),
+            ("Expense Amount", None),
+        ],
+    });
+    let fuel = find(&records, "description", "Van fuel, diesel (March)");
+    assert_eq!(fuel["date"], json!("2024-03-19"));
+    assert_eq!(n(&fuel["amount"]), "1234.5");
+    assert_eq!(n(&fuel["vat_amount"]), "205.75");
+    assert_eq!(fuel["provider_ref"], json!("2520018000000090023"));
+    let categories = list(&t, "expense-categories", &entity);
+    assert_eq!(
+        fuel["category_id"],
+        find(&categories, "name", "Fuel/Mileage Expenses")["id"]
+    );
+    let train = find(&records, "description", "Train to York, client visit");
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(
+        train["project_id"],
+        find(&projects, "name", "Hartley kitchen fit-out")["id"]
+    );
+    assert_eq!(
+        n(&find(&records, "description", "Printer ink, office")["amount"]),
+        "45"
+    );
+}
+
+#[test]
+fn zoho_books_projects_import_with_customers_budgets_and_statuses() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "zoho_books/projects.csv",
+        platform: "zoho_books",
+        entity_type: "projects",
+        detected: true,
+        total_rows: 3,
+        records: 3,
+        mapping: &[
+            ("Project Name", Some("name")),
+            ("Customer Name", Some("contact_name")),
+            ("Budget Amount", Some("budget")),
+            ("Project Status", Some("status")),
+            ("Project Cost", None),
+        ],
+    });
+    let contacts = list(&t, "contacts", &entity);
+    let hartley = find(&records, "name", "Hartley kitchen fit-out");
+    assert_eq!(
+        hartley["contact_id"],
+        find(&contacts, "name", "Hartley & Sons Joinery Ltd")["id"]
+    );
+    assert_eq!(n(&hartley["budget"]), "12500");
+    assert_eq!(hartley["status"], json!("active"));
+    assert_eq!(
+        find(&records, "name", "Bramble Café shelving")["status"],
+        json!("archived")
+    );
+    assert_eq!(
+        find(&records, "name", "Workshop refit")["contact_id"],
+        Value::Null
+    );
+}
+
+#[test]
+fn zoho_books_timesheets_import_into_their_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "zoho_books/time_entries.csv",
+        platform: "zoho_books",
+        entity_type: "time_entries",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Project Name", Some("project_name")),
+            ("Time Spent", Some("hours")),
+            ("Notes", Some("description")),
+            ("Billable Status", Some("billable")),
+            ("Staff Rate", Some("hourly_rate")),
+            ("Task Name", None),
+        ],
+    });
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(projects.len(), 3, "each named project is created once");
+    let fitting = find(&records, "description", "Worktop fitting, day 1");
+    assert_eq!(
+        fitting["project_id"],
+        find(&projects, "name", "Hartley kitchen fit-out")["id"]
+    );
+    assert_eq!(fitting["date"], json!("2024-03-05"));
+    assert_eq!(n(&fitting["hours"]), "7.5");
+    assert_eq!(fitting["billable"], json!(true));
+    assert_eq!(n(&fitting["hourly_rate"]), "45");
+    let tidy = find(&records, "description", "Sweep, tidy and re-rack timber");
+    assert_eq!(n(&tidy["hours"]), "2.25");
+    assert_eq!(tidy["billable"], json!(false));
+}
+
+#[test]
+fn zoho_books_recurring_invoices_import_as_templates() {
+    let (_, _, records) = round_trip(&Case {
+        file: "zoho_books/subscriptions.csv",
+        platform: "zoho_books",
+        entity_type: "subscriptions",
+        detected: true,
+        total_rows: 4,
+        records: 3,
+        mapping: &[
+            ("Recurring Invoice ID", Some("provider_ref")),
+            ("Recurrence Frequency", Some("interval")),
+            ("Repeat Every", Some("interval_count")),
+            ("Next Invoice Date", Some("next_date")),
+            ("Item Price", Some("line_unit_price")),
+            ("Start Date", None),
+        ],
+    });
+    let hartley = find(&records, "provider_ref", "2520018000000099001");
+    assert_eq!(hartley["interval"], json!("month"));
+    assert_eq!(hartley["interval_count"], json!(1));
+    assert_eq!(hartley["next_date"], json!("2024-04-01"));
+    assert_eq!(hartley["status"], json!("active"));
+    assert_eq!(hartley["lines"].as_array().unwrap().len(), 2);
+    assert_eq!(n(&hartley["subtotal"]), "204.5");
+    let cafe = find(&records, "provider_ref", "2520018000000099004");
+    assert_eq!(cafe["interval_count"], json!(3));
+    assert_eq!(n(&cafe["subtotal"]), "130");
+    let survey = find(&records, "provider_ref", "2520018000000099007");
+    assert_eq!(survey["interval"], json!("year"));
+    assert_eq!(survey["status"], json!("cancelled"));
+    assert_eq!(survey["lines"][0]["description"], json!("Annual survey"));
 }
 
 #[test]

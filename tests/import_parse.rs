@@ -91,7 +91,11 @@ fn every_fixture_is_detected_as_the_platform_and_type_its_path_names() {
             .parse()
             .unwrap();
         let stem = p.file_stem().unwrap().to_str().unwrap();
-        let entity: EntityType = stem.split('_').next().unwrap().parse().unwrap();
+        // `time_entries.csv`, or a variant such as `contacts_suppliers.csv`.
+        let entity: EntityType = stem
+            .parse()
+            .or_else(|_| stem.split('_').next().unwrap().parse())
+            .unwrap();
         let f = parse(&std::fs::read_to_string(&p).unwrap(), None, None, None).unwrap();
         let name = p.display();
         assert_eq!(f.entity_type, entity, "{name}");
@@ -493,6 +497,33 @@ fn sage50_audit_trail_with_a_header_row_gives_purchase_invoices_as_bills() {
 }
 
 #[test]
+fn sage50_headerless_project_records_name_customers_by_account_code() {
+    let f = fixture("sage50/projects.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::Sage50, EntityType::Projects)
+    );
+    assert!(f.detected && f.headerless && f.contact_codes);
+    assert_clean(&f);
+    assert_eq!(f.headers[6], "Customer A/C Ref");
+    assert_eq!(field(&f, "Name"), Some("name"));
+    assert_eq!(field(&f, "Customer A/C Ref"), Some("contact_name"));
+    assert_eq!(
+        field(&f, "Status ID"),
+        None,
+        "a number into the company's own list"
+    );
+    assert_eq!(field(&f, "Price Quoted"), None);
+    assert_eq!(f.rows.len(), 3);
+    let hartley = f.rows[0].data.as_project().unwrap();
+    assert_eq!(hartley.name, "Hartley kitchen fit-out");
+    assert_eq!(hartley.contact_name.as_deref(), Some("HART001"));
+    assert_eq!((hartley.status, hartley.budget), (None, None));
+    let workshop = f.rows[2].data.as_project().unwrap();
+    assert_eq!(workshop.contact_name, None);
+}
+
+#[test]
 fn sage50_bank_cash_and_card_payments_are_expenses_gross_of_vat() {
     let f = fixture("sage50/expenses.csv");
     assert_eq!(f.entity_type, EntityType::Expenses);
@@ -602,6 +633,229 @@ fn zoho_invoices_read_iso_dates_and_work_out_the_amount_paid() {
             .unwrap()
             .value(),
         Decimal::ZERO
+    );
+}
+
+// Zoho Books items, bills, expenses, projects, timesheets and recurring invoices.
+
+#[test]
+fn zoho_items_take_rate_purchase_rate_tax_percentage_and_item_id() {
+    let f = fixture("zoho_books/products.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::Products)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(field(&f, "Item ID"), Some("provider_ref"));
+    assert_eq!(field(&f, "Purchase Rate"), Some("cost_price"));
+    assert_eq!(field(&f, "Purchase Description"), None);
+    let oak = f.rows[0].data.as_product().unwrap();
+    assert_eq!(oak.name, "Oak worktop 3m");
+    assert_eq!(oak.sku.as_deref(), Some("OAK-WT-3M"));
+    assert_eq!(
+        oak.description.as_deref(),
+        Some("Solid oak worktop, 3 metre")
+    );
+    assert_eq!(oak.unit_price.unwrap().value(), dec("412.50"));
+    assert_eq!(oak.cost_price.unwrap().value(), dec("265.00"));
+    assert_eq!(oak.vat_rate.unwrap().value(), dec("20"));
+    assert_eq!(oak.unit.as_deref(), Some("pcs"));
+    assert_eq!(oak.provider_ref.as_deref(), Some("2520018000000071001"));
+    let labour = f.rows[1].data.as_product().unwrap();
+    assert_eq!((labour.sku.as_deref(), labour.cost_price), (None, None));
+    let menus = f.rows[2].data.as_product().unwrap();
+    assert_eq!(menus.vat_rate.unwrap().value(), Decimal::ZERO);
+    let shelf = f.rows[3].data.as_product().unwrap();
+    assert_eq!(shelf.cost_price.unwrap().value(), dec("1234.50"));
+}
+
+#[test]
+fn zoho_bills_group_lines_by_bill_and_work_out_the_amount_paid() {
+    let f = fixture("zoho_books/bills.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::Bills)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(f.date_order, DateOrder::DayMonth);
+    assert_eq!(field(&f, "Vendor Name"), Some("contact_name"));
+    assert_eq!(field(&f, "Bill ID"), Some("provider_ref"));
+    assert_eq!(field(&f, "Tax Percentage"), Some("line_vat_rate"));
+    assert_eq!(field(&f, "Customer Name"), None);
+    assert_eq!((f.total_rows, f.documents.len()), (5, 3));
+    let dales = doc(&f, "DTM/22-0193");
+    assert_eq!(dales.contact_name, "Dales Timber Merchants Ltd");
+    assert_eq!(dales.issue_date, date!(2024 - 03 - 15));
+    assert_eq!(dales.due_date, Some(date!(2024 - 04 - 14)));
+    assert_eq!(
+        dales.status,
+        Some(DocStatus::AwaitingPayment),
+        "Partially Paid"
+    );
+    assert_eq!(dales.total.unwrap().value(), dec("1234.50"));
+    assert_eq!(
+        dales.amount_paid.unwrap().value(),
+        dec("1000"),
+        "total 1234.50 less balance 234.50"
+    );
+    assert_eq!(dales.provider_ref.as_deref(), Some("2520018000000081007"));
+    let lines = doc_lines(&f, "DTM/22-0193");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0].line_description, "Oak worktop, 3m, unfinished");
+    assert_eq!(lines[0].line_quantity.unwrap().value(), dec("3"));
+    assert_eq!(lines[0].line_unit_price.value(), dec("331.25"));
+    assert_eq!(lines[0].line_vat_rate.unwrap().value(), dec("20"));
+    assert_eq!(lines[0].line_sku.as_deref(), Some("OAK-WT-3M"));
+    assert_eq!(lines[0].source_vat.unwrap().value(), dec("198.75"));
+    let rates = doc_lines(&f, "BR-2024-0411");
+    assert_eq!(
+        rates[0].line_description, "Business rates, April 2024",
+        "item name when the description is empty"
+    );
+    assert_eq!(rates[0].line_vat_rate.unwrap().value(), Decimal::ZERO);
+    assert_eq!(doc(&f, "BR-2024-0411").status, Some(DocStatus::Paid));
+    assert_eq!(
+        doc(&f, "NPS-4471").amount_paid.unwrap().value(),
+        Decimal::ZERO
+    );
+}
+
+#[test]
+fn zoho_expenses_are_gross_totals_with_the_expense_account_as_category() {
+    let f = fixture("zoho_books/expenses.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::Expenses)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(field(&f, "Total"), Some("amount"));
+    assert_eq!(field(&f, "Expense Amount"), None);
+    assert_eq!(f.rows.len(), 4);
+    let fuel = f.rows[2].data.as_expense().unwrap();
+    assert_eq!(fuel.date, date!(2024 - 03 - 19));
+    assert_eq!(fuel.description, "Van fuel, diesel (March)");
+    assert_eq!(
+        fuel.amount.value(),
+        dec("1234.50"),
+        "1028.75 entered without VAT + 205.75"
+    );
+    assert_eq!(fuel.vat_amount.unwrap().value(), dec("205.75"));
+    assert_eq!(fuel.category.as_deref(), Some("Fuel/Mileage Expenses"));
+    assert_eq!(fuel.provider_ref.as_deref(), Some("2520018000000090023"));
+    let ink = f.rows[1].data.as_expense().unwrap();
+    assert_eq!(
+        (ink.amount.value(), ink.vat_amount.unwrap().value()),
+        (dec("45.00"), dec("7.50")),
+        "entered VAT-inclusive"
+    );
+    let train = f.rows[0].data.as_expense().unwrap();
+    assert_eq!(
+        train.project_name.as_deref(),
+        Some("Hartley kitchen fit-out")
+    );
+    assert_eq!(train.date, date!(2024 - 03 - 04));
+}
+
+#[test]
+fn zoho_projects_take_customer_budget_and_status() {
+    let f = fixture("zoho_books/projects.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::Projects)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(field(&f, "Project Cost"), None);
+    let hartley = f.rows[0].data.as_project().unwrap();
+    assert_eq!(hartley.name, "Hartley kitchen fit-out");
+    assert_eq!(
+        hartley.contact_name.as_deref(),
+        Some("Hartley & Sons Joinery Ltd")
+    );
+    assert_eq!(hartley.status, Some(ProjectStatus::Active));
+    assert_eq!(hartley.budget.unwrap().value(), dec("12500"));
+    assert_eq!(hartley.hourly_rate, None);
+    let cafe = f.rows[1].data.as_project().unwrap();
+    assert_eq!(cafe.status, Some(ProjectStatus::Archived), "Inactive");
+    assert_eq!(cafe.budget, None);
+    let workshop = f.rows[2].data.as_project().unwrap();
+    assert_eq!(workshop.contact_name, None);
+}
+
+#[test]
+fn zoho_timesheets_name_their_project_and_read_hh_mm_durations() {
+    let f = fixture("zoho_books/time_entries.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::TimeEntries)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(field(&f, "Project Name"), Some("project_name"));
+    assert_eq!(field(&f, "Time Spent"), Some("hours"));
+    let survey = f.rows[0].data.as_time_entry().unwrap();
+    assert_eq!(survey.project_name, "Hartley kitchen fit-out");
+    assert_eq!(survey.date, date!(2024 - 03 - 04));
+    assert_eq!(survey.hours.value(), dec("1.75"), "01:45");
+    assert_eq!(survey.description.as_deref(), Some("Measure-up, Roundhay"));
+    assert_eq!(survey.billable, Some(true));
+    assert_eq!(survey.hourly_rate.unwrap().value(), dec("45"));
+    let tidy = f.rows[3].data.as_time_entry().unwrap();
+    assert_eq!(tidy.hours.value(), dec("2.25"));
+    assert_eq!(tidy.billable, Some(false), "Non-Billable");
+    assert_eq!(tidy.hourly_rate, None);
+}
+
+#[test]
+fn zoho_recurring_invoices_group_their_lines_into_templates() {
+    let f = fixture("zoho_books/subscriptions.csv");
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::ZohoBooks, EntityType::Subscriptions)
+    );
+    assert!(f.detected);
+    assert_clean(&f);
+    assert_eq!(field(&f, "Recurring Invoice ID"), Some("provider_ref"));
+    assert_eq!(field(&f, "Repeat Every"), Some("interval_count"));
+    assert_eq!((f.total_rows, f.templates.len()), (4, 3));
+    let hartley = &f.templates[0];
+    assert_eq!(hartley.provider_ref, "2520018000000099001");
+    assert_eq!(hartley.contact_name, "Hartley & Sons Joinery Ltd");
+    assert_eq!(
+        (hartley.interval, hartley.interval_count, hartley.rows.len()),
+        (Interval::Month, Some(1), 2)
+    );
+    assert_eq!(hartley.next_date, Some(date!(2024 - 04 - 01)));
+    assert_eq!(hartley.status, Some(TemplateStatus::Active));
+    let line = f.rows[1].data.as_subscription().unwrap();
+    assert_eq!(
+        line.line_description.as_deref(),
+        Some("Consumables, per visit")
+    );
+    assert_eq!(line.line_unit_price.unwrap().value(), dec("24.50"));
+    let cafe = &f.templates[1];
+    assert_eq!(
+        (cafe.interval, cafe.interval_count),
+        (Interval::Month, Some(3))
+    );
+    assert_eq!(cafe.next_date, Some(date!(2024 - 04 - 15)));
+    let survey = &f.templates[2];
+    assert_eq!(
+        (survey.interval, survey.status, survey.next_date),
+        (Interval::Year, Some(TemplateStatus::Cancelled), None)
+    );
+    assert_eq!(
+        f.rows[3]
+            .data
+            .as_subscription()
+            .unwrap()
+            .line_description
+            .as_deref(),
+        Some("Annual survey"),
+        "item name when the description is empty"
     );
 }
 

@@ -504,6 +504,54 @@ const SAGE50_AUDIT_SIG: &[&[&str]] = &[&[
     "Tax Code",
 ]];
 
+// --- Sage 50 Accounts: project records --------------------------------------------------
+
+/// The project record of the import and of the "Project CSV Report", columns A–S in file
+/// order. `Status ID` numbers the company's own status list, so it is not read as a
+/// status; `Price Quoted` is the price quoted to the customer, not a budget.
+const SAGE50_PROJECT: &[(&str, Target)] = &[
+    ("Project Ref", Skip),
+    ("Name", T(F::Name)),
+    ("Status ID", Skip),
+    ("Start Date", Skip),
+    ("End Date", Skip),
+    ("Description", Skip),
+    ("Customer A/C Ref", T(F::ContactName)),
+    ("Order Number", Skip),
+    ("Contact Name", Skip),
+    ("Street 1", Skip),
+    ("Street 2", Skip),
+    ("Town", Skip),
+    ("County", Skip),
+    ("Post Code", Skip),
+    ("Telephone", Skip),
+    ("Fax", Skip),
+    ("E-Mail", Skip),
+    ("Country Code", Skip),
+    ("Price Quoted", Skip),
+];
+
+fn is_date_or_empty(s: &str) -> bool {
+    s.trim().is_empty() || parse_date(s, DateOrder::DayMonth).is_ok()
+}
+
+/// A headerless Sage 50 project record: a project reference of up to 12 characters, a
+/// status number from 1 to 99 third, start and end dates (or blanks) fourth and fifth, a
+/// customer account reference (or a blank) seventh.
+fn sage50_project_shape(r: &StringRecord) -> bool {
+    let reference = r.get(0).unwrap_or("").trim();
+    (7..=30).contains(&r.len())
+        && (1..=12).contains(&reference.len())
+        && !reference.contains(' ')
+        && r[2]
+            .trim()
+            .parse::<u8>()
+            .is_ok_and(|n| (1..=99).contains(&n))
+        && is_date_or_empty(&r[3])
+        && is_date_or_empty(&r[4])
+        && (r[6].trim().is_empty() || is_account_ref(&r[6]))
+}
+
 // --- FreeAgent --------------------------------------------------------------------------
 
 const FREEAGENT_CONTACTS: &[(&str, Target)] = &[
@@ -643,6 +691,174 @@ const ZOHO_INVOICES: &[(&str, Target)] = &[
     ("SKU", T(F::LineSku)),
     ("Item Tax %", T(F::LineVatRate)),
     ("Item Tax Amount", A(X::LineVat)),
+];
+
+// --- Zoho Books: items, bills, expenses, projects, timesheets, recurring invoices -------
+//
+// Header names of a real Zoho Books backup (`Item.csv`, `Bill.csv`, `Expense.csv`,
+// `Projects.csv`, `Timesheet.csv`, `Recurring_Invoice.csv`); sources in the fixtures README.
+
+const ZOHO_ITEMS: &[(&str, Target)] = &[
+    ("Item ID", T(F::ProviderRef)),
+    ("Item Name", T(F::Name)),
+    ("SKU", T(F::Sku)),
+    ("Description", T(F::Description)),
+    ("Rate", T(F::UnitPrice)),
+    ("Account", Skip),
+    ("Account Code", Skip),
+    ("Tax Name", Skip),
+    ("Tax Percentage", T(F::VatRate)),
+    ("Tax Type", Skip),
+    ("Purchase Tax Name", Skip),
+    ("Purchase Tax Percentage", Skip),
+    ("Purchase Tax Type", Skip),
+    ("Product Type", Skip),
+    ("Parent Category", Skip),
+    ("Status", Skip),
+    ("Usage unit", T(F::Unit)),
+    ("Unit Name", Skip),
+    ("Purchase Rate", T(F::CostPrice)),
+    ("Purchase Account", Skip),
+    ("Purchase Account Code", Skip),
+    ("Purchase Description", Skip),
+    ("Inventory Account", Skip),
+    ("Inventory Account Code", Skip),
+    ("Inventory Valuation Method", Skip),
+    ("Reorder Point", Skip),
+    ("Vendor", Skip),
+    ("Opening Stock", Skip),
+    ("Opening Stock Value", Skip),
+    ("Stock On Hand", Skip),
+    ("Item Type", Skip),
+    ("Sellable", Skip),
+    ("Purchasable", Skip),
+    ("Track Inventory", Skip),
+];
+
+/// Bills, one row per line with the bill's fields repeated (like the invoices export).
+const ZOHO_BILLS: &[(&str, Target)] = &[
+    ("Bill Date", T(F::IssueDate)),
+    ("Due Date", T(F::DueDate)),
+    ("Bill ID", T(F::ProviderRef)),
+    ("Accounts Payable", Skip),
+    ("Vendor Name", T(F::ContactName)),
+    ("Payment Terms", Skip),
+    ("Payment Terms Label", Skip),
+    ("Bill Number", T(F::Number)),
+    ("PurchaseOrder", Skip),
+    ("Currency Code", Skip),
+    ("Exchange Rate", Skip),
+    ("SubTotal", Skip),
+    ("Total", T(F::Total)),
+    ("Balance", A(X::AmountDue)),
+    ("Vendor Notes", Skip),
+    ("Bill Type", Skip),
+    ("Is Inclusive Tax", Skip),
+    ("Bill Status", T(F::Status)),
+    ("Product ID", Skip),
+    ("Item Name", A(X::DescriptionFallback)),
+    ("Account", Skip),
+    ("Account Code", Skip),
+    ("Description", T(F::LineDescription)),
+    ("Quantity", T(F::LineQuantity)),
+    ("Usage unit", Skip),
+    ("Tax Amount", A(X::LineVat)),
+    ("Item Total", A(X::LineAmount)),
+    ("Is Billable", Skip),
+    ("SKU", T(F::LineSku)),
+    ("Rate", T(F::LineUnitPrice)),
+    ("Tax ID", Skip),
+    ("Tax Name", Skip),
+    ("Tax Percentage", T(F::LineVatRate)),
+    ("Tax Type", Skip),
+    ("Customer Name", Skip),
+    ("Project Name", Skip),
+];
+
+/// Expenses: `Total` is the gross amount (`Expense Amount` is as entered, with or without
+/// VAT as `Is Inclusive Tax` says); the expense account is the category.
+const ZOHO_EXPENSES: &[(&str, Target)] = &[
+    ("Expense Date", T(F::Date)),
+    ("Expense Description", T(F::Description)),
+    ("Expense Account", T(F::Category)),
+    ("Expense Account Code", Skip),
+    ("Paid Through", Skip),
+    ("Paid Through Account Code", Skip),
+    ("Vendor", Skip),
+    ("Project Name", T(F::ProjectName)),
+    ("Entry Number", Skip),
+    ("Currency Code", Skip),
+    ("Is Inclusive Tax", Skip),
+    ("Mileage Type", Skip),
+    ("Tax Name", Skip),
+    ("Tax Percentage", Skip),
+    ("Tax Type", Skip),
+    ("Tax Amount", T(F::VatAmount)),
+    ("Expense Amount", Skip),
+    ("Total", T(F::Amount)),
+    ("Reference#", Skip),
+    ("Is Billable", Skip),
+    ("Customer Name", Skip),
+    ("Expense Reference ID", T(F::ProviderRef)),
+];
+
+/// Projects. `Project Cost` is the fixed cost or the rate depending on `Billing Type`, so it
+/// is not taken as an hourly rate.
+const ZOHO_PROJECTS: &[(&str, Target)] = &[
+    ("Project ID", Skip),
+    ("Project Name", T(F::Name)),
+    ("Project Code", Skip),
+    ("Description", Skip),
+    ("Billing Type", Skip),
+    ("Project Cost", Skip),
+    ("Customer Name", T(F::ContactName)),
+    ("Currency Code", Skip),
+    ("Budget Type", Skip),
+    ("Budget Amount", T(F::Budget)),
+    ("Project Status", T(F::Status)),
+];
+
+/// Time entries name their project by `Project Name`; `Time Spent` is `hh:mm`.
+const ZOHO_TIMESHEET: &[(&str, Target)] = &[
+    ("Timesheet ID", Skip),
+    ("Project Name", T(F::ProjectName)),
+    ("Task Name", Skip),
+    ("Staff Name", Skip),
+    ("Email", Skip),
+    ("Staff Rate", T(F::HourlyRate)),
+    ("Notes", T(F::Description)),
+    ("Time Spent", T(F::Hours)),
+    ("Begin time", Skip),
+    ("End time", Skip),
+    ("Date", T(F::Date)),
+    ("Billable Status", T(F::Billable)),
+    ("Billed Status", Skip),
+];
+
+/// Recurring invoices, one row per line, grouped by `Recurring Invoice ID`.
+const ZOHO_RECURRING_INVOICES: &[(&str, Target)] = &[
+    ("Recurring Invoice ID", T(F::ProviderRef)),
+    ("Recurring Invoice Name", Skip),
+    ("Start Date", Skip),
+    ("End Date", Skip),
+    ("Last Sent Date", Skip),
+    ("Next Invoice Date", T(F::NextDate)),
+    ("Recurrence Profile Status", T(F::Status)),
+    ("Recurrence Frequency", T(F::Interval)),
+    ("Repeat Every", T(F::IntervalCount)),
+    ("Customer Name", T(F::ContactName)),
+    ("Customer ID", Skip),
+    ("Item Name", A(X::DescriptionFallback)),
+    ("SKU", Skip),
+    ("Item Desc", T(F::LineDescription)),
+    ("Quantity", T(F::LineQuantity)),
+    ("Item Price", T(F::LineUnitPrice)),
+    ("Item Tax", Skip),
+    ("Item Tax %", Skip),
+    ("Item Tax Amount", Skip),
+    ("Item Total", Skip),
+    ("SubTotal", Skip),
+    ("Total", Skip),
 ];
 
 // --- FreshBooks -------------------------------------------------------------------------
@@ -797,6 +1013,11 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(SageAccounting, Invoices, "Sage Accounting outstanding invoices file",
         sig: &[&["Customer Reference", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_INVOICES, kind: Some(sage_accounting_kind)),
+    // Sage 50 project records: before the customer record, whose shape a project row
+    // with no e-mail and no country code also has.
+    layout!(Sage50, Projects, "Sage 50 project record",
+        sig: &[&["Project Ref", "Status ID", "Customer A/C Ref"]],
+        cols: SAGE50_PROJECT, shape: Some(sage50_project_shape), contact_codes: true),
     layout!(Sage50, Contacts, "Sage 50 customer record",
         sig: &[&["A/C", "Name", "Address Line 1", "Trading Terms Text"]],
         cols: SAGE50_CUSTOMER, shape: Some(sage50_contact_shape)),
@@ -833,6 +1054,25 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(ZohoBooks, Invoices, "Zoho Books invoices export",
         sig: &[&["Invoice ID", "Invoice Status", "Item Total"]],
         cols: ZOHO_INVOICES),
+    // Zoho Books items, bills, expenses, projects, timesheets, recurring invoices.
+    layout!(ZohoBooks, Products, "Zoho Books items export",
+        sig: &[&["Item ID", "Item Name", "Purchase Rate"]],
+        cols: ZOHO_ITEMS),
+    layout!(ZohoBooks, Bills, "Zoho Books bills export",
+        sig: &[&["Bill ID", "Bill Number", "Vendor Name"]],
+        cols: ZOHO_BILLS),
+    layout!(ZohoBooks, Expenses, "Zoho Books expenses export",
+        sig: &[&["Expense Date", "Expense Account", "Paid Through"]],
+        cols: ZOHO_EXPENSES),
+    layout!(ZohoBooks, Projects, "Zoho Books projects export",
+        sig: &[&["Project ID", "Billing Type", "Project Status"]],
+        cols: ZOHO_PROJECTS),
+    layout!(ZohoBooks, TimeEntries, "Zoho Books timesheet export",
+        sig: &[&["Timesheet ID", "Time Spent"]],
+        cols: ZOHO_TIMESHEET),
+    layout!(ZohoBooks, Subscriptions, "Zoho Books recurring invoices export",
+        sig: &[&["Recurring Invoice ID", "Recurrence Frequency"]],
+        cols: ZOHO_RECURRING_INVOICES),
     layout!(Freshbooks, Contacts, "FreshBooks clients export",
         sig: &[&["Organization", "Province/State"]],
         cols: FRESHBOOKS_CLIENTS),
@@ -920,14 +1160,26 @@ mod tests {
         );
         assert_eq!(
             names(Platform::Sage50),
-            ["contacts", "products", "invoices", "bills", "expenses"]
+            ["contacts", "products", "invoices", "bills", "expenses", "projects"]
         );
         assert_eq!(
             names(Platform::Freeagent),
             ["contacts", "expenses", "projects"]
         );
         assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
-        assert_eq!(names(Platform::ZohoBooks), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::ZohoBooks),
+            [
+                "contacts",
+                "products",
+                "invoices",
+                "bills",
+                "expenses",
+                "projects",
+                "time_entries",
+                "subscriptions"
+            ]
+        );
         assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);
     }
 
@@ -956,7 +1208,13 @@ mod tests {
         cust.extend([
             "", "", "", "0", "GB123", "0.00", "0.00", "0.00", "5000.00", "30 days",
         ]);
-        assert!(sage50_contact_shape(&StringRecord::from(cust)));
+        assert!(sage50_contact_shape(&StringRecord::from(cust.clone())));
         assert!(!sage50_contact_shape(&product));
+        assert!(!sage50_project_shape(&StringRecord::from(cust)));
+        assert!(!sage50_project_shape(&audit) && !sage50_project_shape(&product));
+        let project =
+            rec("HARTLEY01,Kitchen fit-out,1,04/03/2024,,Kitchen,HART01,,,,,,,,,,,,12500.00");
+        assert!(sage50_project_shape(&project));
+        assert!(!sage50_audit_shape(&project) && !sage50_product_shape(&project));
     }
 }

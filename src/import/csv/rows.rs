@@ -526,7 +526,10 @@ fn subscription(r: &mut Row<'_>) -> Option<SubscriptionRow> {
         interval_count: count.or(implied),
         next_date,
         status,
-        line_description: r.text(Field::LineDescription),
+        line_description: r.text(Field::LineDescription).or_else(|| {
+            r.first_aux(Aux::DescriptionFallback)
+                .map(|(_, s)| s.to_owned())
+        }),
         line_quantity: quantity,
         line_unit_price: price,
         provider_ref: provider_ref?,
