@@ -271,3 +271,30 @@ fn concurrent_sales_and_purchases_on_one_row_stay_consistent() {
     assert_eq!(stock_qty(&t, &p), expected);
     check_invariants(&t);
 }
+
+/// A streamed answer (the stock valuation) keeps its connection while the client reads.
+/// At most half the pool may be held so; the next stream waits for a permit, and other
+/// requests still find connections.
+#[test]
+fn streamed_answers_hold_at_most_half_the_pool_and_other_requests_still_run() {
+    use rocket::futures::FutureExt;
+
+    let file = TempDb::new("streams");
+    let t = file.app();
+    t.signup("streams@example.com");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let held: Vec<_> = (0..4)
+        .map(|_| rt.block_on(t.db.streaming_permit()).unwrap())
+        .collect();
+    // Each permit may hold a connection; do so, as a slow download would.
+    let conns: Vec<_> = held.iter().map(|_| t.db.conn().unwrap()).collect();
+    assert!(
+        t.db.streaming_permit().now_or_never().is_none(),
+        "a fifth stream must wait"
+    );
+    let (s, v) = t.get("/api/products");
+    assert_eq!(s, Status::Ok, "{v}");
+    drop(conns);
+    drop(held);
+    assert!(t.db.streaming_permit().now_or_never().is_some());
+}

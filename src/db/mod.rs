@@ -16,6 +16,9 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::config::Synchronous;
 use crate::error::{AppError, AppResult};
 
+/// Connections that streamed answers may hold at once (half the file pool of 8).
+const STREAMS: usize = 4;
+
 mod embedded {
     refinery::embed_migrations!("migrations");
 }
@@ -31,6 +34,9 @@ pub struct Db {
     write_lock: Arc<Mutex<()>>,
     /// The queue of the writer thread (see `writer.rs`).
     writer: std::sync::mpsc::Sender<Box<dyn writer::Job>>,
+    /// Permits to hold a connection for as long as a client takes to read a streamed
+    /// answer (see [`Db::streaming_permit`]).
+    streams: Arc<rocket::tokio::sync::Semaphore>,
 }
 
 impl Db {
@@ -63,6 +69,9 @@ impl Db {
             in_memory,
             write_lock,
             writer,
+            streams: Arc::new(rocket::tokio::sync::Semaphore::new(
+                STREAMS.min(size as usize),
+            )),
         };
         db.migrate()
             .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
@@ -79,6 +88,17 @@ impl Db {
             .run(&mut *conn)
             .map_err(|e| e.to_string())?;
         Ok(())
+    }
+
+    /// Waits for a permit to keep one connection, and its read snapshot, for as long as a
+    /// client takes to read a streamed answer (the stock valuation). Half the pool at
+    /// most: slow downloads then never leave other requests without a connection.
+    pub async fn streaming_permit(&self) -> AppResult<rocket::tokio::sync::OwnedSemaphorePermit> {
+        self.streams
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| AppError::internal(format!("streaming permits: {e}")))
     }
 
     pub fn conn(&self) -> AppResult<PooledConnection<SqliteConnectionManager>> {

@@ -10,6 +10,10 @@
 //! drains. Reading, writing JSON and sending overlap. The first byte leaves after the
 //! product scan, and the whole answer is never held in memory.
 //!
+//! The connection and its snapshot are held until the client has read the body. A slow
+//! client therefore keeps them longer, so such streams take a permit first
+//! ([`Db::streaming_permit`]): at most half the pool is ever held this way.
+//!
 //! The summary comes last in the body, so it is summed while the rows are written. Errors
 //! found before the first chunk (a bad `locationId`, say) are ordinary §7 answers.
 //! After the first chunk the status is sent. A database error then ends the body early,
@@ -394,7 +398,9 @@ pub(super) async fn stock_valuation(
     let scope = user.scope();
     let db = db.inner().clone();
     let (tx, mut rx) = mpsc::channel::<AppResult<Vec<u8>>>(AHEAD);
+    let permit = db.streaming_permit().await?;
     rocket::tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let run = || -> AppResult<()> {
             let mut conn = db.conn()?;
             // A deferred transaction: its snapshot starts at the first read and holds for
