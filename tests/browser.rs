@@ -1,6 +1,6 @@
 //! End-to-end tests of the web app: headless Chromium, driven over WebDriver, against the
 //! real `stockbook` binary on loopback with a database file of its own. One test per
-//! workflow of issue 6; each saves a screenshot under `docs/screenshots/`.
+//! workflow of issue 6; each saves a screenshot (see `Browser::screenshot`).
 //!
 //! Without Chromium and chromedriver the tests print a skip message and pass, except
 //! under `CI=true`, where a missing browser fails them (`.ci/run` installs both).

@@ -577,11 +577,17 @@ impl Browser {
         assert_eq!(ok, json!(true), "no option {label:?} in `{css}`: {ok}");
     }
 
-    /// Saves a PNG of the viewport under `docs/screenshots/<name>.png`.
+    /// Saves a PNG of the viewport as `<name>.png` in the test's scratch directory under
+    /// `target/`, or in `docs/screenshots/` when `STOCKBOOK_UPDATE_SCREENSHOTS=1` (so an
+    /// ordinary test run leaves the working tree as it was).
     pub fn screenshot(&self, name: &str) {
         let b64 = self.cmd("GET", "/screenshot", json!({}));
         let png = base64_decode(b64.as_str().expect("screenshot data"));
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots");
+        let dir = if std::env::var("STOCKBOOK_UPDATE_SCREENSHOTS").as_deref() == Ok("1") {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots")
+        } else {
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots")
+        };
         std::fs::create_dir_all(&dir).expect("screenshot dir");
         std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
     }
