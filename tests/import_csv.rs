@@ -1031,6 +1031,80 @@ fn zoho_books_timesheets_import_into_their_projects() {
 }
 
 #[test]
+fn freshbooks_expense_details_import_gross_with_categories_and_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freshbooks/expenses.csv",
+        platform: "freshbooks",
+        entity_type: "expenses",
+        detected: true,
+        total_rows: 5,
+        records: 5,
+        mapping: &[
+            ("Date", Some("date")),
+            ("Description", Some("description")),
+            ("Amount", Some("amount")),
+            ("Tax 1 Amount", Some("vat_amount")),
+            ("Parent Category", Some("category")),
+            ("Project", Some("project_name")),
+            ("Merchant", None),
+            ("Subcategory", None),
+        ],
+    });
+    let fuel = find(&records, "description", "Van fuel, diesel (March)");
+    assert_eq!(fuel["date"], json!("2024-03-19"));
+    assert_eq!(n(&fuel["amount"]), "1234.5");
+    assert_eq!(n(&fuel["vat_amount"]), "205.75");
+    let categories = list(&t, "expense-categories", &entity);
+    assert_eq!(
+        fuel["category_id"],
+        find(&categories, "name", "Car & Truck")["id"]
+    );
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(projects.len(), 1, "the one named project, created once");
+    assert_eq!(
+        find(&records, "description", "Oak worktop, 3m")["project_id"],
+        projects[0]["id"]
+    );
+    assert_eq!(
+        n(&find(&records, "description", "Yorkshire Post, Leeds")["vat_amount"]),
+        "30"
+    );
+}
+
+#[test]
+fn freshbooks_time_entries_import_into_their_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freshbooks/time_entries.csv",
+        platform: "freshbooks",
+        entity_type: "time_entries",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Project", Some("project_name")),
+            ("Date", Some("date")),
+            ("Note", Some("description")),
+            ("Hours", None),
+            ("Seconds", None),
+            ("Status", None),
+        ],
+    });
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(projects.len(), 2, "each named project is created once");
+    let fitting = find(&records, "description", "Worktop fitting, day 1");
+    assert_eq!(
+        fitting["project_id"],
+        find(&projects, "name", "Hartley kitchen fit-out")["id"]
+    );
+    assert_eq!(fitting["date"], json!("2024-03-05"));
+    assert_eq!(n(&fitting["hours"]), "7.5");
+    assert_eq!(
+        n(&find(&records, "description", "Shelf drawings, two options")["hours"]),
+        "1.33"
+    );
+}
+
+#[test]
 fn zoho_books_recurring_invoices_import_as_templates() {
     let (_, _, records) = round_trip(&Case {
         file: "zoho_books/subscriptions.csv",

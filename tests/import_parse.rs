@@ -895,6 +895,89 @@ fn freshbooks_clients_and_invoices_derive_vat_rates_from_tax_amounts() {
     );
 }
 
+// FreshBooks expense and time entry reports (imp-b)
+
+#[test]
+fn freshbooks_expense_details_are_gross_amounts_with_vat_from_tax_1() {
+    let f = fixture("freshbooks/expenses.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::Expenses, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Amount"), Some("amount"));
+    assert_eq!(field(&f, "Tax 1 Amount"), Some("vat_amount"));
+    assert_eq!(field(&f, "Parent Category"), Some("category"));
+    assert_eq!(field(&f, "Subcategory"), None);
+    assert_eq!(field(&f, "Merchant"), None, "a fallback, not a field");
+    assert_eq!(f.total_rows, 5, "blank trailing lines are not rows");
+    let fuel = f.rows[2].data.as_expense().unwrap();
+    assert_eq!(fuel.date, date!(2024 - 03 - 19));
+    assert_eq!(fuel.description, "Van fuel, diesel (March)");
+    assert_eq!(fuel.amount.value(), dec("1234.50"), "VAT included");
+    assert_eq!(fuel.vat_amount.unwrap().value(), dec("205.75"));
+    assert_eq!(fuel.category.as_deref(), Some("Car & Truck"));
+    assert_eq!(fuel.project_name, None);
+    assert_eq!(fuel.provider_ref, None);
+    let train = f.rows[0].data.as_expense().unwrap();
+    assert_eq!(train.description, "Train to York, client visit");
+    assert_eq!(
+        (train.amount.value(), train.vat_amount.unwrap().value()),
+        (dec("38.60"), Decimal::ZERO)
+    );
+    assert_eq!(
+        train.project_name.as_deref(),
+        Some("Hartley kitchen fit-out")
+    );
+    let advert = f.rows[3].data.as_expense().unwrap();
+    assert_eq!(
+        advert.description, "Yorkshire Post, Leeds",
+        "the merchant when the description is empty"
+    );
+    assert_eq!(advert.amount.value(), dec("180.00"));
+}
+
+#[test]
+fn freshbooks_time_entries_take_their_hours_from_the_seconds() {
+    let f = fixture("freshbooks/time_entries.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::TimeEntries, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Project"), Some("project_name"));
+    assert_eq!(field(&f, "Note"), Some("description"));
+    assert_eq!(field(&f, "Hours"), None);
+    assert_eq!(field(&f, "Status"), None, "billed or not, not billable");
+    assert_eq!(f.total_rows, 4);
+    let survey = f.rows[0].data.as_time_entry().unwrap();
+    assert_eq!(survey.project_name, "Hartley kitchen fit-out");
+    assert_eq!(survey.date, date!(2024 - 03 - 04));
+    assert_eq!(survey.hours.value(), dec("1.75"), "6300 seconds");
+    assert_eq!(survey.description.as_deref(), Some("Measure-up, Roundhay"));
+    assert_eq!((survey.billable, survey.hourly_rate), (None, None));
+    let drawings = f.rows[2].data.as_time_entry().unwrap();
+    assert_eq!(drawings.project_name, "Bramble Café shelving");
+    assert_eq!(
+        drawings.hours.value(),
+        dec("1.33"),
+        "4800 seconds: Hours says 1.3333, more places than hours keep"
+    );
+}
+
+#[test]
+fn a_seconds_cell_that_is_not_whole_seconds_is_a_row_error() {
+    let csv = "Date,Client,Project,Service,Note,Team Member,Status,Hours,Seconds\n\
+               2024-03-04,Hartley,Fit-out,Fitting,Day 1,Sam,unbilled,1.5,5400\n\
+               2024-03-05,Hartley,Fit-out,Fitting,Day 2,Sam,unbilled,1.5,1h30\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(f.entity_type, EntityType::TimeEntries);
+    assert_eq!(f.rows.len(), 1);
+    assert_eq!(f.errors[0].row, 3, "the file's third line");
+    assert_eq!(f.errors[0].column.as_deref(), Some("Seconds"));
+    assert!(f.errors[0].message.contains("not a number of seconds"));
+}
+
 // ---------------------------------------------------------------------------------------
 // Dates: decided once per file
 

@@ -32,7 +32,8 @@ pub enum Aux {
     /// First and last names: give a contact's `name` when the name column is empty.
     FirstName,
     LastName,
-    /// An item name: gives the line description when the description is empty.
+    /// An item name: gives the line description when the description is empty (and a
+    /// FreshBooks expense's merchant gives the expense's description).
     DescriptionFallback,
     /// A mobile number: gives the phone when the phone column is empty.
     PhoneFallback,
@@ -48,10 +49,14 @@ pub enum Aux {
     /// A person's name: gives the contact when the organisation column is empty
     /// (FreeAgent projects' `contact_name` beside `organisation_name`).
     ContactFallback,
+    // Added (imp-b): FreshBooks time entries.
+    /// A duration in seconds (FreshBooks `Seconds`): gives the hours, to 2 decimal places
+    /// as an `h:mm` duration does, when there is no hours column.
+    DurationSeconds,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::ContactFallback as usize + 1;
+    pub const COUNT: usize = Self::DurationSeconds as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -62,12 +67,13 @@ impl Aux {
             Self::AmountDue => "amount due: gives amount_paid as total minus amount due",
             Self::FirstName => "first name: gives the name when it is empty",
             Self::LastName => "last name: gives the name when it is empty",
-            Self::DescriptionFallback => "item name: gives the line description when empty",
+            Self::DescriptionFallback => "item or merchant name: gives the description when empty",
             Self::PhoneFallback => "mobile: gives the phone when it is empty",
             Self::NetAmount => "net amount: amount is net plus VAT",
             Self::LineTotal => "row total: the document's total is the sum of its rows' totals",
             Self::GrossVatRate => "VAT rate of the gross amount: gives the VAT amount",
             Self::ContactFallback => "person's name: gives the contact when it is empty",
+            Self::DurationSeconds => "duration in seconds: gives the hours",
         }
     }
 }
@@ -984,6 +990,45 @@ const FREEAGENT_PROJECTS: &[(&str, Target)] = &[
     ("uses_project_invoice_sequence", Skip),
 ];
 
+// --- Added layouts (imp-b): FreshBooks expenses and time entries ------------------------
+
+/// FreshBooks' Expense Details report. `Amount` is the expense's total with its taxes
+/// (FreshBooks: "expense amounts include taxes"); a UK business has one tax, VAT, in
+/// `Tax 1`. `Parent Category` is the category (`Subcategory` is often "<parent>
+/// (general)"); the merchant gives the description when it is empty.
+const FRESHBOOKS_EXPENSES: &[(&str, Target)] = &[
+    ("Date", T(F::Date)),
+    ("Account Sub Type", Skip),
+    ("Parent Category", T(F::Category)),
+    ("Subcategory", Skip),
+    ("Source", Skip),
+    ("Merchant", A(X::DescriptionFallback)),
+    ("Project", T(F::ProjectName)),
+    ("Client", Skip),
+    ("Description", T(F::Description)),
+    ("Tax 1 Amount", T(F::VatAmount)),
+    ("Tax 1 Type", Skip),
+    ("Tax 2 Amount", Skip),
+    ("Tax 2 Type", Skip),
+    ("Amount", T(F::Amount)),
+    ("Currency", Skip),
+];
+
+/// FreshBooks' Time Entry Details report. `Hours` has four decimal places (`1.3333` for
+/// 1h20m), so the hours come from `Seconds`. `Status` (`billed`/`unbilled`) says whether
+/// the time was invoiced, not whether it is billable.
+const FRESHBOOKS_TIME_ENTRIES: &[(&str, Target)] = &[
+    ("Date", T(F::Date)),
+    ("Client", Skip),
+    ("Project", T(F::ProjectName)),
+    ("Service", Skip),
+    ("Note", T(F::Description)),
+    ("Team Member", Skip),
+    ("Status", Skip),
+    ("Hours", Skip),
+    ("Seconds", A(X::DurationSeconds)),
+];
+
 /// Every known layout. Order matters only between equal scores of the same shape
 /// (the first is the default type).
 pub static LAYOUTS: &[Layout] = &[
@@ -1093,6 +1138,13 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freeagent, Projects, "FreeAgent projects import template",
         sig: &[&["project_name", "contract_po_reference"]],
         cols: FREEAGENT_PROJECTS),
+    // Added layouts (imp-b): FreshBooks expenses and time entries.
+    layout!(Freshbooks, Expenses, "FreshBooks expense details report",
+        sig: &[&["Account Sub Type", "Parent Category", "Merchant"]],
+        cols: FRESHBOOKS_EXPENSES),
+    layout!(Freshbooks, TimeEntries, "FreshBooks time entry details report",
+        sig: &[&["Team Member", "Hours", "Seconds"]],
+        cols: FRESHBOOKS_TIME_ENTRIES),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -1180,7 +1232,10 @@ mod tests {
                 "subscriptions"
             ]
         );
-        assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::Freshbooks),
+            ["contacts", "invoices", "expenses", "time_entries"]
+        );
     }
 
     #[test]
