@@ -1105,6 +1105,54 @@ fn freshbooks_time_entries_import_into_their_projects() {
 }
 
 #[test]
+fn freshbooks_vendors_import_as_suppliers() {
+    let (_, _, records) = round_trip(&Case {
+        file: "freshbooks/contacts_suppliers.csv",
+        platform: "freshbooks",
+        entity_type: "contacts",
+        detected: true,
+        total_rows: 3,
+        records: 3,
+        mapping: &[
+            ("Organization", Some("name")),
+            ("Address Line 1", Some("address")),
+            ("Account Number", None),
+        ],
+    });
+    assert!(records.iter().all(|c| c["type"] == json!("supplier")));
+    let tp = find(&records, "name", "Travis Perkins Trading Co Ltd");
+    assert_eq!(tp["email"], json!("accounts@travisperkins.example"));
+    assert_eq!(
+        find(&records, "name", "Sam Okafor")["type"],
+        json!("supplier")
+    );
+}
+
+#[test]
+fn freshbooks_items_and_services_import_with_their_rates() {
+    let (_, _, records) = round_trip(&Case {
+        file: "freshbooks/products.csv",
+        platform: "freshbooks",
+        entity_type: "products",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Name", Some("name")),
+            ("Rate", Some("unit_price")),
+            ("Income Account", None),
+            ("Status", None),
+        ],
+    });
+    let oak = find(&records, "name", "Oak worktop supply and fit");
+    assert_eq!(n(&oak["unit_price"]), "1234.5");
+    assert_eq!(
+        n(&find(&records, "name", "Design consultation")["unit_price"]),
+        "0"
+    );
+}
+
+#[test]
 fn zoho_books_recurring_invoices_import_as_templates() {
     let (_, _, records) = round_trip(&Case {
         file: "zoho_books/subscriptions.csv",

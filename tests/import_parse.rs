@@ -978,6 +978,66 @@ fn a_seconds_cell_that_is_not_whole_seconds_is_a_row_error() {
     assert!(f.errors[0].message.contains("not a number of seconds"));
 }
 
+#[test]
+fn freshbooks_vendors_are_suppliers_and_newer_client_exports_keep_their_street() {
+    let f = fixture("freshbooks/contacts_suppliers.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.layout),
+        (
+            Platform::Freshbooks,
+            EntityType::Contacts,
+            Some("FreshBooks vendors export")
+        )
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Account Number"), None);
+    let tp = f.rows[0].data.as_contact().unwrap();
+    assert_eq!(tp.name, "Travis Perkins Trading Co Ltd");
+    assert_eq!(tp.contact_type, Some(ContactType::Supplier));
+    assert_eq!(
+        tp.address.as_deref(),
+        Some("Unit 4, Kirkstall Road, Leeds, West Yorkshire, United Kingdom, LS4 2AZ")
+    );
+    let sam = f.rows[2].data.as_contact().unwrap();
+    assert_eq!(sam.name, "Sam Okafor", "first and last name");
+    assert_eq!(sam.contact_type, Some(ContactType::Supplier));
+    // A clients export with the newer address columns is still the clients layout.
+    let csv = "Organization,First Name,Last Name,Email,Phone,Address Line 1,Address Line 2,\
+               City,Province/State,Country,Postal Code,Notes\n\
+               Bramble Café Ltd,Priya,Shah,priya@bramble.example,0113 496 0555,\
+               \"2 Otley Road, Far Headingley\",,Leeds,West Yorkshire,United Kingdom,LS6 4BD,\n";
+    let clients = parse(csv, None, None, None).unwrap();
+    assert_eq!(clients.layout, Some("FreshBooks clients export"));
+    let c = clients.rows[0].data.as_contact().unwrap();
+    assert_ne!(c.contact_type, Some(ContactType::Supplier));
+    assert_eq!(
+        c.address.as_deref(),
+        Some("2 Otley Road, Far Headingley, Leeds, West Yorkshire, United Kingdom, LS6 4BD")
+    );
+}
+
+#[test]
+fn freshbooks_items_and_services_take_their_rate_as_the_price() {
+    let f = fixture("freshbooks/products.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::Products, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Rate"), Some("unit_price"));
+    assert_eq!(field(&f, "Income Account"), None);
+    assert_eq!(f.rows.len(), 4);
+    let survey = f.rows[1].data.as_product().unwrap();
+    assert_eq!(survey.name, "Site survey, measure and quote");
+    assert_eq!(survey.unit_price.unwrap().value(), dec("95"));
+    assert_eq!(
+        (survey.sku.as_deref(), survey.vat_rate, survey.cost_price),
+        (None, None, None)
+    );
+    let oak = f.rows[2].data.as_product().unwrap();
+    assert_eq!(oak.unit_price.unwrap().value(), dec("1234.50"));
+}
+
 // ---------------------------------------------------------------------------------------
 // Dates: decided once per file
 

@@ -876,6 +876,9 @@ const FRESHBOOKS_CLIENTS: &[(&str, Target)] = &[
     ("Email", T(F::Email)),
     ("Phone", T(F::Phone)),
     ("Street", T(F::Address)),
+    // Newer exports (imp-b): `Address Line 1`, `Address Line 2` instead of `Street`.
+    ("Address Line 1", T(F::Address)),
+    ("Address Line 2", T(F::Address)),
     ("City", T(F::Address)),
     ("Province/State", T(F::Address)),
     ("Country", T(F::Address)),
@@ -1029,6 +1032,34 @@ const FRESHBOOKS_TIME_ENTRIES: &[(&str, Target)] = &[
     ("Seconds", A(X::DurationSeconds)),
 ];
 
+/// FreshBooks' vendors export: the clients columns with `Account Number` (the business's
+/// account with the vendor, not an id) and `Website`; every row is a supplier.
+const FRESHBOOKS_VENDORS: &[(&str, Target)] = &[
+    ("Organization", T(F::Name)),
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Account Number", Skip),
+    ("Email", T(F::Email)),
+    ("Website", Skip),
+    ("Phone", T(F::Phone)),
+    ("Address Line 1", T(F::Address)),
+    ("Address Line 2", T(F::Address)),
+    ("City", T(F::Address)),
+    ("Province/State", T(F::Address)),
+    ("Country", T(F::Address)),
+    ("Postal Code", T(F::Address)),
+];
+
+/// FreshBooks' items and services export. `Rate` is the selling price as FreshBooks shows
+/// it (`$125.00`); `Income Account` and `Status` are not imported.
+const FRESHBOOKS_SERVICES: &[(&str, Target)] = &[
+    ("Name", T(F::Name)),
+    ("Type", Skip),
+    ("Rate", T(F::UnitPrice)),
+    ("Income Account", Skip),
+    ("Status", Skip),
+];
+
 /// Every known layout. Order matters only between equal scores of the same shape
 /// (the first is the default type).
 pub static LAYOUTS: &[Layout] = &[
@@ -1145,6 +1176,12 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freshbooks, TimeEntries, "FreshBooks time entry details report",
         sig: &[&["Team Member", "Hours", "Seconds"]],
         cols: FRESHBOOKS_TIME_ENTRIES),
+    layout!(Freshbooks, Contacts, "FreshBooks vendors export",
+        sig: &[&["Organization", "Account Number", "Province/State"]],
+        cols: FRESHBOOKS_VENDORS, contact_type: Some(ContactType::Supplier)),
+    layout!(Freshbooks, Products, "FreshBooks items and services export",
+        sig: &[&["Name", "Rate", "Income Account", "Status"]],
+        cols: FRESHBOOKS_SERVICES),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -1234,7 +1271,13 @@ mod tests {
         );
         assert_eq!(
             names(Platform::Freshbooks),
-            ["contacts", "invoices", "expenses", "time_entries"]
+            [
+                "contacts",
+                "products",
+                "invoices",
+                "expenses",
+                "time_entries"
+            ]
         );
     }
 
