@@ -1017,6 +1017,26 @@ fn freshbooks_vendors_are_suppliers_and_newer_client_exports_keep_their_street()
 }
 
 #[test]
+fn newer_freshbooks_invoice_exports_give_the_due_date() {
+    // The header of a newer real export: `Date Due` after `Date Issued` (README).
+    let csv = "Client Name,Invoice #,Date Issued,Date Due,Invoice Status,Date Paid,Item Name,\
+               Item Description,Rate,Quantity,Discount Percentage,Line Subtotal,Tax 1 Type,\
+               Tax 1 Amount,Tax 2 Type,Tax 2 Amount,Line Total,Currency\n\
+               Hartley & Sons Joinery Ltd,0000044,2024-03-05,2024-04-04,sent,,Survey,\
+               \"Site survey, Roundhay\",95.00,1.00000000,0.0000,95.00,VAT,19.00,,0.00,114.00,GBP\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::Freshbooks, EntityType::Invoices)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Date Due"), Some("due_date"));
+    let d = doc(&f, "0000044");
+    assert_eq!(d.due_date, Some(date!(2024 - 04 - 04)));
+    assert_eq!(line(&f, 0).line_vat_rate.unwrap().value(), dec("20"));
+}
+
+#[test]
 fn freshbooks_items_and_services_take_their_rate_as_the_price() {
     let f = fixture("freshbooks/products.csv");
     assert_eq!(

@@ -890,6 +890,8 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Client Name", T(F::ContactName)),
     ("Invoice #", T(F::Number)),
     ("Date Issued", T(F::IssueDate)),
+    // Newer exports (imp-b) have `Date Due` after `Date Issued`.
+    ("Date Due", T(F::DueDate)),
     ("Invoice Status", T(F::Status)),
     ("Date Paid", Skip),
     ("Item Name", A(X::DescriptionFallback)),
