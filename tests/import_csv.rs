@@ -1031,6 +1031,128 @@ fn zoho_books_timesheets_import_into_their_projects() {
 }
 
 #[test]
+fn freshbooks_expense_details_import_gross_with_categories_and_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freshbooks/expenses.csv",
+        platform: "freshbooks",
+        entity_type: "expenses",
+        detected: true,
+        total_rows: 5,
+        records: 5,
+        mapping: &[
+            ("Date", Some("date")),
+            ("Description", Some("description")),
+            ("Amount", Some("amount")),
+            ("Tax 1 Amount", Some("vat_amount")),
+            ("Parent Category", Some("category")),
+            ("Project", Some("project_name")),
+            ("Merchant", None),
+            ("Subcategory", None),
+        ],
+    });
+    let fuel = find(&records, "description", "Van fuel, diesel (March)");
+    assert_eq!(fuel["date"], json!("2024-03-19"));
+    assert_eq!(n(&fuel["amount"]), "1234.5");
+    assert_eq!(n(&fuel["vat_amount"]), "205.75");
+    let categories = list(&t, "expense-categories", &entity);
+    assert_eq!(
+        fuel["category_id"],
+        find(&categories, "name", "Car & Truck")["id"]
+    );
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(projects.len(), 1, "the one named project, created once");
+    assert_eq!(
+        find(&records, "description", "Oak worktop, 3m")["project_id"],
+        projects[0]["id"]
+    );
+    assert_eq!(
+        n(&find(&records, "description", "Yorkshire Post, Leeds")["vat_amount"]),
+        "30"
+    );
+}
+
+#[test]
+fn freshbooks_time_entries_import_into_their_projects() {
+    let (t, entity, records) = round_trip(&Case {
+        file: "freshbooks/time_entries.csv",
+        platform: "freshbooks",
+        entity_type: "time_entries",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Project", Some("project_name")),
+            ("Date", Some("date")),
+            ("Note", Some("description")),
+            ("Hours", None),
+            ("Seconds", None),
+            ("Status", None),
+        ],
+    });
+    let projects = list(&t, "projects", &entity);
+    assert_eq!(projects.len(), 2, "each named project is created once");
+    let fitting = find(&records, "description", "Worktop fitting, day 1");
+    assert_eq!(
+        fitting["project_id"],
+        find(&projects, "name", "Hartley kitchen fit-out")["id"]
+    );
+    assert_eq!(fitting["date"], json!("2024-03-05"));
+    assert_eq!(n(&fitting["hours"]), "7.5");
+    assert_eq!(
+        n(&find(&records, "description", "Shelf drawings, two options")["hours"]),
+        "1.33"
+    );
+}
+
+#[test]
+fn freshbooks_vendors_import_as_suppliers() {
+    let (_, _, records) = round_trip(&Case {
+        file: "freshbooks/contacts_suppliers.csv",
+        platform: "freshbooks",
+        entity_type: "contacts",
+        detected: true,
+        total_rows: 3,
+        records: 3,
+        mapping: &[
+            ("Organization", Some("name")),
+            ("Address Line 1", Some("address")),
+            ("Account Number", None),
+        ],
+    });
+    assert!(records.iter().all(|c| c["type"] == json!("supplier")));
+    let tp = find(&records, "name", "Travis Perkins Trading Co Ltd");
+    assert_eq!(tp["email"], json!("accounts@travisperkins.example"));
+    assert_eq!(
+        find(&records, "name", "Sam Okafor")["type"],
+        json!("supplier")
+    );
+}
+
+#[test]
+fn freshbooks_items_and_services_import_with_their_rates() {
+    let (_, _, records) = round_trip(&Case {
+        file: "freshbooks/products.csv",
+        platform: "freshbooks",
+        entity_type: "products",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[
+            ("Name", Some("name")),
+            ("Rate", Some("unit_price")),
+            ("Income Account", None),
+            ("Status", None),
+        ],
+    });
+    let oak = find(&records, "name", "Oak worktop supply and fit");
+    assert_eq!(n(&oak["unit_price"]), "1234.5");
+    assert_eq!(
+        n(&find(&records, "name", "Design consultation")["unit_price"]),
+        "0"
+    );
+}
+
+#[test]
 fn zoho_books_recurring_invoices_import_as_templates() {
     let (_, _, records) = round_trip(&Case {
         file: "zoho_books/subscriptions.csv",

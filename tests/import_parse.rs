@@ -895,6 +895,169 @@ fn freshbooks_clients_and_invoices_derive_vat_rates_from_tax_amounts() {
     );
 }
 
+// FreshBooks expense and time entry reports (imp-b)
+
+#[test]
+fn freshbooks_expense_details_are_gross_amounts_with_vat_from_tax_1() {
+    let f = fixture("freshbooks/expenses.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::Expenses, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Amount"), Some("amount"));
+    assert_eq!(field(&f, "Tax 1 Amount"), Some("vat_amount"));
+    assert_eq!(field(&f, "Parent Category"), Some("category"));
+    assert_eq!(field(&f, "Subcategory"), None);
+    assert_eq!(field(&f, "Merchant"), None, "a fallback, not a field");
+    assert_eq!(f.total_rows, 5, "blank trailing lines are not rows");
+    let fuel = f.rows[2].data.as_expense().unwrap();
+    assert_eq!(fuel.date, date!(2024 - 03 - 19));
+    assert_eq!(fuel.description, "Van fuel, diesel (March)");
+    assert_eq!(fuel.amount.value(), dec("1234.50"), "VAT included");
+    assert_eq!(fuel.vat_amount.unwrap().value(), dec("205.75"));
+    assert_eq!(fuel.category.as_deref(), Some("Car & Truck"));
+    assert_eq!(fuel.project_name, None);
+    assert_eq!(fuel.provider_ref, None);
+    let train = f.rows[0].data.as_expense().unwrap();
+    assert_eq!(train.description, "Train to York, client visit");
+    assert_eq!(
+        (train.amount.value(), train.vat_amount.unwrap().value()),
+        (dec("38.60"), Decimal::ZERO)
+    );
+    assert_eq!(
+        train.project_name.as_deref(),
+        Some("Hartley kitchen fit-out")
+    );
+    let advert = f.rows[3].data.as_expense().unwrap();
+    assert_eq!(
+        advert.description, "Yorkshire Post, Leeds",
+        "the merchant when the description is empty"
+    );
+    assert_eq!(advert.amount.value(), dec("180.00"));
+}
+
+#[test]
+fn freshbooks_time_entries_take_their_hours_from_the_seconds() {
+    let f = fixture("freshbooks/time_entries.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::TimeEntries, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Project"), Some("project_name"));
+    assert_eq!(field(&f, "Note"), Some("description"));
+    assert_eq!(field(&f, "Hours"), None);
+    assert_eq!(field(&f, "Status"), None, "billed or not, not billable");
+    assert_eq!(f.total_rows, 4);
+    let survey = f.rows[0].data.as_time_entry().unwrap();
+    assert_eq!(survey.project_name, "Hartley kitchen fit-out");
+    assert_eq!(survey.date, date!(2024 - 03 - 04));
+    assert_eq!(survey.hours.value(), dec("1.75"), "6300 seconds");
+    assert_eq!(survey.description.as_deref(), Some("Measure-up, Roundhay"));
+    assert_eq!((survey.billable, survey.hourly_rate), (None, None));
+    let drawings = f.rows[2].data.as_time_entry().unwrap();
+    assert_eq!(drawings.project_name, "Bramble Café shelving");
+    assert_eq!(
+        drawings.hours.value(),
+        dec("1.33"),
+        "4800 seconds: Hours says 1.3333, more places than hours keep"
+    );
+}
+
+#[test]
+fn a_seconds_cell_that_is_not_whole_seconds_is_a_row_error() {
+    let csv = "Date,Client,Project,Service,Note,Team Member,Status,Hours,Seconds\n\
+               2024-03-04,Hartley,Fit-out,Fitting,Day 1,Sam,unbilled,1.5,5400\n\
+               2024-03-05,Hartley,Fit-out,Fitting,Day 2,Sam,unbilled,1.5,1h30\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(f.entity_type, EntityType::TimeEntries);
+    assert_eq!(f.rows.len(), 1);
+    assert_eq!(f.errors[0].row, 3, "the file's third line");
+    assert_eq!(f.errors[0].column.as_deref(), Some("Seconds"));
+    assert!(f.errors[0].message.contains("not a number of seconds"));
+}
+
+#[test]
+fn freshbooks_vendors_are_suppliers_and_newer_client_exports_keep_their_street() {
+    let f = fixture("freshbooks/contacts_suppliers.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.layout),
+        (
+            Platform::Freshbooks,
+            EntityType::Contacts,
+            Some("FreshBooks vendors export")
+        )
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Account Number"), None);
+    let tp = f.rows[0].data.as_contact().unwrap();
+    assert_eq!(tp.name, "Travis Perkins Trading Co Ltd");
+    assert_eq!(tp.contact_type, Some(ContactType::Supplier));
+    assert_eq!(
+        tp.address.as_deref(),
+        Some("Unit 4, Kirkstall Road, Leeds, West Yorkshire, United Kingdom, LS4 2AZ")
+    );
+    let sam = f.rows[2].data.as_contact().unwrap();
+    assert_eq!(sam.name, "Sam Okafor", "first and last name");
+    assert_eq!(sam.contact_type, Some(ContactType::Supplier));
+    // A clients export with the newer address columns is still the clients layout.
+    let csv = "Organization,First Name,Last Name,Email,Phone,Address Line 1,Address Line 2,\
+               City,Province/State,Country,Postal Code,Notes\n\
+               Bramble Café Ltd,Priya,Shah,priya@bramble.example,0113 496 0555,\
+               \"2 Otley Road, Far Headingley\",,Leeds,West Yorkshire,United Kingdom,LS6 4BD,\n";
+    let clients = parse(csv, None, None, None).unwrap();
+    assert_eq!(clients.layout, Some("FreshBooks clients export"));
+    let c = clients.rows[0].data.as_contact().unwrap();
+    assert_ne!(c.contact_type, Some(ContactType::Supplier));
+    assert_eq!(
+        c.address.as_deref(),
+        Some("2 Otley Road, Far Headingley, Leeds, West Yorkshire, United Kingdom, LS6 4BD")
+    );
+}
+
+#[test]
+fn newer_freshbooks_invoice_exports_give_the_due_date() {
+    // The header of a newer real export: `Date Due` after `Date Issued` (README).
+    let csv = "Client Name,Invoice #,Date Issued,Date Due,Invoice Status,Date Paid,Item Name,\
+               Item Description,Rate,Quantity,Discount Percentage,Line Subtotal,Tax 1 Type,\
+               Tax 1 Amount,Tax 2 Type,Tax 2 Amount,Line Total,Currency\n\
+               Hartley & Sons Joinery Ltd,0000044,2024-03-05,2024-04-04,sent,,Survey,\
+               \"Site survey, Roundhay\",95.00,1.00000000,0.0000,95.00,VAT,19.00,,0.00,114.00,GBP\n";
+    let f = parse(csv, None, None, None).unwrap();
+    assert_eq!(
+        (f.platform, f.entity_type),
+        (Platform::Freshbooks, EntityType::Invoices)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Date Due"), Some("due_date"));
+    let d = doc(&f, "0000044");
+    assert_eq!(d.due_date, Some(date!(2024 - 04 - 04)));
+    assert_eq!(line(&f, 0).line_vat_rate.unwrap().value(), dec("20"));
+}
+
+#[test]
+fn freshbooks_items_and_services_take_their_rate_as_the_price() {
+    let f = fixture("freshbooks/products.csv");
+    assert_eq!(
+        (f.platform, f.entity_type, f.detected),
+        (Platform::Freshbooks, EntityType::Products, true)
+    );
+    assert_clean(&f);
+    assert_eq!(field(&f, "Rate"), Some("unit_price"));
+    assert_eq!(field(&f, "Income Account"), None);
+    assert_eq!(f.rows.len(), 4);
+    let survey = f.rows[1].data.as_product().unwrap();
+    assert_eq!(survey.name, "Site survey, measure and quote");
+    assert_eq!(survey.unit_price.unwrap().value(), dec("95"));
+    assert_eq!(
+        (survey.sku.as_deref(), survey.vat_rate, survey.cost_price),
+        (None, None, None)
+    );
+    let oak = f.rows[2].data.as_product().unwrap();
+    assert_eq!(oak.unit_price.unwrap().value(), dec("1234.50"));
+}
+
 // ---------------------------------------------------------------------------------------
 // Dates: decided once per file
 

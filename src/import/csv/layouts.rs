@@ -32,7 +32,8 @@ pub enum Aux {
     /// First and last names: give a contact's `name` when the name column is empty.
     FirstName,
     LastName,
-    /// An item name: gives the line description when the description is empty.
+    /// An item name: gives the line description when the description is empty (and a
+    /// FreshBooks expense's merchant gives the expense's description).
     DescriptionFallback,
     /// A mobile number: gives the phone when the phone column is empty.
     PhoneFallback,
@@ -48,10 +49,14 @@ pub enum Aux {
     /// A person's name: gives the contact when the organisation column is empty
     /// (FreeAgent projects' `contact_name` beside `organisation_name`).
     ContactFallback,
+    // Added (imp-b): FreshBooks time entries.
+    /// A duration in seconds (FreshBooks `Seconds`): gives the hours, to 2 decimal places
+    /// as an `h:mm` duration does, when there is no hours column.
+    DurationSeconds,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::ContactFallback as usize + 1;
+    pub const COUNT: usize = Self::DurationSeconds as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -62,12 +67,13 @@ impl Aux {
             Self::AmountDue => "amount due: gives amount_paid as total minus amount due",
             Self::FirstName => "first name: gives the name when it is empty",
             Self::LastName => "last name: gives the name when it is empty",
-            Self::DescriptionFallback => "item name: gives the line description when empty",
+            Self::DescriptionFallback => "item or merchant name: gives the description when empty",
             Self::PhoneFallback => "mobile: gives the phone when it is empty",
             Self::NetAmount => "net amount: amount is net plus VAT",
             Self::LineTotal => "row total: the document's total is the sum of its rows' totals",
             Self::GrossVatRate => "VAT rate of the gross amount: gives the VAT amount",
             Self::ContactFallback => "person's name: gives the contact when it is empty",
+            Self::DurationSeconds => "duration in seconds: gives the hours",
         }
     }
 }
@@ -870,6 +876,9 @@ const FRESHBOOKS_CLIENTS: &[(&str, Target)] = &[
     ("Email", T(F::Email)),
     ("Phone", T(F::Phone)),
     ("Street", T(F::Address)),
+    // Newer exports (imp-b): `Address Line 1`, `Address Line 2` instead of `Street`.
+    ("Address Line 1", T(F::Address)),
+    ("Address Line 2", T(F::Address)),
     ("City", T(F::Address)),
     ("Province/State", T(F::Address)),
     ("Country", T(F::Address)),
@@ -881,6 +890,8 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Client Name", T(F::ContactName)),
     ("Invoice #", T(F::Number)),
     ("Date Issued", T(F::IssueDate)),
+    // Newer exports (imp-b) have `Date Due` after `Date Issued`.
+    ("Date Due", T(F::DueDate)),
     ("Invoice Status", T(F::Status)),
     ("Date Paid", Skip),
     ("Item Name", A(X::DescriptionFallback)),
@@ -982,6 +993,73 @@ const FREEAGENT_PROJECTS: &[(&str, Target)] = &[
     ("status", T(F::Status)),
     ("contract_po_reference", Skip),
     ("uses_project_invoice_sequence", Skip),
+];
+
+// --- Added layouts (imp-b): FreshBooks expenses and time entries ------------------------
+
+/// FreshBooks' Expense Details report. `Amount` is the expense's total with its taxes
+/// (FreshBooks: "expense amounts include taxes"); a UK business has one tax, VAT, in
+/// `Tax 1`. `Parent Category` is the category (`Subcategory` is often "<parent>
+/// (general)"); the merchant gives the description when it is empty.
+const FRESHBOOKS_EXPENSES: &[(&str, Target)] = &[
+    ("Date", T(F::Date)),
+    ("Account Sub Type", Skip),
+    ("Parent Category", T(F::Category)),
+    ("Subcategory", Skip),
+    ("Source", Skip),
+    ("Merchant", A(X::DescriptionFallback)),
+    ("Project", T(F::ProjectName)),
+    ("Client", Skip),
+    ("Description", T(F::Description)),
+    ("Tax 1 Amount", T(F::VatAmount)),
+    ("Tax 1 Type", Skip),
+    ("Tax 2 Amount", Skip),
+    ("Tax 2 Type", Skip),
+    ("Amount", T(F::Amount)),
+    ("Currency", Skip),
+];
+
+/// FreshBooks' Time Entry Details report. `Hours` has four decimal places (`1.3333` for
+/// 1h20m), so the hours come from `Seconds`. `Status` (`billed`/`unbilled`) says whether
+/// the time was invoiced, not whether it is billable.
+const FRESHBOOKS_TIME_ENTRIES: &[(&str, Target)] = &[
+    ("Date", T(F::Date)),
+    ("Client", Skip),
+    ("Project", T(F::ProjectName)),
+    ("Service", Skip),
+    ("Note", T(F::Description)),
+    ("Team Member", Skip),
+    ("Status", Skip),
+    ("Hours", Skip),
+    ("Seconds", A(X::DurationSeconds)),
+];
+
+/// FreshBooks' vendors export: the clients columns with `Account Number` (the business's
+/// account with the vendor, not an id) and `Website`; every row is a supplier.
+const FRESHBOOKS_VENDORS: &[(&str, Target)] = &[
+    ("Organization", T(F::Name)),
+    ("First Name", A(X::FirstName)),
+    ("Last Name", A(X::LastName)),
+    ("Account Number", Skip),
+    ("Email", T(F::Email)),
+    ("Website", Skip),
+    ("Phone", T(F::Phone)),
+    ("Address Line 1", T(F::Address)),
+    ("Address Line 2", T(F::Address)),
+    ("City", T(F::Address)),
+    ("Province/State", T(F::Address)),
+    ("Country", T(F::Address)),
+    ("Postal Code", T(F::Address)),
+];
+
+/// FreshBooks' items and services export. `Rate` is the selling price as FreshBooks shows
+/// it (`$125.00`); `Income Account` and `Status` are not imported.
+const FRESHBOOKS_SERVICES: &[(&str, Target)] = &[
+    ("Name", T(F::Name)),
+    ("Type", Skip),
+    ("Rate", T(F::UnitPrice)),
+    ("Income Account", Skip),
+    ("Status", Skip),
 ];
 
 /// Every known layout. Order matters only between equal scores of the same shape
@@ -1093,6 +1171,19 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freeagent, Projects, "FreeAgent projects import template",
         sig: &[&["project_name", "contract_po_reference"]],
         cols: FREEAGENT_PROJECTS),
+    // Added layouts (imp-b): FreshBooks expenses and time entries.
+    layout!(Freshbooks, Expenses, "FreshBooks expense details report",
+        sig: &[&["Account Sub Type", "Parent Category", "Merchant"]],
+        cols: FRESHBOOKS_EXPENSES),
+    layout!(Freshbooks, TimeEntries, "FreshBooks time entry details report",
+        sig: &[&["Team Member", "Hours", "Seconds"]],
+        cols: FRESHBOOKS_TIME_ENTRIES),
+    layout!(Freshbooks, Contacts, "FreshBooks vendors export",
+        sig: &[&["Organization", "Account Number", "Province/State"]],
+        cols: FRESHBOOKS_VENDORS, contact_type: Some(ContactType::Supplier)),
+    layout!(Freshbooks, Products, "FreshBooks items and services export",
+        sig: &[&["Name", "Rate", "Income Account", "Status"]],
+        cols: FRESHBOOKS_SERVICES),
 ];
 
 /// The data types a platform's CSV exports can supply. QuickBooks customer lists have no
@@ -1180,7 +1271,16 @@ mod tests {
                 "subscriptions"
             ]
         );
-        assert_eq!(names(Platform::Freshbooks), ["contacts", "invoices"]);
+        assert_eq!(
+            names(Platform::Freshbooks),
+            [
+                "contacts",
+                "products",
+                "invoices",
+                "expenses",
+                "time_entries"
+            ]
+        );
     }
 
     #[test]

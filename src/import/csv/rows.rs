@@ -61,7 +61,10 @@ impl Columns {
                     !self.aux(Aux::FirstName).is_empty() || !self.aux(Aux::LastName).is_empty()
                 }
                 Field::LineUnitPrice => !self.aux(Aux::LineAmount).is_empty(),
-                Field::LineDescription => !self.aux(Aux::DescriptionFallback).is_empty(),
+                Field::LineDescription | Field::Description => {
+                    !self.aux(Aux::DescriptionFallback).is_empty()
+                }
+                Field::Hours => !self.aux(Aux::DurationSeconds).is_empty(),
                 Field::Amount => !self.aux(Aux::NetAmount).is_empty(),
                 _ => false,
             }
@@ -407,7 +410,13 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
 
 fn expense(r: &mut Row<'_>) -> Option<ExpenseRow> {
     let date = r.required_date(Field::Date);
-    let description = r.required_text(Field::Description);
+    let description = r.text(Field::Description).or_else(|| {
+        r.first_aux(Aux::DescriptionFallback)
+            .map(|(_, s)| s.to_owned())
+    });
+    if description.is_none() {
+        r.missing(Field::Description);
+    }
     let mut vat_amount = r.parse(Field::VatAmount, parse_money);
     let amount = if r.first(Field::Amount).is_some() {
         r.parse(Field::Amount, parse_money)
@@ -484,11 +493,23 @@ fn parse_hours(s: &str) -> Result<Money, String> {
     parse_money(s)
 }
 
+/// A duration in whole seconds (FreshBooks `Seconds`) as hours, rounded to 2 decimal
+/// places like an `h:mm` duration.
+fn parse_seconds(s: &str) -> Result<Money, String> {
+    let secs: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not a number of seconds", s.trim()))?;
+    Ok(Money::rounded(Decimal::from(secs) / Decimal::from(3600)))
+}
+
 fn time_entry(r: &mut Row<'_>) -> Option<TimeEntryRow> {
     let project_name = r.required_text(Field::ProjectName);
     let date = r.required_date(Field::Date);
     let hours = if r.first(Field::Hours).is_some() {
         r.parse(Field::Hours, parse_hours)
+    } else if r.first_aux(Aux::DurationSeconds).is_some() {
+        r.parse_aux(Aux::DurationSeconds, parse_seconds)
     } else {
         r.missing(Field::Hours);
         None
