@@ -1944,7 +1944,7 @@ fn a_document_with_a_line_that_cannot_be_read_is_not_imported_at_all() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+// QuickBooks Online bills, Sage Accounting purchase invoices
 
 #[test]
 fn quickbooks_bills_import_their_lines_at_the_line_amount() {
@@ -2030,7 +2030,7 @@ fn sage_accounting_purchase_quick_entries_import_as_bills_without_the_credit_not
 }
 
 // ---------------------------------------------------------------------------------------
-// Added layouts (imp-a): FreeAgent expenses and projects
+// FreeAgent expenses and projects
 
 #[test]
 fn freeagent_expenses_import_payments_with_their_vat_and_categories() {

@@ -895,7 +895,7 @@ fn freshbooks_clients_and_invoices_derive_vat_rates_from_tax_amounts() {
     );
 }
 
-// FreshBooks expense and time entry reports (imp-b)
+// FreshBooks expense and time entry reports
 
 #[test]
 fn freshbooks_expense_details_are_gross_amounts_with_vat_from_tax_1() {
@@ -1520,7 +1520,7 @@ fn the_parsed_file_serialises_with_an_ordered_mapping_and_flat_rows() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices
+// QuickBooks Online bills, Sage Accounting purchase invoices
 
 #[test]
 fn quickbooks_bills_group_lines_by_number_and_take_the_line_amount_as_the_price() {
@@ -1616,7 +1616,7 @@ fn sage_accounting_purchase_quick_entries_are_bills_with_dashed_dates_and_worded
 }
 
 // ---------------------------------------------------------------------------------------
-// Added layouts (imp-a): FreeAgent expenses and projects
+// FreeAgent expenses and projects
 
 #[test]
 fn freeagent_expenses_are_payments_with_vat_worked_out_of_the_gross_value() {

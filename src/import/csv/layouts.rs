@@ -39,7 +39,6 @@ pub enum Aux {
     PhoneFallback,
     /// An expense's net amount: `amount` = net + `vat_amount`.
     NetAmount,
-    // Added (imp-a): Sage Accounting quick entries, FreeAgent expenses and projects.
     /// A row's own gross total (Sage Accounting quick entries): the total of the document
     /// its rows make up is the sum of theirs.
     LineTotal,
@@ -49,7 +48,6 @@ pub enum Aux {
     /// A person's name: gives the contact when the organisation column is empty
     /// (FreeAgent projects' `contact_name` beside `organisation_name`).
     ContactFallback,
-    // Added (imp-b): FreshBooks time entries.
     /// A duration in seconds (FreshBooks `Seconds`): gives the hours, to 2 decimal places
     /// as an `h:mm` duration does, when there is no hours column.
     DurationSeconds,
@@ -876,7 +874,7 @@ const FRESHBOOKS_CLIENTS: &[(&str, Target)] = &[
     ("Email", T(F::Email)),
     ("Phone", T(F::Phone)),
     ("Street", T(F::Address)),
-    // Newer exports (imp-b): `Address Line 1`, `Address Line 2` instead of `Street`.
+    // Newer exports: `Address Line 1`, `Address Line 2` instead of `Street`.
     ("Address Line 1", T(F::Address)),
     ("Address Line 2", T(F::Address)),
     ("City", T(F::Address)),
@@ -890,7 +888,7 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Client Name", T(F::ContactName)),
     ("Invoice #", T(F::Number)),
     ("Date Issued", T(F::IssueDate)),
-    // Newer exports (imp-b) have `Date Due` after `Date Issued`.
+    // Newer exports have `Date Due` after `Date Issued`.
     ("Date Due", T(F::DueDate)),
     ("Invoice Status", T(F::Status)),
     ("Date Paid", Skip),
@@ -908,7 +906,7 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     ("Currency", Skip),
 ];
 
-// --- Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices ---
+// --- QuickBooks Online bills, Sage Accounting purchase invoices ---
 
 /// QuickBooks Online's "Import bills" spreadsheet (Settings ▸ Import data ▸ Bills), one row
 /// per line with the bill's number, supplier and dates repeated. UK and Canadian QBO say
@@ -954,7 +952,7 @@ fn sage_accounting_purchase_kind(s: &str) -> Option<EntityType> {
     }
 }
 
-// --- Added layouts (imp-a): FreeAgent expenses and projects -----------------------------
+// --- FreeAgent expenses and projects -----------------------------
 
 /// FreeAgent's expenses import template ("How to bulk import expenses"). The claimant is a
 /// FreeAgent user, not a contact, and has no expense field; `currency` and
@@ -995,7 +993,7 @@ const FREEAGENT_PROJECTS: &[(&str, Target)] = &[
     ("uses_project_invoice_sequence", Skip),
 ];
 
-// --- Added layouts (imp-b): FreshBooks expenses and time entries ------------------------
+// --- FreshBooks expenses and time entries ------------------------
 
 /// FreshBooks' Expense Details report. `Amount` is the expense's total with its taxes
 /// (FreshBooks: "expense amounts include taxes"); a UK business has one tax, VAT, in
@@ -1157,21 +1155,21 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Freshbooks, Invoices, "FreshBooks invoices export",
         sig: &[&["Invoice #", "Date Issued", "Line Subtotal"]],
         cols: FRESHBOOKS_INVOICES),
-    // Added layouts (imp-a): QuickBooks Online bills, Sage Accounting purchase invoices.
+    // QuickBooks Online bills, Sage Accounting purchase invoices.
     layout!(Quickbooks, Bills, "QuickBooks bill import layout",
         sig: &[&["Bill no.", "Supplier", "Bill Date", "Line Amount"]],
         cols: QBO_BILLS),
     layout!(SageAccounting, Bills, "Sage Accounting purchases quick entry file",
         sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
-    // Added layouts (imp-a): FreeAgent expenses and projects.
+    // FreeAgent expenses and projects.
     layout!(Freeagent, Expenses, "FreeAgent expenses import template",
         sig: &[&["claimant_name", "gross_value"]],
         cols: FREEAGENT_EXPENSES, kind: Some(freeagent_expense_kind)),
     layout!(Freeagent, Projects, "FreeAgent projects import template",
         sig: &[&["project_name", "contract_po_reference"]],
         cols: FREEAGENT_PROJECTS),
-    // Added layouts (imp-b): FreshBooks expenses and time entries.
+    // FreshBooks expenses and time entries.
     layout!(Freshbooks, Expenses, "FreshBooks expense details report",
         sig: &[&["Account Sub Type", "Parent Category", "Merchant"]],
         cols: FRESHBOOKS_EXPENSES),
