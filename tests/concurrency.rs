@@ -298,3 +298,111 @@ fn streamed_answers_hold_at_most_half_the_pool_and_other_requests_still_run() {
     drop(held);
     assert!(t.db.streaming_permit().now_or_never().is_some());
 }
+
+/// The valuation reads products, then each location's stock rows, in one snapshot: while
+/// purchases land, every report still balances (no stock shows as unallocated, when all
+/// of it is at locations, and the summary is the sum of the rows).
+#[test]
+fn valuations_taken_during_purchases_always_balance() {
+    let file = TempDb::new("valuation");
+    let t = file.app();
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let locations = [location(&t, &e, "Main"), location(&t, &e, "Annex")];
+    let products: Vec<String> = (0..30)
+        .map(|i| product(&t, &e, &format!("Item {i:02}")))
+        .collect();
+    for p in &products {
+        for l in &locations {
+            let (s, v) = t.post(
+                "/api/stock-movements",
+                json!({"product_id": p, "location_id": l, "type": "purchase", "qty": 1}),
+            );
+            assert_eq!(s, Status::Created, "{v}");
+        }
+    }
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap();
+    let figment = test_figment(&[("database", json!(file.path))]);
+    let session = session_of(&t);
+    let reports = rt.block_on(async move {
+        let app = stockbook::App::from_figment(&figment).expect("app");
+        let client = Arc::new(
+            Client::untracked(stockbook::build_rocket(figment, app))
+                .await
+                .expect("client"),
+        );
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut writers = Vec::new();
+        for w in 0..4 {
+            let (client, session, products, locations) = (
+                client.clone(),
+                session.clone(),
+                products.clone(),
+                locations.clone(),
+            );
+            writers.push(tokio::spawn(async move {
+                for i in 0..60 {
+                    let body = json!({
+                        "product_id": products[(w * 7 + i) % products.len()],
+                        "location_id": locations[i % 2],
+                        "type": "purchase",
+                        "qty": 1,
+                    });
+                    let (s, v) = post(&client, &session, "/api/stock-movements", body).await;
+                    assert_eq!(s, Status::Created, "{v}");
+                }
+            }));
+        }
+        let reader = {
+            let (client, session, done) = (client.clone(), session.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut reports = Vec::new();
+                loop {
+                    // Once the writers are done, one more report sees all they wrote.
+                    let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+                    let res = client
+                        .get("/api/reports/stock-valuation")
+                        .cookie(Cookie::new("stockbook_session", session.clone()))
+                        .dispatch()
+                        .await;
+                    assert_eq!(res.status(), Status::Ok);
+                    let v: Value = serde_json::from_str(&res.into_string().await.unwrap()).unwrap();
+                    reports.push(v);
+                    if finished && reports.len() >= 5 {
+                        break;
+                    }
+                }
+                reports
+            })
+        };
+        for w in writers {
+            w.await.expect("writer");
+        }
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        reader.await.expect("reader")
+    });
+
+    let mut last = Decimal::ZERO;
+    for v in &reports {
+        let rows = v["data"].as_array().unwrap();
+        let unallocated: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["location_name"] == json!("Unallocated"))
+            .collect();
+        assert!(unallocated.is_empty(), "{unallocated:?}");
+        let units: Decimal = rows.iter().map(|r| dec(&r["quantity"])).sum();
+        assert_eq!(units, dec(&v["summary"]["totalUnits"]));
+        assert!(units >= last, "stock only grows: {units} after {last}");
+        last = units;
+    }
+    assert_eq!(
+        last,
+        Decimal::from(60 + 240),
+        "the last report saw every purchase"
+    );
+}
