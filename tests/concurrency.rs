@@ -283,6 +283,7 @@ fn streamed_answers_hold_at_most_half_the_pool_and_other_requests_still_run() {
     let t = file.app();
     t.signup("streams@example.com");
     let rt = tokio::runtime::Runtime::new().unwrap();
+    let _in_runtime = rt.enter();
     let held: Vec<_> = (0..4)
         .map(|_| rt.block_on(t.db.streaming_permit()).unwrap())
         .collect();
@@ -291,6 +292,12 @@ fn streamed_answers_hold_at_most_half_the_pool_and_other_requests_still_run() {
     assert!(
         t.db.streaming_permit().now_or_never().is_none(),
         "a fifth stream must wait"
+    );
+    // ... and when no permit comes back in time, it is a 503 to retry, not a hang.
+    let waited = rt.block_on(t.db.streaming_permit_within(std::time::Duration::from_millis(50)));
+    assert_eq!(
+        waited.err().map(|e| e.status()),
+        Some(Status::ServiceUnavailable)
     );
     let (s, v) = t.get("/api/products");
     assert_eq!(s, Status::Ok, "{v}");

@@ -18,6 +18,8 @@ use crate::error::{AppError, AppResult};
 
 /// Connections that streamed answers may hold at once (half the file pool of 8).
 const STREAMS: usize = 4;
+/// How long a streamed answer waits for a permit before it is a 503.
+pub const STREAM_WAIT: Duration = Duration::from_secs(10);
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -92,13 +94,26 @@ impl Db {
 
     /// Waits for a permit to keep one connection, and its read snapshot, for as long as a
     /// client takes to read a streamed answer (the stock valuation). Half the pool at
-    /// most: slow downloads then never leave other requests without a connection.
+    /// most: slow downloads then never leave other requests without a connection. After
+    /// [`STREAM_WAIT`] without one (every permit held by clients still reading), the
+    /// answer is 503 with `Retry-After`.
     pub async fn streaming_permit(&self) -> AppResult<rocket::tokio::sync::OwnedSemaphorePermit> {
-        self.streams
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|e| AppError::internal(format!("streaming permits: {e}")))
+        self.streaming_permit_within(STREAM_WAIT).await
+    }
+
+    /// [`Db::streaming_permit`], waiting at most `limit`.
+    pub async fn streaming_permit_within(
+        &self,
+        limit: Duration,
+    ) -> AppResult<rocket::tokio::sync::OwnedSemaphorePermit> {
+        let wait = self.streams.clone().acquire_owned();
+        match rocket::tokio::time::timeout(limit, wait).await {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(e)) => Err(AppError::internal(format!("streaming permits: {e}"))),
+            Err(_) => Err(AppError::Unavailable(
+                "Too many large reports are being downloaded at once; retry the request".into(),
+            )),
+        }
     }
 
     pub fn conn(&self) -> AppResult<PooledConnection<SqliteConnectionManager>> {
