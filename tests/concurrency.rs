@@ -413,3 +413,33 @@ fn valuations_taken_during_purchases_always_balance() {
         "the last report saw every purchase"
     );
 }
+
+/// DECISIONS §12: 10 failed sign-ins for one email, then 429. Checking the count and
+/// recording the attempt are one transaction, so parallel wrong attempts cannot all pass
+/// the check while their passwords are being verified.
+#[test]
+fn parallel_wrong_sign_ins_stop_at_exactly_ten() {
+    let file = TempDb::new("throttle");
+    let t = file.app();
+    t.signup("owner@example.com");
+    let answers = hammer(
+        &file,
+        "",
+        "/api/auth/login",
+        8,
+        3,
+        |_, _| json!({"email": "owner@example.com", "password": "not the password"}),
+    );
+    let wrong = answers
+        .iter()
+        .filter(|a| a.0 == Status::Unauthorized)
+        .count();
+    let throttled = answers
+        .iter()
+        .filter(|a| a.0 == Status::TooManyRequests)
+        .count();
+    assert_eq!((wrong, throttled), (10, 14), "401s and 429s");
+    // The right password is refused too while the email is locked.
+    let (s, _) = t.login("owner@example.com");
+    assert_eq!(s, Status::TooManyRequests);
+}

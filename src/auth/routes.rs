@@ -128,24 +128,38 @@ async fn login(
     let days = config.session_days;
     let db = db.inner().clone();
 
-    // The throttle is checked before the password, so a locked email learns nothing.
-    let (found, failures, oldest) = {
+    // The throttle is checked before the password, so a locked email learns nothing. The
+    // check and the record of this attempt are one transaction: the attempt counts as a
+    // failure from here on (a correct password clears the count), so parallel wrong
+    // attempts cannot slip past the limit while their passwords are being checked.
+    let (found, refused) = {
         let email = email.clone();
         let clock = clock.clone();
-        db.read(move |conn| {
-            let since = clock.now().unix_timestamp() - THROTTLE_WINDOW_SECS;
-            let (n, oldest): (i64, Option<i64>) = conn.query_row(
-                "SELECT COUNT(*), MIN(at) FROM login_failures WHERE email = ?1 AND at > ?2",
-                params![email, since],
+        db.write(move |tx| {
+            let now = clock.now().unix_timestamp();
+            // Failures older than the window no longer count: keep the table small.
+            tx.execute(
+                "DELETE FROM login_failures WHERE at <= ?1",
+                [now - THROTTLE_WINDOW_SECS],
+            )?;
+            let (n, oldest): (i64, Option<i64>) = tx.query_row(
+                "SELECT COUNT(*), MIN(at) FROM login_failures WHERE email = ?1",
+                [&email],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?;
-            Ok((user_by_email(conn, &email)?, n, oldest))
+            if n >= THROTTLE_MAX_FAILURES {
+                let retry_after = (oldest.unwrap_or(now) + THROTTLE_WINDOW_SECS - now).max(1);
+                return Ok((None, Some(retry_after)));
+            }
+            tx.execute(
+                "INSERT INTO login_failures (email, at) VALUES (?1, ?2)",
+                params![email, now],
+            )?;
+            Ok((user_by_email(tx, &email)?, None))
         })
         .await?
     };
-    if failures >= THROTTLE_MAX_FAILURES {
-        let now = clock.now().unix_timestamp();
-        let retry_after = (oldest.unwrap_or(now) + THROTTLE_WINDOW_SECS - now).max(1);
+    if let Some(retry_after) = refused {
         return Err(AppError::TooManyRequests {
             message: "Too many failed sign-in attempts for this email; try again later".into(),
             retry_after: u64::try_from(retry_after).unwrap_or(1),
@@ -180,23 +194,8 @@ async fn login(
             jar.add(session_cookie(token, days));
             Ok(Json(json!({ "data": user })))
         }
-        _ => {
-            db.write(move |tx| {
-                let now = clock.now().unix_timestamp();
-                // Failures older than the window no longer count: keep the table small.
-                tx.execute(
-                    "DELETE FROM login_failures WHERE at <= ?1",
-                    [now - THROTTLE_WINDOW_SECS],
-                )?;
-                tx.execute(
-                    "INSERT INTO login_failures (email, at) VALUES (?1, ?2)",
-                    params![email, now],
-                )?;
-                Ok(())
-            })
-            .await?;
-            Err(wrong())
-        }
+        // The attempt is already recorded as a failure.
+        _ => Err(wrong()),
     }
 }
 
