@@ -550,3 +550,49 @@ fn search_follows_renames_and_deletions() {
     t.delete("/api/products", json!({"id": id}));
     assert!(q("coffee").is_empty());
 }
+
+/// The unpaged list is streamed, 500 products at a time with their stock levels; it is
+/// the same list as one page holding everything.
+#[test]
+fn the_unpaged_list_streams_in_batches_and_matches_one_big_page() {
+    let (t, e) = app_with_entity();
+    let (s, l) = t.post(
+        "/api/warehouse-locations",
+        json!({"name": "Main", "entity_id": e}),
+    );
+    assert_eq!(s, Status::Created, "{l}");
+    let location = l["data"]["id"].as_str().unwrap().to_owned();
+    let mut ids = Vec::new();
+    for i in 0..510 {
+        let (s, v) = t.post(
+            "/api/products",
+            json!({"name": format!("Item {i:03}"), "entity_id": e}),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+        ids.push(v["data"]["id"].as_str().unwrap().to_owned());
+    }
+    // Stock on both sides of the batch boundary (products 499 and 500 in name order).
+    for i in [0, 499, 500, 509] {
+        let (s, v) = t.post(
+            "/api/stock-movements",
+            json!({"product_id": ids[i], "location_id": location, "type": "purchase",
+                   "qty": i + 1}),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+    }
+    let (s, streamed) = t.get(&format!("/api/products?entityId={e}"));
+    assert_eq!(s, Status::Ok, "{streamed}");
+    let (_, paged) = t.get(&format!("/api/products?entityId={e}&limit=1000"));
+    assert_eq!(streamed, paged);
+    let rows = streamed["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 510);
+    for i in [0, 499, 500, 509] {
+        assert_eq!(rows[i]["id"], json!(ids[i]));
+        assert_eq!(
+            rows[i]["stock_levels"][0]["quantity"],
+            json!(i + 1),
+            "product {i}"
+        );
+    }
+    assert_eq!(rows[1]["stock_levels"], json!([]));
+}

@@ -5,6 +5,7 @@ pub mod body;
 pub mod catchers;
 pub mod paging;
 pub mod stash;
+pub mod stream;
 
 use rocket::fairing::AdHoc;
 use rocket::figment::Figment;
@@ -29,27 +30,6 @@ impl<'r, T: Serialize> Responder<'r, 'static> for Created<T> {
             .map_err(|_| Status::InternalServerError)?
             .respond_to(req)?;
         res.set_status(Status::Created);
-        Ok(res)
-    }
-}
-
-/// A JSON body streamed from chunks (already JSON text) as they are produced. Rocket
-/// hands a streamed body to the connection in pieces of at most 4 KiB unless told
-/// otherwise; a 165 MB report would be 40,000 HTTP chunks and as many writes. This
-/// passes each chunk on whole (up to `max_chunk` bytes).
-pub struct JsonStream<S> {
-    pub chunks: S,
-    pub max_chunk: usize,
-}
-
-impl<'r, S> Responder<'r, 'r> for JsonStream<S>
-where
-    S: rocket::futures::Stream<Item = Vec<u8>> + Send + 'r,
-{
-    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
-        let mut res = rocket::response::stream::ByteStream(self.chunks).respond_to(req)?;
-        res.set_header(ContentType::JSON);
-        res.set_max_chunk_size(self.max_chunk);
         Ok(res)
     }
 }

@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
+use rocket::futures::Stream;
 use rocket::serde::json::Json;
+use rocket::Either;
 use rocket::{delete, get, post, put, routes, FromForm, Route, State};
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
@@ -23,6 +25,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, JsonBody};
 use crate::http::paging::parse_page;
+use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
 
@@ -103,6 +106,64 @@ pub fn list_products(
     scope: &Scope,
     f: &ProductFilter,
 ) -> AppResult<Vec<Product>> {
+    let (sql, args) = list_query(scope, f);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut products = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut products)?;
+    Ok(products)
+}
+
+/// Products read at a time by [`write_product_list`], each batch with its stock levels.
+const LIST_BATCH: usize = 500;
+
+/// [`list_products`] written as `{"data":[...]}` through `send` in chunks of `chunk`
+/// bytes, the products read in batches: memory holds a batch and a chunk, not the list.
+pub fn write_product_list(
+    conn: &Connection,
+    scope: &Scope,
+    f: &ProductFilter,
+    chunk: usize,
+    send: Sink<'_>,
+) -> AppResult<()> {
+    let (sql, args) = list_query(scope, f);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    let mut w = ChunkWriter::new(chunk, send);
+    w.out.extend_from_slice(b"{\"data\":[");
+    let mut batch = Vec::with_capacity(LIST_BATCH);
+    let mut first = true;
+    loop {
+        let row = rows.next()?;
+        let done = row.is_none();
+        if let Some(r) = row {
+            batch.push(from_row(r)?);
+        }
+        if batch.len() == LIST_BATCH || done {
+            attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut batch)?;
+            for p in batch.drain(..) {
+                if !first {
+                    w.out.push(b',');
+                }
+                first = false;
+                w.json(&p)?;
+                if !w.flush_if_full() {
+                    return Ok(());
+                }
+            }
+        }
+        if done {
+            break;
+        }
+    }
+    w.out.extend_from_slice(b"]}");
+    w.flush();
+    Ok(())
+}
+
+/// The list's SQL and its arguments.
+fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     // The filter names `alias`: the listed table itself in name order, the inner page
     // query in creation order.
     let alias = match f.order {
@@ -155,12 +216,7 @@ pub fn list_products(
              ORDER BY p.seq"
         ),
     };
-    let mut stmt = conn.prepare(&sql)?;
-    let mut products = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut products)?;
-    Ok(products)
+    (sql, args)
 }
 
 fn attach_stock_levels(
@@ -430,7 +486,11 @@ struct ListParams {
 }
 
 #[get("/products?<params..>")]
-async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<JsonBytes> {
+async fn list(
+    user: SessionUser,
+    params: ListParams,
+    db: &State<Db>,
+) -> AppResult<Either<JsonBytes, JsonStream<impl Stream<Item = Vec<u8>> + Send>>> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
     let active = match params.active.as_deref() {
         None | Some("") => None,
@@ -439,22 +499,31 @@ async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResul
         Some(_) => return Err(AppError::invalid("active", "must be true or false")),
     };
     let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
-            let filter = ProductFilter {
-                entity_id: entity,
-                q: params.q,
-                category: params.category.filter(|c| !c.is_empty()),
-                active,
-                order: Order::Session,
-                limit: page.limit,
-                offset: page.offset,
-            };
-            list_products(conn, &scope, &filter)
+    let filter = move |conn: &Connection, scope: &Scope| -> AppResult<ProductFilter> {
+        Ok(ProductFilter {
+            entity_id: scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?,
+            q: params.q,
+            category: params.category.filter(|c| !c.is_empty()),
+            active,
+            order: Order::Session,
+            limit: page.limit,
+            offset: page.offset,
         })
-        .await?;
-    data_bytes(&rows)
+    };
+    if page.limit.is_some() {
+        let rows = db
+            .read(move |conn| list_products(conn, &scope, &filter(conn, &scope)?))
+            .await?;
+        return Ok(Either::Left(data_bytes(&rows)?));
+    }
+    // Unpaged, the list may be the whole catalogue (217 MB for 100,000 products): it is
+    // streamed, a batch of products at a time.
+    let stream = stream_json(db, move |conn, send| {
+        let f = filter(conn, &scope)?;
+        write_product_list(conn, &scope, &f, CHUNK, send)
+    })
+    .await?;
+    Ok(Either::Right(stream))
 }
 
 #[post("/products", data = "<body>")]

@@ -2,25 +2,14 @@
 //! with stock, location name first and product name second, unallocated stock last, then
 //! the summary.
 //!
-//! Built for 100,000 products at 5 locations (a 165 MB answer) as a pipeline. A blocking
-//! thread holds one pooled connection inside one read transaction, so every figure comes
-//! from the same snapshot. It reads the products once, in name order, and then the stock
-//! rows one location at a time in location order. It writes each location's rows as soon as
-//! they are read, in 1 MiB chunks, into a channel of a few chunks that the HTTP response
-//! drains. Reading, writing JSON and sending overlap. The first byte leaves after the
-//! product scan, and the whole answer is never held in memory.
-//!
-//! The connection and its snapshot are held until the client has read the body. A slow
-//! client therefore keeps them longer, so such streams take a permit first
-//! ([`Db::streaming_permit`]): at most half the pool is ever held this way.
-//!
-//! The summary comes last in the body, so it is summed while the rows are written. Errors
-//! found before the first chunk (a bad `locationId`, say) are ordinary §7 answers.
-//! After the first chunk the status is sent. A database error then ends the body early,
-//! so the client holds JSON that does not parse, and the server logs the cause.
+//! Built for 100,000 products at 5 locations (a 165 MB answer) as a pipeline
+//! ([`crate::http::stream`]): one read transaction, so every figure comes from one
+//! snapshot; the products read once, in name order; then the stock rows one location at a
+//! time, in location order, each location's rows sent while the next is read. The first
+//! byte leaves after the product scan, and the whole answer is never held in memory. The
+//! summary comes last in the body, so it is summed while the rows are written.
 
-use rocket::futures::{stream, Stream, StreamExt};
-use rocket::tokio::sync::mpsc;
+use rocket::futures::Stream;
 use rocket::{get, State};
 use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
@@ -34,14 +23,9 @@ use super::reports::{
 use crate::auth::SessionUser;
 use crate::db::decimal::ser_decimal;
 use crate::db::Db;
-use crate::error::{AppError, AppResult};
-use crate::http::JsonStream;
+use crate::error::AppResult;
+use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::scope::Scope;
-
-/// Body chunks of 1 MiB: fewer hand-offs to the HTTP writer (165 for 100,000 × 5).
-const CHUNK: usize = 1 << 20;
-/// Chunks the producer may run ahead of the client.
-const AHEAD: usize = 4;
 
 const UNALLOCATED: &[u8] = b"\"location_id\":null,\"location_name\":\"Unallocated\",\"quantity\":";
 
@@ -89,31 +73,21 @@ struct Pieces {
     margin: Box<[u8]>,
 }
 
-/// The body being written: the current chunk, the per-product pieces, and the summary's
-/// running sums (exact, rounded once at the end).
+/// The body being written: the chunks, the per-product pieces, and the summary's running
+/// sums (exact, rounded once at the end).
 struct Body<'a> {
     products: &'a [ValProduct],
     pieces: Vec<Pieces>,
-    out: Vec<u8>,
+    w: ChunkWriter<'a>,
     rows: usize,
     units: i128,
     cost: i128,
     retail: i128,
     margin_sum: Decimal,
     with_rows: u32,
-    /// Chunks are sent once they hold this many bytes.
-    chunk: usize,
-    /// Hands a chunk to the client; `false` once the client has gone.
-    send: &'a mut dyn FnMut(Vec<u8>) -> bool,
 }
 
 impl Body<'_> {
-    /// Sends the current chunk; `false` once the client has gone.
-    fn flush(&mut self) -> bool {
-        let full = std::mem::replace(&mut self.out, Vec::with_capacity(self.chunk + 512));
-        (self.send)(full)
-    }
-
     fn pieces(&mut self, i: usize) {
         if !self.pieces[i].head.is_empty() {
             return;
@@ -151,7 +125,7 @@ impl Body<'_> {
         self.pieces(i);
         let p = &self.products[i];
         let pieces = &self.pieces[i];
-        let out = &mut self.out;
+        let out = &mut self.w.out;
         if self.rows > 0 {
             out.push(b',');
         }
@@ -181,7 +155,7 @@ impl Body<'_> {
         self.units += q;
         self.cost += cost;
         self.retail += retail;
-        self.out.len() < self.chunk || self.flush()
+        self.w.flush_if_full()
     }
 }
 
@@ -267,7 +241,7 @@ pub fn write_valuation(
     entity: Option<&str>,
     location: Option<&str>,
     chunk: usize,
-    send: &mut dyn FnMut(Vec<u8>) -> bool,
+    send: Sink<'_>,
 ) -> AppResult<()> {
     let locations = locations(conn, scope, entity, location)?;
     let products = products(conn, scope, entity, location)?;
@@ -285,18 +259,16 @@ pub fn write_valuation(
     let mut body = Body {
         products: &products,
         pieces: vec![Pieces::default(); products.len()],
-        out: Vec::with_capacity(chunk + 512),
+        w: ChunkWriter::new(chunk, send),
         rows: 0,
         units: 0,
         cost: 0,
         retail: 0,
         margin_sum: Decimal::ZERO,
         with_rows: 0,
-        chunk,
-        send,
     };
-    body.out.extend_from_slice(b"{\"data\":[");
-    if !body.flush() {
+    body.w.out.extend_from_slice(b"{\"data\":[");
+    if !body.w.flush() {
         return Ok(());
     }
 
@@ -365,26 +337,11 @@ pub fn write_valuation(
         in_transit_units: scaled_decimal(transit_units, QTY_PLACES),
         in_transit_cost_value: money(transit_cost),
     };
-    body.out.extend_from_slice(b"],\"summary\":");
-    serde_json::to_writer(&mut body.out, &summary)
-        .map_err(|e| AppError::internal(format!("valuation summary: {e}")))?;
-    body.out.push(b'}');
-    body.flush();
+    body.w.out.extend_from_slice(b"],\"summary\":");
+    body.w.json(&summary)?;
+    body.w.out.push(b'}');
+    body.w.flush();
     Ok(())
-}
-
-/// The answer's body: the chunks of the producer thread, ending early (and logged) on a
-/// database error after the first chunk.
-fn drain(rx: mpsc::Receiver<AppResult<Vec<u8>>>) -> impl Stream<Item = Vec<u8>> + Send {
-    stream::unfold(rx, |mut rx| async move {
-        match rx.recv().await? {
-            Ok(chunk) => Some((chunk, rx)),
-            Err(e) => {
-                eprintln!("stockbook: valuation ended early: {e:?}");
-                None
-            }
-        }
-    })
 }
 
 #[get("/reports/stock-valuation?<entityId>&<locationId>")]
@@ -396,43 +353,17 @@ pub(super) async fn stock_valuation(
     db: &State<Db>,
 ) -> AppResult<JsonStream<impl Stream<Item = Vec<u8>> + Send>> {
     let scope = user.scope();
-    let db = db.inner().clone();
-    let (tx, mut rx) = mpsc::channel::<AppResult<Vec<u8>>>(AHEAD);
-    let permit = db.streaming_permit().await?;
-    rocket::tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        let run = || -> AppResult<()> {
-            let mut conn = db.conn()?;
-            // A deferred transaction: its snapshot starts at the first read and holds for
-            // every query of the report.
-            let snapshot = conn.transaction()?;
-            let (entity, location) = resolve_filters(
-                &snapshot,
-                &scope,
-                entityId.as_deref(),
-                locationId.as_deref(),
-            )?;
-            write_valuation(
-                &snapshot,
-                &scope,
-                entity.as_deref(),
-                location.as_deref(),
-                CHUNK,
-                &mut |chunk| tx.blocking_send(Ok(chunk)).is_ok(),
-            )
-        };
-        if let Err(e) = run() {
-            // Before the first chunk this becomes the answer; after it, the log line.
-            let _ = tx.blocking_send(Err(e));
-        }
-    });
-    let first = rx
-        .recv()
-        .await
-        .ok_or_else(|| AppError::internal("the valuation thread ended without an answer"))??;
-    let body = stream::iter([first]).chain(drain(rx));
-    Ok(JsonStream {
-        chunks: body,
-        max_chunk: CHUNK,
+    stream_json(db, move |conn, send| {
+        let (entity, location) =
+            resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
+        write_valuation(
+            conn,
+            &scope,
+            entity.as_deref(),
+            location.as_deref(),
+            CHUNK,
+            send,
+        )
     })
+    .await
 }
