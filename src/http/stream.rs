@@ -3,7 +3,7 @@
 //!
 //! A blocking thread holds one pooled connection inside one read transaction, so the whole
 //! body comes from one snapshot. It writes the JSON into chunks of [`CHUNK`] bytes and
-//! sends each as soon as it is full, into a channel [`AHEAD`] chunks deep that the HTTP
+//! sends each as soon as it is full, into a channel four chunks deep that the HTTP
 //! response drains. Reading, writing and sending therefore overlap, and memory stays at a
 //! few chunks.
 //!
