@@ -27,12 +27,15 @@ export function productPicker({ label: text = "Product", name = "product_id", re
   let results = [];
   let seq = 0;
 
+  // Each caller gets the answer to its own question; only the newest answer fills the
+  // suggestions (an older one may arrive after it).
   async function search(q) {
     const mine = ++seq;
     const { data } = await get("/api/products", scoped({ q, limit: 20, active: activeOnly ? "true" : "" }));
-    if (mine !== seq) return results;
-    results = data;
-    list.replaceChildren(...data.map((p) => h("option", { value: label(p) })));
+    if (mine === seq) {
+      results = data;
+      list.replaceChildren(...data.map((p) => h("option", { value: label(p) })));
+    }
     return data;
   }
 
@@ -68,6 +71,7 @@ export function productPicker({ label: text = "Product", name = "product_id", re
   /** The chosen product, asking the server once more if the text was typed quickly. */
   wrap.resolve = async () => {
     if (hidden.value) return wrap.product;
+    clearTimeout(timer);
     const q = input.value.trim();
     if (!q) return null;
     const p = match(q, await search(q));
