@@ -68,10 +68,7 @@ pub fn list_locations(
 ) -> AppResult<Vec<Location>> {
     let (cond, mut args) = scope.condition("");
     let mut sql = format!("SELECT {COLUMNS} FROM warehouse_locations WHERE {cond}");
-    if let Some(e) = entity {
-        sql.push_str(" AND entity_id = ?");
-        args.push(e.to_owned());
-    }
+    super::and_eq(&mut sql, &mut args, "entity_id", entity);
     sql.push_str(&format!(
         " ORDER BY name COLLATE NOCASE, seq LIMIT {limit} OFFSET {offset}"
     ));

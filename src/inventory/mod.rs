@@ -29,11 +29,46 @@ pub fn routes() -> Vec<rocket::Route> {
     r
 }
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{params_from_iter, Connection, OptionalExtension, Row};
 
 use crate::db::decimal::{Price, Qty};
 use crate::error::{AppError, AppResult};
+use crate::http::paging::Page;
 use crate::scope::Scope;
+
+/// Appends ` AND <col> = ?` and its argument when an optional filter is given.
+fn and_eq(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        sql.push_str(&format!(" AND {col} = ?"));
+        args.push(v.to_owned());
+    }
+}
+
+/// One page of `select`'s rows (its table aliased `alias`) visible to `scope`, optionally
+/// of one entity, newest first.
+fn newest_first<T>(
+    conn: &Connection,
+    scope: &Scope,
+    select: &str,
+    alias: &str,
+    entity: Option<&str>,
+    page: Page,
+    from_row: fn(&Row<'_>) -> rusqlite::Result<T>,
+) -> AppResult<Vec<T>> {
+    let (cond, mut args) = scope.condition(alias);
+    let mut sql = format!("{select} WHERE {cond}");
+    and_eq(&mut sql, &mut args, &format!("{alias}.entity_id"), entity);
+    sql.push_str(&format!(
+        " ORDER BY {alias}.seq DESC LIMIT {} OFFSET {}",
+        page.sql_limit(),
+        page.offset
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
 
 /// What the ledger and the documents need to know about a product.
 #[derive(Debug, Clone)]

@@ -111,7 +111,7 @@ pub fn list_products(
     let mut products = stmt
         .query_map(params_from_iter(args.iter()), from_row)?
         .collect::<Result<Vec<_>, _>>()?;
-    attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut products)?;
+    attach_stock_levels(conn, &mut products)?;
     Ok(products)
 }
 
@@ -141,7 +141,7 @@ pub fn write_product_list(
             batch.push(from_row(r)?);
         }
         if batch.len() == LIST_BATCH || done {
-            attach_stock_levels(conn, scope, f.entity_id.as_deref(), &mut batch)?;
+            attach_stock_levels(conn, &mut batch)?;
             for p in batch.drain(..) {
                 if !first {
                     w.out.push(b',');
@@ -219,39 +219,21 @@ fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     (sql, args)
 }
 
-fn attach_stock_levels(
-    conn: &Connection,
-    scope: &Scope,
-    entity: Option<&str>,
-    products: &mut [Product],
-) -> AppResult<()> {
-    if products.is_empty() {
-        return Ok(());
-    }
-    let rows: Vec<StockRow> = if products.len() <= 500 {
-        let marks = vec!["?"; products.len()].join(",");
-        let ids: Vec<&dyn rusqlite::ToSql> = products
+/// Fills in each product's stock levels, 500 products to a query.
+fn attach_stock_levels(conn: &Connection, products: &mut [Product]) -> AppResult<()> {
+    let mut by_product: HashMap<String, Vec<StockRow>> = HashMap::new();
+    for chunk in products.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let ids: Vec<&dyn rusqlite::ToSql> = chunk
             .iter()
             .map(|p| &p.id as &dyn rusqlite::ToSql)
             .collect();
-        stock_rows::query(conn, &format!("s.product_id IN ({marks})"), &ids)?
-    } else {
-        let (cond, mut args) = scope.condition("s");
-        let mut cond = cond;
-        if let Some(e) = entity {
-            cond.push_str(" AND s.entity_id = ?");
-            args.push(e.to_owned());
+        for r in stock_rows::query(conn, &format!("s.product_id IN ({marks})"), &ids)? {
+            by_product
+                .entry(r.product_id.id.clone())
+                .or_default()
+                .push(r);
         }
-        let refs: Vec<&dyn rusqlite::ToSql> =
-            args.iter().map(|a| a as &dyn rusqlite::ToSql).collect();
-        stock_rows::query(conn, &cond, &refs)?
-    };
-    let mut by_product: HashMap<String, Vec<StockRow>> = HashMap::new();
-    for r in rows {
-        by_product
-            .entry(r.product_id.id.clone())
-            .or_default()
-            .push(r);
     }
     for p in products.iter_mut() {
         p.stock_levels = by_product.remove(&p.id).unwrap_or_default();

@@ -19,8 +19,8 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::location_ref;
 use super::stock_rows::{LocationBrief, ProductBrief};
+use super::{and_eq, location_ref};
 use crate::auth::SessionUser;
 use crate::db::decimal::Qty;
 use crate::db::Db;
@@ -193,14 +193,6 @@ pub(super) fn text_col<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Resu
     })
 }
 
-/// Appends ` AND <col> = ?` for an optional filter.
-pub(super) fn filter(sql: &mut String, args: &mut Vec<String>, col: &str, value: Option<&str>) {
-    if let Some(v) = value {
-        sql.push_str(&format!(" AND {col} = ?"));
-        args.push(v.to_owned());
-    }
-}
-
 /// Resolves the `entityId` and `locationId` filters: 400 malformed, 404 unknown or
 /// foreign, 400 when the location is of another entity than the one asked for.
 pub(super) fn resolve_filters(
@@ -239,8 +231,8 @@ pub(super) fn in_transit(
          JOIN products p ON p.id = tl.product_id
          WHERE o.status = 'in_transit' AND {cond}"
     );
-    filter(&mut sql, &mut args, "o.entity_id", entity);
-    filter(&mut sql, &mut args, "o.source_location_id", source);
+    and_eq(&mut sql, &mut args, "o.entity_id", entity);
+    and_eq(&mut sql, &mut args, "o.source_location_id", source);
     let mut stmt = conn.prepare(&sql)?;
     let mut q = stmt.query(params_from_iter(args.iter()))?;
     let (mut units, mut value) = (0_i128, 0_i128);
@@ -275,7 +267,7 @@ fn alert_count(
             "SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1
                  AND p.stock_qty <= p.low_stock_threshold"
         );
-        filter(&mut sql, &mut args, "p.entity_id", entity);
+        and_eq(&mut sql, &mut args, "p.entity_id", entity);
         total += count(conn, &sql, &args)?;
     }
     let (cond, mut args) = scope.condition("s");
@@ -283,8 +275,8 @@ fn alert_count(
         "SELECT COUNT(*) FROM warehouse_stock s JOIN products p ON p.id = s.product_id
          WHERE {cond} AND p.active = 1 AND s.quantity <= s.reorder_point"
     );
-    filter(&mut sql, &mut args, "s.entity_id", entity);
-    filter(&mut sql, &mut args, "s.location_id", location);
+    and_eq(&mut sql, &mut args, "s.entity_id", entity);
+    and_eq(&mut sql, &mut args, "s.location_id", location);
     total += count(conn, &sql, &args)?;
     Ok(total)
 }
@@ -304,14 +296,14 @@ async fn summary(
 
             let (cond, mut args) = scope.condition("p");
             let mut sql = format!("SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1");
-            filter(&mut sql, &mut args, "p.entity_id", entity);
+            and_eq(&mut sql, &mut args, "p.entity_id", entity);
             let total_products = count(conn, &sql, &args)?;
 
             let (cond, mut args) = scope.condition("l");
             let mut sql = format!(
                 "SELECT COUNT(*) FROM warehouse_locations l WHERE {cond} AND l.status = 'active'"
             );
-            filter(&mut sql, &mut args, "l.entity_id", entity);
+            and_eq(&mut sql, &mut args, "l.entity_id", entity);
             let warehouse_count = count(conn, &sql, &args)?;
 
             // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
@@ -322,7 +314,7 @@ async fn summary(
             let mut sql = format!(
                 "SELECT p.stock_qty, p.cost_price, p.category FROM products p WHERE {cond}"
             );
-            filter(&mut sql, &mut args, "p.entity_id", entity);
+            and_eq(&mut sql, &mut args, "p.entity_id", entity);
             let mut stmt = conn.prepare(&sql)?;
             let mut q = stmt.query(params_from_iter(args.iter()))?;
             let mut value = 0_i128;
@@ -404,7 +396,7 @@ pub fn list_alerts(
             "SELECT p.id, p.name, p.sku, p.stock_qty, p.low_stock_threshold FROM products p
              WHERE {cond} AND p.active = 1 AND p.stock_qty <= p.low_stock_threshold"
         );
-        filter(&mut sql, &mut args, "p.entity_id", entity);
+        and_eq(&mut sql, &mut args, "p.entity_id", entity);
         sql.push_str(" ORDER BY p.name COLLATE NOCASE, p.seq");
         let mut stmt = conn.prepare(&sql)?;
         let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
@@ -432,8 +424,8 @@ pub fn list_alerts(
          JOIN warehouse_locations l ON l.id = s.location_id
          WHERE {cond} AND p.active = 1 AND s.quantity <= s.reorder_point"
     );
-    filter(&mut sql, &mut args, "s.entity_id", entity);
-    filter(&mut sql, &mut args, "s.location_id", location);
+    and_eq(&mut sql, &mut args, "s.entity_id", entity);
+    and_eq(&mut sql, &mut args, "s.location_id", location);
     sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE, p.seq");
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
@@ -504,7 +496,7 @@ pub fn location_figures(
         "SELECT s.location_id, s.quantity, s.reorder_point, p.active, p.cost_price, p.unit_price
          FROM warehouse_stock s JOIN products p ON p.id = s.product_id WHERE {cond}"
     );
-    filter(&mut sql, &mut args, "s.entity_id", entity);
+    and_eq(&mut sql, &mut args, "s.entity_id", entity);
     let mut totals: HashMap<String, LocationTotals> = HashMap::new();
     let mut stmt = conn.prepare(&sql)?;
     let mut q = stmt.query(params_from_iter(args.iter()))?;
@@ -530,7 +522,7 @@ pub fn location_figures(
 
     let (cond, mut args) = scope.condition("l");
     let mut sql = format!("SELECT l.id, l.name, l.status FROM warehouse_locations l WHERE {cond}");
-    filter(&mut sql, &mut args, "l.entity_id", entity);
+    and_eq(&mut sql, &mut args, "l.entity_id", entity);
     sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq");
     let mut stmt = conn.prepare(&sql)?;
     let locations = stmt

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::numbering::{next_number, Document};
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{location_ref, product_ref};
+use super::{location_ref, newest_first, product_ref};
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::AppConfig;
@@ -136,21 +136,7 @@ pub fn list_stock_takes(
     entity: Option<&str>,
     page: Page,
 ) -> AppResult<Vec<StockTake>> {
-    let (cond, mut args) = scope.condition("t");
-    let mut sql = format!("{SELECT} WHERE {cond}");
-    if let Some(e) = entity {
-        sql.push_str(" AND t.entity_id = ?");
-        args.push(e.to_owned());
-    }
-    sql.push_str(&format!(
-        " ORDER BY t.seq DESC LIMIT {} OFFSET {}",
-        page.sql_limit(),
-        page.offset
-    ));
-    let mut stmt = conn.prepare(&sql)?;
-    let mut takes = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut takes = newest_first(conn, scope, SELECT, "t", entity, page, from_row)?;
     attach_lines(conn, &mut takes)?;
     Ok(takes)
 }

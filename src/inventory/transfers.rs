@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::numbering::{next_number, Document};
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{location_ref, product_ref, LocationRef, ProductRef};
+use super::{location_ref, newest_first, product_ref, LocationRef, ProductRef};
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::db::decimal::Qty;
@@ -137,21 +137,7 @@ pub fn list_orders(
     entity: Option<&str>,
     page: Page,
 ) -> AppResult<Vec<TransferOrder>> {
-    let (cond, mut args) = scope.condition("o");
-    let mut sql = format!("{SELECT} WHERE {cond}");
-    if let Some(e) = entity {
-        sql.push_str(" AND o.entity_id = ?");
-        args.push(e.to_owned());
-    }
-    sql.push_str(&format!(
-        " ORDER BY o.seq DESC LIMIT {} OFFSET {}",
-        page.sql_limit(),
-        page.offset
-    ));
-    let mut stmt = conn.prepare(&sql)?;
-    let mut orders = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut orders = newest_first(conn, scope, SELECT, "o", entity, page, from_row)?;
     attach_lines(conn, &mut orders)?;
     Ok(orders)
 }

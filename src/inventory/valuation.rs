@@ -15,10 +15,10 @@ use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+use super::and_eq;
 use super::reports::{
-    bytes_col, filter, in_transit, margin, money, name_order, push_scaled, push_str,
-    resolve_filters, round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES,
-    VALUE_PLACES,
+    bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
+    round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,
 };
 use crate::auth::SessionUser;
 use crate::db::decimal::ser_decimal;
@@ -176,8 +176,8 @@ fn locations(
 ) -> AppResult<Vec<ValLocation>> {
     let (cond, mut args) = scope.condition("l");
     let mut sql = format!("SELECT l.seq, l.id, l.name FROM warehouse_locations l WHERE {cond}");
-    filter(&mut sql, &mut args, "l.entity_id", entity);
-    filter(&mut sql, &mut args, "l.id", location);
+    and_eq(&mut sql, &mut args, "l.entity_id", entity);
+    and_eq(&mut sql, &mut args, "l.id", location);
     let mut stmt = conn.prepare(&sql)?;
     let mut locations = stmt
         .query_map(params_from_iter(args.iter()), |r| {
@@ -205,7 +205,7 @@ fn products(
         "SELECT p.id, p.name, p.sku, p.category, p.cost_price, p.unit_price, p.stock_qty
          FROM products p WHERE {cond}"
     );
-    filter(&mut sql, &mut args, "p.entity_id", entity);
+    and_eq(&mut sql, &mut args, "p.entity_id", entity);
     if let Some(l) = location {
         sql.push_str(" AND p.id IN (SELECT product_id FROM warehouse_stock WHERE location_id = ?)");
         args.push(l.to_owned());
