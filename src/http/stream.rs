@@ -65,7 +65,7 @@ pub struct ChunkWriter<'a> {
 impl<'a> ChunkWriter<'a> {
     pub fn new(chunk: usize, send: Sink<'a>) -> Self {
         Self {
-            out: Vec::with_capacity(chunk.saturating_add(512).min(CHUNK + 512)),
+            out: Vec::with_capacity(chunk.min(CHUNK) + 512),
             chunk,
             send,
         }
