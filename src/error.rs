@@ -185,9 +185,7 @@ mod tests {
     }
 
     fn client() -> Client {
-        let rocket = rocket::custom(rocket::Config::debug_default())
-            .mount("/api", routes![boom])
-            .register("/", crate::http::catchers::all());
+        let rocket = rocket::custom(rocket::Config::debug_default()).mount("/api", routes![boom]);
         Client::untracked(rocket).expect("valid rocket")
     }
 

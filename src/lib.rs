@@ -3,6 +3,7 @@
 
 pub mod accounting;
 pub mod api_keys;
+pub mod app;
 pub mod auth;
 pub mod clock;
 pub mod config;
@@ -17,4 +18,4 @@ pub mod openapi;
 pub mod scope;
 pub mod v1;
 
-pub use http::{build_rocket, App};
+pub use app::{build_rocket, App};

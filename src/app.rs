@@ -1,0 +1,88 @@
+//! The application: the Rocket built from every module's routes. It sits at the top of the
+//! module graph: it imports every feature, and nothing imports it but `main` and the tests.
+
+use rocket::fairing::AdHoc;
+use rocket::figment::Figment;
+use rocket::http::Header;
+use rocket::serde::json::Json;
+use rocket::{get, routes, Build, Rocket};
+use serde_json::{json, Value};
+
+use crate::clock::Clock;
+use crate::config::AppConfig;
+use crate::db::Db;
+use crate::http::{assets, catchers, data};
+
+/// Everything the app needs at run time, built once from the configuration.
+pub struct App {
+    pub config: AppConfig,
+    pub db: Db,
+    pub clock: Clock,
+    /// The retry policy of the import connectors (429/5xx back-off). Production sleeps;
+    /// tests replace it before [`build_rocket`] to record the waits instead.
+    pub retry: crate::connectors::RetryPolicy,
+}
+
+impl App {
+    /// Reads the configuration and opens (creating and migrating) the database.
+    pub fn from_figment(figment: &Figment) -> Result<Self, String> {
+        let config = AppConfig::from_figment(figment)?;
+        let db = Db::open(&config.database, config.synchronous)?;
+        Ok(Self {
+            config,
+            db,
+            clock: Clock::default(),
+            retry: crate::connectors::RetryPolicy::default(),
+        })
+    }
+}
+
+/// The whole service: session API at `/api`, public API at `/api/v1`, web app at `/`.
+pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
+    let db_path = app.config.database.clone();
+    rocket::custom(figment)
+        .manage(app.db)
+        .manage(app.config)
+        .manage(app.clock)
+        .manage(crate::auth::SessionCache::default())
+        .manage(app.retry)
+        .manage(crate::v1::RateLimiter::default())
+        .mount("/api", routes![health])
+        .mount("/api", crate::auth::routes::routes())
+        .mount("/api", crate::entities::routes())
+        .mount("/api", crate::inventory::routes())
+        .mount("/api", crate::accounting::routes())
+        .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::import::routes::routes())
+        .mount("/api", crate::openapi::routes())
+        .mount("/api", crate::import::migrate::routes())
+        .mount("/api/v1", crate::v1::routes())
+        .mount("/api/v1", crate::v1::fallback_routes())
+        .mount("/", assets::routes())
+        .register("/", catchers::all())
+        .attach(AdHoc::on_response("security headers", |_, res| {
+            Box::pin(async move {
+                res.set_header(Header::new("X-Content-Type-Options", "nosniff"));
+                res.set_header(Header::new("X-Frame-Options", "DENY"));
+                res.set_header(Header::new("Referrer-Policy", "same-origin"));
+            })
+        }))
+        .attach(crate::v1::rate_limit::headers())
+        .attach(AdHoc::on_liftoff("announce", move |rocket| {
+            Box::pin(async move {
+                let c = rocket.config();
+                println!(
+                    "Stockbook {} listening on http://{}:{} with database {}",
+                    env!("CARGO_PKG_VERSION"),
+                    c.address,
+                    c.port,
+                    db_path
+                );
+            })
+        }))
+}
+
+#[get("/health")]
+fn health() -> Json<Value> {
+    data(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
