@@ -40,12 +40,14 @@ impl App {
 /// The whole service: session API at `/api`, public API at `/api/v1`, web app at `/`.
 pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
     let db_path = app.config.database.clone();
+    let pull_slots = crate::import::migrate::PullSlots::new(app.config.pulls.concurrent);
     rocket::custom(figment)
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
         .manage(crate::auth::SessionCache::default())
         .manage(app.retry)
+        .manage(pull_slots)
         .manage(crate::v1::RateLimiter::default())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())

@@ -37,7 +37,7 @@ impl Synchronous {
 }
 
 /// Endpoints of one import platform; tests point them at a local server.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 pub struct PlatformConfig {
     pub base_url: Option<String>,
     pub authorize_url: Option<String>,
@@ -50,6 +50,87 @@ pub struct PlatformConfig {
     pub redirect_uri: Option<String>,
 }
 
+/// `client_secret` is never printed.
+impl std::fmt::Debug for PlatformConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlatformConfig")
+            .field("base_url", &self.base_url)
+            .field("authorize_url", &self.authorize_url)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            .finish()
+    }
+}
+
+impl PlatformConfig {
+    /// The URLs the operator configured: their origins may be called whatever their
+    /// scheme and address (DECISIONS §17).
+    pub fn configured_urls(&self) -> impl Iterator<Item = &str> {
+        [&self.base_url, &self.token_url, &self.authorize_url]
+            .into_iter()
+            .filter_map(|u| u.as_deref())
+    }
+}
+
+/// Bounds of the import pulls (`pulls` key, DECISIONS §17): per run of
+/// `POST /api/import/migrate` (every data type of an `all` run together), and how many
+/// runs may pull at once across the installation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PullLimits {
+    /// Requests (pages) per run.
+    pub max_pages: u64,
+    /// Records read per run.
+    pub max_records: u64,
+    /// Response bytes per run (each response is also at most 32 MiB).
+    pub max_bytes: u64,
+    /// Runs pulling at the same time; a further one is refused (503, `Retry-After`).
+    pub concurrent: u32,
+}
+
+impl Default for PullLimits {
+    fn default() -> Self {
+        Self {
+            max_pages: 10_000,
+            max_records: 1_000_000,
+            max_bytes: 256 * 1024 * 1024,
+            concurrent: 2,
+        }
+    }
+}
+
+impl PullLimits {
+    fn check(self) -> Result<Self, String> {
+        let positive = |key: &str, v: u64| {
+            if v == 0 {
+                Err(bad_key(
+                    &format!("pulls.{key}"),
+                    "a whole number above 0",
+                    "0",
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        positive("max_pages", self.max_pages)?;
+        positive("max_records", self.max_records)?;
+        positive("max_bytes", self.max_bytes)?;
+        if !(1..=64).contains(&self.concurrent) {
+            return Err(bad_key(
+                "pulls.concurrent",
+                "a whole number from 1 to 64",
+                &self.concurrent.to_string(),
+            ));
+        }
+        Ok(self)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct AppConfig {
     pub database: String,
@@ -59,6 +140,7 @@ pub struct AppConfig {
     pub session_days: u32,
     pub synchronous: Synchronous,
     pub platforms: BTreeMap<String, PlatformConfig>,
+    pub pulls: PullLimits,
 }
 
 #[derive(Deserialize)]
@@ -71,6 +153,8 @@ struct RawConfig {
     synchronous: String,
     #[serde(default)]
     platforms: BTreeMap<String, PlatformConfig>,
+    #[serde(default)]
+    pulls: PullLimits,
 }
 
 /// The figment `main` uses: Rocket's own sources, with Stockbook's defaults underneath.
@@ -168,6 +252,7 @@ impl AppConfig {
             session_days,
             synchronous,
             platforms: raw.platforms,
+            pulls: raw.pulls.check()?,
         })
     }
 

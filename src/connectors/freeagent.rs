@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
-use super::http::{Auth, Body, HttpClient, RetryPolicy};
+use super::http::{Auth, Body, HttpClient, Pull, RetryPolicy};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, base_url, date_part, decimal, join, req_arr, s, ConnectorError, ConnectorResult, DataType,
@@ -53,9 +53,16 @@ pub const DEFAULT_AUTHORIZE_URL: &str = "https://api.freeagent.com/v2/approve_ap
 pub const DEFAULT_TOKEN_URL: &str = "https://api.freeagent.com/v2/token_endpoint";
 /// Refresh when the access token has less than this left.
 pub const REFRESH_MARGIN: Duration = Duration::seconds(60);
+/// An access token is taken to live at most this long, whatever `expires_in` says
+/// (FreeAgent's live an hour): a larger value is clamped, a negative one is 0 (refresh
+/// at the next pull), so no answer can overflow the expiry date.
+pub const MAX_EXPIRES_IN: i64 = 24 * 60 * 60;
+/// When the token answer has no usable `expires_in`.
+const DEFAULT_EXPIRES_IN: i64 = 3600;
 
-/// The stored grant. `expires_at` is when the access token stops working.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The stored grant. `expires_at` is when the access token stops working. `Debug` shows
+/// no token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FreeAgentToken {
     pub access_token: String,
     pub refresh_token: String,
@@ -63,19 +70,41 @@ pub struct FreeAgentToken {
     pub expires_at: OffsetDateTime,
 }
 
-impl FreeAgentToken {
-    pub fn needs_refresh(&self, now: OffsetDateTime) -> bool {
-        now + REFRESH_MARGIN >= self.expires_at
+impl std::fmt::Debug for FreeAgentToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FreeAgentToken")
+            .field("access_token", &"<redacted>")
+            .field("refresh_token", &"<redacted>")
+            .field("expires_at", &self.expires_at)
+            .finish()
     }
 }
 
-/// The OAuth client settings, from `platforms.freeagent`.
-#[derive(Debug, Clone)]
+impl FreeAgentToken {
+    pub fn needs_refresh(&self, now: OffsetDateTime) -> bool {
+        now.checked_add(REFRESH_MARGIN)
+            .is_none_or(|soon| soon >= self.expires_at)
+    }
+}
+
+/// The OAuth client settings, from `platforms.freeagent`. `Debug` shows no secret.
+#[derive(Clone)]
 pub struct OAuthSettings {
     pub authorize_url: String,
     pub token_url: String,
     pub client_id: String,
     pub client_secret: String,
+}
+
+impl std::fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthSettings")
+            .field("authorize_url", &self.authorize_url)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &"<redacted>")
+            .finish()
+    }
 }
 
 impl OAuthSettings {
@@ -156,7 +185,15 @@ pub fn exchange_code(
         ("redirect_uri".to_owned(), redirect_uri.to_owned()),
     ];
     let body = token_request(config, form, retry)?;
-    token_from(&body, None, now)
+    let refresh = s(&body, "refresh_token")
+        .ok_or_else(|| ConnectorError::bad(P, "token response without `refresh_token`"))?;
+    let mut token = FreeAgentToken {
+        access_token: String::new(),
+        refresh_token: refresh.to_owned(),
+        expires_at: now,
+    };
+    apply_grant(&body, &mut token, now)?;
+    Ok(token)
 }
 
 /// Refreshes the access token; the token is updated in place (new access token, rotated
@@ -172,8 +209,12 @@ pub fn refresh(
         ("refresh_token".to_owned(), token.refresh_token.clone()),
     ];
     let body = token_request(config, form, retry)?;
-    *token = token_from(&body, Some(&token.refresh_token), now)?;
-    Ok(())
+    // The provider may have rotated the refresh token: keep the new one before reading
+    // anything else of the answer, so no later failure can lose it.
+    if let Some(rotated) = s(&body, "refresh_token") {
+        token.refresh_token = rotated.to_owned();
+    }
+    apply_grant(&body, token, now)
 }
 
 /// Refreshes when the access token has expired or expires within a minute; answers
@@ -202,7 +243,7 @@ fn token_request(
         user: settings.client_id.clone(),
         password: settings.client_secret.clone(),
     };
-    let client = HttpClient::new(P, "", auth, retry);
+    let client = HttpClient::new(P, "", auth, config, &Pull::from(retry));
     let res = client.send_raw("POST", &settings.token_url, Some(&Body::Form(form)))?;
     let body: Value = serde_json::from_str(&res.body).unwrap_or(Value::Null);
     let error = s(&body, "error");
@@ -226,29 +267,48 @@ fn token_request(
     }
 }
 
-fn token_from(
+/// The access token and its expiry from a token answer, into `token`.
+fn apply_grant(
     body: &Value,
-    old_refresh: Option<&str>,
+    token: &mut FreeAgentToken,
     now: OffsetDateTime,
-) -> ConnectorResult<FreeAgentToken> {
+) -> ConnectorResult<()> {
     let access = s(body, "access_token")
         .ok_or_else(|| ConnectorError::bad(P, "token response without `access_token`"))?;
-    let refresh = s(body, "refresh_token")
-        .or(old_refresh)
-        .ok_or_else(|| ConnectorError::bad(P, "token response without `refresh_token`"))?;
-    let expires_in = body
-        .get("expires_in")
-        .and_then(Value::as_i64)
-        .unwrap_or(3600);
-    Ok(FreeAgentToken {
-        access_token: access.to_owned(),
-        refresh_token: refresh.to_owned(),
-        expires_at: now + Duration::seconds(expires_in),
-    })
+    let expires_at = now
+        .checked_add(Duration::seconds(expires_in(body.get("expires_in"))))
+        .ok_or_else(|| ConnectorError::bad(P, "the token's expiry is out of range"))?;
+    token.access_token = access.to_owned();
+    token.expires_at = expires_at;
+    Ok(())
+}
+
+/// `expires_in` in seconds, within 0..=[`MAX_EXPIRES_IN`]: any number (an integer of any
+/// size, `1e30`, a negative one) or numeric text is clamped; anything else is the default.
+pub fn expires_in(v: Option<&Value>) -> i64 {
+    let Some(v) = v else {
+        return DEFAULT_EXPIRES_IN;
+    };
+    let Some(n) = super::decimal(v) else {
+        // A number beyond a decimal's range (1e30): only its sign matters.
+        return match v.as_f64() {
+            Some(f) if f < 0.0 => 0,
+            Some(f) if f > 0.0 => MAX_EXPIRES_IN,
+            _ => DEFAULT_EXPIRES_IN,
+        };
+    };
+    if n.is_sign_negative() {
+        0
+    } else if n >= Decimal::from(MAX_EXPIRES_IN) {
+        MAX_EXPIRES_IN
+    } else {
+        i64::try_from(n.trunc()).unwrap_or(MAX_EXPIRES_IN)
+    }
 }
 
 /// Pulls every page of one data type. Refreshes first if needed (and once more if the API
-/// answers 401); the caller stores `token` afterwards whatever the outcome.
+/// answers 401); the caller stores `token` afterwards whatever the outcome. The default
+/// [`crate::config::PullLimits`] bound it; [`pull_within`] takes a run's.
 pub fn pull(
     data_type: DataType,
     token: &mut FreeAgentToken,
@@ -256,11 +316,23 @@ pub fn pull(
     now: OffsetDateTime,
     retry: &RetryPolicy,
 ) -> ConnectorResult<Vec<ImportRow>> {
+    pull_within(data_type, token, config, now, &Pull::from(retry))
+}
+
+/// [`pull`] within a run's budget.
+pub fn pull_within(
+    data_type: DataType,
+    token: &mut FreeAgentToken,
+    config: &PlatformConfig,
+    now: OffsetDateTime,
+    pull: &Pull,
+) -> ConnectorResult<Vec<ImportRow>> {
+    let retry = &pull.retry;
     let refreshed = ensure_fresh(config, token, now, retry)?;
-    match pull_with(data_type, &token.access_token, config, retry) {
+    match pull_with(data_type, &token.access_token, config, pull) {
         Err(ConnectorError::AuthFailed { status: 401, .. }) if !refreshed => {
             refresh(config, token, now, retry)?;
-            pull_with(data_type, &token.access_token, config, retry)
+            pull_with(data_type, &token.access_token, config, pull)
         }
         other => other,
     }
@@ -270,13 +342,14 @@ fn pull_with(
     data_type: DataType,
     access_token: &str,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    pull: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let client = HttpClient::new(
         P,
         base_url(P, config)?,
         Auth::Bearer(access_token.to_owned()),
-        retry,
+        config,
+        pull,
     );
     let api = Api { client };
     match data_type {
@@ -322,7 +395,9 @@ impl Api {
         while let Some(url) = next {
             guard.visit(&url)?;
             let (page, res) = self.client.get_json(&url)?;
-            out.extend(req_arr(P, &page, key)?.iter().cloned());
+            let items = req_arr(P, &page, key)?;
+            self.client.records(items.len())?;
+            out.extend(items.iter().cloned());
             next = res.link_next();
             if let Some(n) = &next {
                 self.client.check_same_origin(n)?;

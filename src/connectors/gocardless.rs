@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::http::{Auth, HttpClient, RetryPolicy};
+use super::http::{Auth, HttpClient, Pull};
 use super::{
     arr, base_url, credential, join, minor_field, req_arr, s, ConnectorError, ConnectorResult,
     DataType, ImportRow, Platform, Row,
@@ -29,10 +29,10 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let token = credential(P, credentials, "access_token")?;
-    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(token), retry)
+    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(token), config, retry)
         .with_header("GoCardless-Version", GOCARDLESS_VERSION);
     match data_type {
         DataType::Contacts => contacts(&client),
@@ -56,7 +56,9 @@ fn list_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<V
             q.append_pair("after", a);
         }
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
-        out.extend(req_arr(P, &page, key)?.iter().cloned());
+        let items = req_arr(P, &page, key)?;
+        client.records(items.len())?;
+        out.extend(items.iter().cloned());
         match page.pointer("/meta/cursors/after").and_then(Value::as_str) {
             Some(a) if !a.is_empty() => {
                 guard.visit(a)?;

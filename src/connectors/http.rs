@@ -7,12 +7,23 @@
 //! HTTP date), each wait capped and the number of retries bounded; the sleep itself is a
 //! function of the policy so tests can record the waits instead of sleeping.
 //!
+//! Every request goes through [`crate::outbound::OutboundPolicy`] (DECISIONS §17): only
+//! `https://` hosts with public addresses, checked on the address connected to, unless
+//! the origin is one the operator configured (`platforms.<id>.base_url`, `token_url`,
+//! `authorize_url`). And every request counts against its run's [`Pull`] budget: at most
+//! `pulls.max_pages` requests, `pulls.max_records` records and `pulls.max_bytes` bytes
+//! of answers per run (each answer also at most [`MAX_BODY`]).
+//!
 //! Errors: 401/403 → [`ConnectorError::AuthFailed`]; no connection →
-//! [`ConnectorError::Unreachable`]; 429/5xx after the last retry →
-//! [`ConnectorError::RateLimited`] / [`ConnectorError::Unavailable`]; anything else not
-//! 2xx, or a body that is not JSON → [`ConnectorError::BadResponse`].
+//! [`ConnectorError::Unreachable`]; a host the policy refuses →
+//! [`ConnectorError::Refused`]; a budget spent → [`ConnectorError::LimitExceeded`];
+//! 429/5xx after the last retry → [`ConnectorError::RateLimited`] /
+//! [`ConnectorError::Unavailable`]; anything else not 2xx, or a body that is not JSON →
+//! [`ConnectorError::BadResponse`]. Messages quote at most a short error text from a
+//! platform's JSON error body, never the body itself.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,13 +32,17 @@ use serde_json::Value;
 use ureq::http;
 
 use super::{ConnectorError, ConnectorResult, Platform};
+use crate::config::{PlatformConfig, PullLimits};
+use crate::outbound::{OutboundPolicy, Refusal};
 
 /// How long one request may take end to end.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The User-Agent sent to every platform (FreeAgent requires one).
 pub const USER_AGENT: &str = concat!("Stockbook/", env!("CARGO_PKG_VERSION"), " (data import)");
 /// Bodies larger than this are refused (one page of any platform is far smaller).
-const MAX_BODY: u64 = 32 * 1024 * 1024;
+pub const MAX_BODY: u64 = 32 * 1024 * 1024;
+/// At most this many characters of a platform's error message are quoted.
+const MAX_QUOTED: usize = 200;
 
 /// Retries on 429 and 5xx.
 #[derive(Clone)]
@@ -81,12 +96,129 @@ impl RetryPolicy {
     }
 }
 
+/// One run's budget: the retry policy, the [`PullLimits`], and what the run has used so
+/// far. Every [`HttpClient`] of a run shares it (clones share the counters).
+#[derive(Clone)]
+pub struct Pull {
+    pub retry: RetryPolicy,
+    pub limits: PullLimits,
+    used: Arc<Used>,
+}
+
+#[derive(Default)]
+struct Used {
+    pages: AtomicU64,
+    records: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl fmt::Debug for Pull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pull")
+            .field("limits", &self.limits)
+            .field("pages", &self.pages())
+            .field("records", &self.used.records.load(Ordering::Relaxed))
+            .field("bytes", &self.used.bytes.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pull {
+    pub fn new(retry: &RetryPolicy, limits: PullLimits) -> Self {
+        Self {
+            retry: retry.clone(),
+            limits,
+            used: Arc::default(),
+        }
+    }
+
+    /// Requests made so far.
+    pub fn pages(&self) -> u64 {
+        self.used.pages.load(Ordering::Relaxed)
+    }
+
+    fn exceeded(platform: Platform, limit: u64, what: &str, key: &str) -> ConnectorError {
+        ConnectorError::LimitExceeded {
+            platform,
+            message: format!("the pull went beyond {limit} {what} (the `pulls.{key}` setting)"),
+        }
+    }
+
+    /// Counts one request, refusing the one beyond `max_pages`.
+    fn page(&self, platform: Platform) -> ConnectorResult<()> {
+        let n = self.used.pages.fetch_add(1, Ordering::Relaxed) + 1;
+        if n > self.limits.max_pages {
+            return Err(Self::exceeded(
+                platform,
+                self.limits.max_pages,
+                "requests",
+                "max_pages",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts `n` records read.
+    fn records(&self, platform: Platform, n: usize) -> ConnectorResult<()> {
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        let total = self
+            .used
+            .records
+            .fetch_add(n, Ordering::Relaxed)
+            .saturating_add(n);
+        if total > self.limits.max_records {
+            return Err(Self::exceeded(
+                platform,
+                self.limits.max_records,
+                "records",
+                "max_records",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bytes the next answer may have: what is left of the run's, at most [`MAX_BODY`].
+    fn bytes_left(&self) -> u64 {
+        self.limits
+            .max_bytes
+            .saturating_sub(self.used.bytes.load(Ordering::Relaxed))
+            .min(MAX_BODY)
+    }
+
+    fn add_bytes(&self, n: usize) {
+        let n = u64::try_from(n).unwrap_or(u64::MAX);
+        self.used.bytes.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// A run with the default limits (one call of [`crate::connectors::pull`]).
+impl From<&RetryPolicy> for Pull {
+    fn from(retry: &RetryPolicy) -> Self {
+        Self::new(retry, PullLimits::default())
+    }
+}
+
 /// How a request authenticates.
 #[derive(Clone)]
 pub enum Auth {
     None,
     Bearer(String),
     Basic { user: String, password: String },
+}
+
+/// Secrets are never printed.
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("None"),
+            Self::Bearer(_) => f.write_str("Bearer(<redacted>)"),
+            Self::Basic { user, .. } => f
+                .debug_struct("Basic")
+                .field("user", user)
+                .field("password", &"<redacted>")
+                .finish(),
+        }
+    }
 }
 
 impl Auth {
@@ -183,36 +315,51 @@ fn origin(u: &str) -> Option<String> {
     Some(u.origin().ascii_serialization())
 }
 
+/// The outgoing-call policy of a platform: public https hosts, and the origins its
+/// `platforms.<id>` settings name.
+pub fn policy_for(config: &PlatformConfig) -> OutboundPolicy {
+    config
+        .configured_urls()
+        .fold(OutboundPolicy::new(), OutboundPolicy::allow)
+}
+
 pub struct HttpClient {
     agent: ureq::Agent,
     platform: Platform,
     base: String,
     auth: Auth,
     headers: Vec<(String, String)>,
-    retry: RetryPolicy,
+    pull: Pull,
 }
 
 impl HttpClient {
+    /// A client for `base`, under the outgoing-call policy of `config` and the budget of
+    /// `pull`.
     pub fn new(
         platform: Platform,
         base: impl Into<String>,
         auth: Auth,
-        retry: &RetryPolicy,
+        config: &PlatformConfig,
+        pull: &Pull,
     ) -> Self {
-        let config = ureq::Agent::config_builder()
+        let builder = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(REQUEST_TIMEOUT))
             .user_agent(USER_AGENT)
-            .max_redirects(0)
-            .build();
+            .max_redirects(0);
         Self {
-            agent: config.new_agent(),
+            agent: policy_for(config).agent(builder),
             platform,
             base: base.into().trim_end_matches('/').to_owned(),
             auth,
             headers: Vec::new(),
-            retry: retry.clone(),
+            pull: pull.clone(),
         }
+    }
+
+    /// Counts `n` records read into the run (refused beyond `pulls.max_records`).
+    pub fn records(&self, n: usize) -> ConnectorResult<()> {
+        self.pull.records(self.platform, n)
     }
 
     /// Adds a header sent with every request (API version pins, `Accept`).
@@ -241,7 +388,7 @@ impl HttpClient {
             (Some(a), Some(b)) if a == b => Ok(()),
             _ => Err(ConnectorError::bad(
                 self.platform,
-                format!("pagination link to another host: {link}"),
+                format!("pagination link to another host: {}", quoted(link)),
             )),
         }
     }
@@ -292,7 +439,7 @@ impl HttpClient {
             if !retryable {
                 return Ok(res);
             }
-            if attempt >= self.retry.max_retries {
+            if attempt >= self.pull.retry.max_retries {
                 return Err(if res.status == 429 {
                     ConnectorError::RateLimited {
                         platform: self.platform,
@@ -304,8 +451,8 @@ impl HttpClient {
                     }
                 });
             }
-            let wait = self.retry.delay(attempt, res.retry_after());
-            (self.retry.sleep)(wait);
+            let wait = self.pull.retry.delay(attempt, res.retry_after());
+            (self.pull.retry.sleep)(wait);
             attempt += 1;
         }
     }
@@ -335,6 +482,7 @@ impl HttpClient {
     }
 
     fn once(&self, method: &str, url: &str, body: Option<&Body>) -> ConnectorResult<RawResponse> {
+        self.pull.page(self.platform)?;
         let mut req = http::Request::builder()
             .method(method)
             .uri(url)
@@ -377,12 +525,26 @@ impl HttpClient {
                 )
             })
             .collect();
+        let limit = self.pull.bytes_left();
         let body = res
             .body_mut()
             .with_config()
-            .limit(MAX_BODY)
+            .limit(limit)
             .read_to_string()
-            .map_err(|e| self.transport(e))?;
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) if limit < MAX_BODY => Pull::exceeded(
+                    self.platform,
+                    self.pull.limits.max_bytes,
+                    "bytes",
+                    "max_bytes",
+                ),
+                ureq::Error::BodyExceedsLimit(_) => ConnectorError::bad(
+                    self.platform,
+                    format!("an answer larger than {} MiB", MAX_BODY / (1024 * 1024)),
+                ),
+                e => self.transport(e),
+            })?;
+        self.pull.add_bytes(body.len());
         Ok(RawResponse {
             status,
             headers,
@@ -399,9 +561,15 @@ impl HttpClient {
     }
 
     fn transport(&self, e: ureq::Error) -> ConnectorError {
+        if let Some(r) = Refusal::from_ureq(&e) {
+            return ConnectorError::Refused {
+                platform: self.platform,
+                message: r.to_string(),
+            };
+        }
         ConnectorError::Unreachable {
             platform: self.platform,
-            message: e.to_string(),
+            message: quoted(&e.to_string()),
         }
     }
 }
@@ -438,7 +606,8 @@ impl RawResponse {
         Some(Duration::from_secs(u64::try_from(secs).unwrap_or(0)))
     }
 
-    /// A short message from an error body (the platforms' JSON error shapes), or its text.
+    /// A short message from an error body (the platforms' JSON error shapes). Anything
+    /// else is described, not quoted: a foreign answer is not echoed.
     pub fn error_message(&self) -> String {
         if let Ok(v) = serde_json::from_str::<Value>(&self.body) {
             let candidates = [
@@ -452,19 +621,37 @@ impl RawResponse {
             ];
             for c in candidates.into_iter().flatten() {
                 if let Some(t) = c.as_str() {
-                    return truncate(t);
+                    return quoted(t);
                 }
                 if !c.is_null() && !c.is_object() {
-                    return truncate(&c.to_string());
+                    return quoted(&c.to_string());
                 }
             }
         }
-        truncate(self.body.trim())
+        let kind = self
+            .header("content-type")
+            .map(|t| t.split(';').next().unwrap_or_default().trim())
+            .filter(|t| !t.is_empty())
+            .map_or_else(|| "no content type".to_owned(), quoted);
+        format!(
+            "a {}-byte answer ({kind}) without an error message",
+            self.body.len()
+        )
     }
 }
 
-fn truncate(s: &str) -> String {
-    s.chars().take(200).collect()
+/// At most [`MAX_QUOTED`] characters of foreign text, control characters removed.
+pub(crate) fn quoted(s: &str) -> String {
+    let mut out: String = s
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_QUOTED)
+        .collect();
+    if s.trim().chars().count() > MAX_QUOTED {
+        out.push('…');
+    }
+    out
 }
 
 fn path_of(u: &str) -> String {

@@ -104,7 +104,7 @@ use time::OffsetDateTime;
 use crate::config::PlatformConfig;
 use crate::error::AppError;
 
-pub use http::RetryPolicy;
+pub use http::{Pull, RetryPolicy};
 
 /// One import row: §12 import field name → canonical text value.
 pub type ImportRow = BTreeMap<String, String>;
@@ -275,6 +275,13 @@ pub enum ConnectorError {
     /// The OAuth callback's `state` is not the one this connection started with.
     #[error("{platform} authorisation failed: state does not match")]
     StateMismatch { platform: Platform },
+    /// The outgoing-call policy refused the host (DECISIONS §17): not https, or a
+    /// loopback, private or link-local address, and not an origin the operator configured.
+    #[error("{platform}: {message}")]
+    Refused { platform: Platform, message: String },
+    /// The run went beyond one of its `pulls` limits; nothing of it is kept.
+    #[error("{platform}: {message}; nothing was imported")]
+    LimitExceeded { platform: Platform, message: String },
     /// No connection could be made (DNS, refused, TLS, timeout).
     #[error("{platform} is unreachable: {message}")]
     Unreachable { platform: Platform, message: String },
@@ -298,6 +305,8 @@ impl ConnectorError {
             | Self::AuthFailed { platform, .. }
             | Self::ReconnectRequired { platform }
             | Self::StateMismatch { platform }
+            | Self::Refused { platform, .. }
+            | Self::LimitExceeded { platform, .. }
             | Self::Unreachable { platform, .. }
             | Self::RateLimited { platform }
             | Self::Unavailable { platform, .. }
@@ -313,11 +322,15 @@ impl ConnectorError {
     }
 }
 
-/// What the caller can do about it: its own request (400) or the platform (503).
+/// What the caller can do about it: its own request (400) or the platform (503). A
+/// refused host is the stored credentials' fault; a run beyond its limits will not fit by
+/// retrying (the operator can raise `pulls.*`): both 400.
 impl From<ConnectorError> for AppError {
     fn from(e: ConnectorError) -> Self {
         match e {
-            ConnectorError::Unsupported { .. }
+            ConnectorError::Refused { .. }
+            | ConnectorError::LimitExceeded { .. }
+            | ConnectorError::Unsupported { .. }
             | ConnectorError::NotAvailable { .. }
             | ConnectorError::Credentials { .. }
             | ConnectorError::AuthFailed { .. }
@@ -339,12 +352,24 @@ pub type ConnectorResult<T> = Result<T, ConnectorError>;
 /// `credentials` is the DECISIONS §11 object stored with the connection; `config` the
 /// platform's `platforms.<id>` settings (`base_url` overrides the real origin, and the
 /// shop/site URL for Shopify and WooCommerce). Blocking: run it in `spawn_blocking`.
+/// The default [`crate::config::PullLimits`] bound it; [`pull_within`] takes a run's.
 pub fn pull(
     platform: Platform,
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
     retry: &RetryPolicy,
+) -> ConnectorResult<Vec<ImportRow>> {
+    pull_within(platform, data_type, credentials, config, &Pull::from(retry))
+}
+
+/// [`pull`] within a run's budget (shared by every data type of the run).
+pub fn pull_within(
+    platform: Platform,
+    data_type: DataType,
+    credentials: &Value,
+    config: &PlatformConfig,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     if !platform.supports(data_type) {
         return Err(ConnectorError::Unsupported {
@@ -368,8 +393,14 @@ pub fn pull(
 }
 
 /// Checks that the credentials object has what the platform needs (for the connection
-/// POST, before anything is stored). Does not call the platform.
-pub fn validate_credentials(platform: Platform, credentials: &Value) -> ConnectorResult<()> {
+/// POST, before anything is stored), and that the shop or site URL of Shopify and
+/// WooCommerce passes the outgoing-call policy without DNS ([`site_url`]). Does not call
+/// the platform.
+pub fn validate_credentials(
+    platform: Platform,
+    credentials: &Value,
+    config: &PlatformConfig,
+) -> ConnectorResult<()> {
     let fields: &[&str] = match platform {
         Platform::Stripe => &["api_key"],
         Platform::Shopify => &["shop", "access_token"],
@@ -381,6 +412,69 @@ pub fn validate_credentials(platform: Platform, credentials: &Value) -> Connecto
     };
     for f in fields {
         credential(platform, credentials, f)?;
+    }
+    site_url(platform, credentials, config)?;
+    Ok(())
+}
+
+/// The URL a credential names (WooCommerce `url`, Shopify `shop` as its origin), checked
+/// against the outgoing-call policy without DNS: `https://`, no user info, no
+/// IP-literal private host, unless its origin is one `config` names. `None` for the
+/// platforms whose origin is not a credential.
+pub fn site_url(
+    platform: Platform,
+    credentials: &Value,
+    config: &PlatformConfig,
+) -> ConnectorResult<Option<url::Url>> {
+    let raw = match platform {
+        Platform::Woocommerce => credential(platform, credentials, "url")?,
+        Platform::Shopify => shopify::shop_origin(&credential(platform, credentials, "shop")?),
+        _ => return Ok(None),
+    };
+    let field = site_field(platform);
+    let url =
+        http::policy_for(config)
+            .check_url(&raw)
+            .map_err(|r| ConnectorError::Credentials {
+                platform,
+                message: format!("`{field}`: {r}"),
+            })?;
+    let path_ok = platform != Platform::Shopify || url.path() == "/";
+    if url.query().is_some() || url.fragment().is_some() || !path_ok {
+        return Err(ConnectorError::Credentials {
+            platform,
+            message: format!("`{field}` must be the address of the site alone"),
+        });
+    }
+    Ok(Some(url))
+}
+
+/// The credential that names the site: `url` (WooCommerce), `shop` (Shopify).
+fn site_field(platform: Platform) -> &'static str {
+    if platform == Platform::Shopify {
+        "shop"
+    } else {
+        "url"
+    }
+}
+
+/// [`site_url`], then the addresses its host resolves to (DNS, within `timeout`), for
+/// the connection POST: a name of a loopback, private or link-local host is refused when
+/// it is saved. A name that does not resolve passes (each pull checks again, on the
+/// address it connects to). Blocking.
+pub fn check_site(
+    platform: Platform,
+    credentials: &Value,
+    config: &PlatformConfig,
+    timeout: std::time::Duration,
+) -> ConnectorResult<()> {
+    if let Some(url) = site_url(platform, credentials, config)? {
+        http::policy_for(config)
+            .check_resolved(url.as_str(), timeout)
+            .map_err(|r| ConnectorError::Credentials {
+                platform,
+                message: format!("`{}`: {r}", site_field(platform)),
+            })?;
     }
     Ok(())
 }
@@ -588,7 +682,10 @@ impl PageGuard {
         } else {
             Err(ConnectorError::bad(
                 self.platform,
-                format!("pagination returned to a page already read ({page})"),
+                format!(
+                    "pagination returned to a page already read ({})",
+                    http::quoted(page)
+                ),
             ))
         }
     }

@@ -16,7 +16,7 @@
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::http::{Auth, Body, HttpClient, RetryPolicy};
+use super::http::{Auth, Body, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, base_url, credential, date_part, decimal, join, req_arr, s, ConnectorError,
@@ -31,13 +31,13 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let client_id = credential(P, credentials, "client_id")?;
     let secret = credential(P, credentials, "client_secret")?;
     let base = base_url(P, config)?;
-    let token = access_token(&base, &client_id, &secret, retry)?;
-    let client = HttpClient::new(P, base, Auth::Bearer(token), retry);
+    let token = access_token(&base, &client_id, &secret, config, retry)?;
+    let client = HttpClient::new(P, base, Auth::Bearer(token), config, retry);
     match data_type {
         DataType::Products => products(&client),
         DataType::Invoices => invoices(&client),
@@ -53,13 +53,14 @@ pub fn access_token(
     base: &str,
     client_id: &str,
     secret: &str,
-    retry: &RetryPolicy,
+    config: &PlatformConfig,
+    retry: &Pull,
 ) -> ConnectorResult<String> {
     let auth = Auth::Basic {
         user: client_id.to_owned(),
         password: secret.to_owned(),
     };
-    let client = HttpClient::new(P, base, auth, retry);
+    let client = HttpClient::new(P, base, auth, config, retry);
     let form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
     let res = client.send(
         "POST",
@@ -82,7 +83,9 @@ fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
         let (page, res) = client.get_json(&url)?;
         // An empty result may leave the list out.
         if page.get(key).is_some() {
-            out.extend(req_arr(P, &page, key)?.iter().cloned());
+            let items = req_arr(P, &page, key)?;
+            client.records(items.len())?;
+            out.extend(items.iter().cloned());
         }
         next = arr(&page, "links")
             .iter()

@@ -16,7 +16,7 @@
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::http::{Auth, HttpClient, RetryPolicy};
+use super::http::{Auth, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, credential, date_part, decimal, join, req_arr, s, text, ConnectorError, ConnectorResult,
@@ -45,19 +45,23 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
-    let shop = credential(P, credentials, "shop")?;
     let token = credential(P, credentials, "access_token")?;
+    // Checked again at every pull (DECISIONS §17), then on the address connected to.
+    let shop = super::site_url(P, credentials, config)?
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default();
     let origin = config
         .base_url
         .as_deref()
         .map(|u| u.trim_end_matches('/').to_owned())
-        .unwrap_or_else(|| shop_origin(&shop));
+        .unwrap_or(shop);
     let client = HttpClient::new(
         P,
         format!("{origin}/admin/api/{API_VERSION}"),
         Auth::None,
+        config,
         retry,
     )
     .with_header("X-Shopify-Access-Token", &token);
@@ -80,7 +84,9 @@ fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
     while let Some(url) = next {
         guard.visit(&url)?;
         let (page, res) = client.get_json(&url)?;
-        out.extend(req_arr(P, &page, key)?.iter().cloned());
+        let items = req_arr(P, &page, key)?;
+        client.records(items.len())?;
+        out.extend(items.iter().cloned());
         next = res.link_next();
         if let Some(n) = &next {
             client.check_same_origin(n)?;

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
-use super::http::{Auth, HttpClient, RetryPolicy};
+use super::http::{Auth, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, base_url, credential, date_part, decimal, join, minor_to_major, s, ConnectorError,
@@ -36,10 +36,10 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let token = credential(P, credentials, "access_token")?;
-    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(token), retry)
+    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(token), config, retry)
         .with_header("Square-Version", SQUARE_VERSION);
     match data_type {
         DataType::Contacts => contacts(&client),
@@ -73,7 +73,9 @@ fn list_get(
             q.append_pair("cursor", c);
         }
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
-        out.extend(arr(&page, key).iter().cloned());
+        let items = arr(&page, key);
+        client.records(items.len())?;
+        out.extend(items.iter().cloned());
         match s(&page, "cursor") {
             Some(c) => {
                 guard.visit(c)?;
@@ -100,7 +102,9 @@ fn list_post(
             obj.insert("cursor".into(), Value::String(c.clone()));
         }
         let (page, _) = client.post_json(&client.url(path), b)?;
-        out.extend(arr(&page, key).iter().cloned());
+        let items = arr(&page, key);
+        client.records(items.len())?;
+        out.extend(items.iter().cloned());
         match s(&page, "cursor") {
             Some(c) => {
                 guard.visit(c)?;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::http::{Auth, HttpClient, RetryPolicy};
+use super::http::{Auth, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, base_url, credential, decimal, join, minor_field, minor_to_major, req_arr, s, unix_date,
@@ -35,10 +35,10 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let key = credential(P, credentials, "api_key")?;
-    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(key), retry)
+    let client = HttpClient::new(P, base_url(P, config)?, Auth::Bearer(key), config, retry)
         .with_header("Stripe-Version", STRIPE_VERSION);
     match data_type {
         DataType::Contacts => contacts(&client),
@@ -72,7 +72,9 @@ pub fn list_all(
         }
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
         let data = req_arr(P, &page, "data")?;
-        out.extend(data.iter().cloned());
+        let items = data;
+        client.records(items.len())?;
+        out.extend(items.iter().cloned());
         let has_more = page
             .get("has_more")
             .and_then(Value::as_bool)

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::http::{Auth, HttpClient, RetryPolicy};
+use super::http::{Auth, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
 use super::{
     arr, credential, date_part, decimal, join, s, text, ConnectorError, ConnectorResult, DataType,
@@ -35,28 +35,26 @@ pub fn pull(
     data_type: DataType,
     credentials: &Value,
     config: &PlatformConfig,
-    retry: &RetryPolicy,
+    retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
-    let site = credential(P, credentials, "url")?;
     let key = credential(P, credentials, "consumer_key")?;
     let secret = credential(P, credentials, "consumer_secret")?;
+    // The keys go only over https to a public host (DECISIONS §17), checked again at
+    // every pull and then on the address connected to; or to the configured origin.
+    let site = super::site_url(P, credentials, config)?
+        .map(String::from)
+        .unwrap_or_default();
     let origin = config
         .base_url
         .clone()
         .unwrap_or(site)
         .trim_end_matches('/')
         .to_owned();
-    if !origin.starts_with("https://") && !origin.starts_with("http://") {
-        return Err(ConnectorError::Credentials {
-            platform: P,
-            message: "`url` must start with https://".to_owned(),
-        });
-    }
     let auth = Auth::Basic {
         user: key,
         password: secret,
     };
-    let client = HttpClient::new(P, format!("{origin}/wp-json/wc/v3"), auth, retry);
+    let client = HttpClient::new(P, format!("{origin}/wp-json/wc/v3"), auth, config, retry);
     match data_type {
         DataType::Contacts => contacts(&client),
         DataType::Products => products(&client),
@@ -80,6 +78,7 @@ fn list_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
         let items = page
             .as_array()
             .ok_or_else(|| ConnectorError::bad(P, "a list page is not a JSON array"))?;
+        client.records(items.len())?;
         out.extend(items.iter().cloned());
         next = res.link_next();
         if let Some(n) = &next {

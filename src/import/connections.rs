@@ -14,6 +14,11 @@
 //! - Only the platform's own credential fields are kept (trimmed); anything else sent is
 //!   dropped. Credentials are checked for completeness
 //!   ([`connectors::validate_credentials`]); the platform is not called.
+//! - The WooCommerce `url` and the Shopify `shop` must pass the outgoing-call policy
+//!   (DECISIONS §17, [`crate::outbound`]): `https://`, and a host that neither is nor
+//!   resolves to a loopback, private or link-local address, unless its origin is the
+//!   configured `platforms.<id>.base_url`. A 400 names the rule. Each pull checks again,
+//!   on the address it connects to.
 //! - Secrets never leave the server: every answer is [`Connection`], which has no
 //!   credentials field.
 //! - `status` is `connected`, or `reconnect_required` once FreeAgent has refused the
@@ -28,6 +33,7 @@ use serde_json::{json, Map, Value};
 use crate::accounting::common::EntityListQuery;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
+use crate::config::{AppConfig, PlatformConfig};
 use crate::connectors::{self, Platform};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -54,12 +60,30 @@ pub struct Connection {
     pub status: String,
 }
 
-/// A connection with its secrets, for the pulls. Not serialisable on purpose.
-#[derive(Debug, Clone)]
+/// A connection with its secrets, for the pulls. Not serialisable on purpose, and its
+/// `Debug` names the credential fields without their values.
+#[derive(Clone)]
 pub struct StoredConnection {
     pub connection: Connection,
     pub credentials: Value,
 }
+
+impl std::fmt::Debug for StoredConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let fields: Vec<&String> = self
+            .credentials
+            .as_object()
+            .map(|o| o.keys().collect())
+            .unwrap_or_default();
+        f.debug_struct("StoredConnection")
+            .field("connection", &self.connection)
+            .field("credentials", &format_args!("<redacted {fields:?}>"))
+            .finish()
+    }
+}
+
+/// How long the connection POST waits for the site's name to resolve.
+const SITE_LOOKUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 const COLUMNS: &str = "id, platform, entity_id, created_at, last_used_at, status";
 
@@ -109,7 +133,11 @@ fn credential_fields(platform: Platform) -> &'static [&'static str] {
 }
 
 /// Checks the credentials object and keeps only the platform's own fields, trimmed.
-fn clean_credentials(platform: Platform, credentials: &Value) -> AppResult<Value> {
+fn clean_credentials(
+    platform: Platform,
+    credentials: &Value,
+    config: &PlatformConfig,
+) -> AppResult<Value> {
     if !credentials.is_object() {
         return Err(AppError::invalid(
             "credentials",
@@ -119,12 +147,7 @@ fn clean_credentials(platform: Platform, credentials: &Value) -> AppResult<Value
             ),
         ));
     }
-    connectors::validate_credentials(platform, credentials).map_err(|e| match e {
-        connectors::ConnectorError::Credentials { message, .. } => {
-            AppError::invalid("credentials", format!("{platform}: {message}"))
-        }
-        other => other.into(),
-    })?;
+    connectors::validate_credentials(platform, credentials, config).map_err(credentials_error)?;
     let mut kept = Map::new();
     for f in credential_fields(platform) {
         if let Some(v) = credentials.get(*f).and_then(Value::as_str) {
@@ -132,6 +155,15 @@ fn clean_credentials(platform: Platform, credentials: &Value) -> AppResult<Value
         }
     }
     Ok(Value::Object(kept))
+}
+
+fn credentials_error(e: connectors::ConnectorError) -> AppError {
+    match e {
+        connectors::ConnectorError::Credentials { platform, message } => {
+            AppError::invalid("credentials", format!("{platform}: {message}"))
+        }
+        other => other.into(),
+    }
 }
 
 /// The caller's connections, newest first, optionally of one entity.
@@ -300,6 +332,7 @@ async fn create(
     body: JsonBody<CreateBody>,
     db: &State<Db>,
     clock: &State<Clock>,
+    config: &State<AppConfig>,
 ) -> AppResult<Saved> {
     let b = body.into_inner();
     let platform = api_platform(&b.platform)?;
@@ -308,7 +341,15 @@ async fn create(
             "freeagent connects over OAuth: start at GET /api/import/oauth/start?platform=freeagent&entityId=",
         ));
     }
-    let credentials = clean_credentials(platform, &b.credentials)?;
+    let pconfig = config.platform(platform.id());
+    let credentials = clean_credentials(platform, &b.credentials, &pconfig)?;
+    let creds = credentials.clone();
+    rocket::tokio::task::spawn_blocking(move || {
+        connectors::check_site(platform, &creds, &pconfig, SITE_LOOKUP_TIMEOUT)
+    })
+    .await
+    .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
+    .map_err(credentials_error)?;
     let scope = Scope::user(user.id());
     let now = rfc3339(clock.now());
     let (connection, created) = db

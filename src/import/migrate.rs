@@ -17,7 +17,15 @@
 //! 2. Pulls EVERY page of every type first, with the connectors on a blocking thread and
 //!    no database connection held during the network I/O. Only one run per entity and
 //!    platform at a time (a second gets 409): two runs refreshing the same FreeAgent
-//!    grant at once would rotate it under each other.
+//!    grant at once would rotate it under each other. At most `pulls.concurrent` runs
+//!    (default 2) pull at once across the installation ([`PullSlots`]); a further run is
+//!    refused with 503 and `Retry-After` ([`BUSY_RETRY_AFTER_SECS`]) rather than queued,
+//!    since each holds a blocking thread, and its pulled records in memory, for minutes.
+//!    The run is bounded by `pulls.max_pages` requests, `pulls.max_records` records and
+//!    `pulls.max_bytes` bytes, over all its types ([`crate::connectors::Pull`]); beyond
+//!    them it fails (400 naming the setting) and nothing is kept. A FreeAgent grant that
+//!    needs refreshing is refreshed, and the rotated grant stored, before any page is
+//!    read.
 //! 3. Records the pull on the connection in its own transaction, whatever the outcome:
 //!    `last_used_at`, and for FreeAgent the (possibly refreshed and rotated) grant. A
 //!    refresh refused as revoked marks the connection `reconnect_required` and answers
@@ -38,6 +46,7 @@
 //! managed [`RetryPolicy`] (`App::retry`): the production default sleeps, tests record.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use rocket::serde::json::Json;
@@ -52,7 +61,9 @@ use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::AppConfig;
 use crate::connectors::freeagent::{self, FreeAgentToken};
-use crate::connectors::{self as conn, ConnectorError, DataType, ImportRow, Platform, RetryPolicy};
+use crate::connectors::{
+    self as conn, ConnectorError, DataType, ImportRow, Platform, Pull, RetryPolicy,
+};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::JsonBody;
@@ -185,6 +196,80 @@ impl Drop for RunGuard {
     }
 }
 
+/// Seconds a run refused for want of a pull slot is told to wait.
+pub const BUSY_RETRY_AFTER_SECS: u64 = 30;
+
+/// How many runs may pull at once across the installation (`pulls.concurrent`):
+/// managed state, one per application.
+pub struct PullSlots {
+    running: AtomicU32,
+    max: u32,
+}
+
+impl PullSlots {
+    pub fn new(max: u32) -> Self {
+        Self {
+            running: AtomicU32::new(0),
+            max: max.max(1),
+        }
+    }
+
+    /// A slot for one run, or `None` when every slot is taken.
+    fn try_take(&self) -> Option<PullSlot<'_>> {
+        self.running
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| PullSlot(self))
+    }
+}
+
+/// Holds a slot until the run ends.
+struct PullSlot<'a>(&'a PullSlots);
+
+impl Drop for PullSlot<'_> {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The migrate answer when it fails: the error, with a longer `Retry-After` when the run
+/// found no free slot (a run lasts minutes; the error type's 503 says 1 second).
+pub enum MigrateError {
+    App(AppError),
+    Busy,
+}
+
+impl From<AppError> for MigrateError {
+    fn from(e: AppError) -> Self {
+        Self::App(e)
+    }
+}
+
+impl From<ConnectorError> for MigrateError {
+    fn from(e: ConnectorError) -> Self {
+        Self::App(e.into())
+    }
+}
+
+impl<'r> rocket::response::Responder<'r, 'static> for MigrateError {
+    fn respond_to(self, req: &'r rocket::Request<'_>) -> rocket::response::Result<'static> {
+        match self {
+            Self::App(e) => e.respond_to(req),
+            Self::Busy => {
+                let mut res = AppError::Unavailable(format!(
+                    "Too many imports are pulling from other platforms right now; retry in \
+                     {BUSY_RETRY_AFTER_SECS} seconds"
+                ))
+                .respond_to(req)?;
+                res.set_raw_header("Retry-After", BUSY_RETRY_AFTER_SECS.to_string());
+                Ok(res)
+            }
+        }
+    }
+}
+
 /// One pulled type.
 enum Pulled {
     Rows(Vec<ImportRow>),
@@ -198,32 +283,31 @@ struct PullRun {
     result: Result<Vec<(DataType, Pulled)>, ConnectorError>,
 }
 
+/// The stored FreeAgent grant of a connection.
+fn grant_of(stored: &StoredConnection) -> AppResult<FreeAgentToken> {
+    serde_json::from_value::<FreeAgentToken>(stored.credentials.clone()).map_err(|e| {
+        AppError::internal(format!(
+            "connection {} holds no FreeAgent grant: {e}",
+            stored.connection.id
+        ))
+    })
+}
+
 fn pull_all(
     platform: Platform,
     types: &[DataType],
     all: bool,
     stored: &StoredConnection,
+    mut token: Option<FreeAgentToken>,
     config: &crate::config::PlatformConfig,
     clock: &Clock,
-    retry: &RetryPolicy,
-) -> AppResult<PullRun> {
-    let mut token = if platform == Platform::Freeagent {
-        Some(
-            serde_json::from_value::<FreeAgentToken>(stored.credentials.clone()).map_err(|e| {
-                AppError::internal(format!(
-                    "connection {} holds no FreeAgent grant: {e}",
-                    stored.connection.id
-                ))
-            })?,
-        )
-    } else {
-        None
-    };
+    pull: &Pull,
+) -> PullRun {
     let mut out = Vec::with_capacity(types.len());
     for &t in types {
         let pulled = match token.as_mut() {
-            Some(token) => freeagent::pull(t, token, config, clock.now(), retry),
-            None => conn::pull(platform, t, &stored.credentials, config, retry),
+            Some(token) => freeagent::pull_within(t, token, config, clock.now(), pull),
+            None => conn::pull_within(platform, t, &stored.credentials, config, pull),
         };
         match pulled {
             Ok(rows) => out.push((t, Pulled::Rows(rows))),
@@ -231,17 +315,37 @@ fn pull_all(
                 out.push((t, Pulled::Unavailable(e.to_string())));
             }
             Err(e) => {
-                return Ok(PullRun {
+                return PullRun {
                     token,
                     result: Err(e),
-                })
+                }
             }
         }
     }
-    Ok(PullRun {
+    PullRun {
         token,
         result: Ok(out),
-    })
+    }
+}
+
+/// Records a pull's use of the connection: `last_used_at`, the grant when there is one,
+/// `reconnect_required` when the grant was refused as revoked.
+async fn record_use(
+    db: &Db,
+    clock: &Clock,
+    id: &str,
+    token: Option<&FreeAgentToken>,
+    revoked: bool,
+) -> AppResult<()> {
+    let credentials = token
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| AppError::internal(format!("token serialisation: {e}")))?;
+    let status = revoked.then_some(connections::RECONNECT_REQUIRED);
+    let id = id.to_owned();
+    let now = rfc3339(clock.now());
+    db.write(move |tx| connections::record_use(tx, &id, credentials.as_ref(), status, &now))
+        .await
 }
 
 /// A failed pull as the answer: the caller's problem stays a 400; the platform's is a
@@ -254,6 +358,7 @@ fn pull_error(e: ConnectorError) -> AppError {
 }
 
 #[post("/import/migrate", data = "<body>")]
+#[allow(clippy::too_many_arguments)]
 async fn migrate(
     user: SessionUser,
     _pro: ProPlan,
@@ -262,7 +367,8 @@ async fn migrate(
     clock: &State<Clock>,
     config: &State<AppConfig>,
     retry: &State<RetryPolicy>,
-) -> AppResult<Json<Value>> {
+    slots: &State<PullSlots>,
+) -> Result<Json<Value>, MigrateError> {
     let b = body.into_inner();
     let platform = api_platform(&b.platform)?;
     check_mode(platform, &b.mode)?;
@@ -285,30 +391,53 @@ async fn migrate(
     if stored.connection.status == connections::RECONNECT_REQUIRED {
         return Err(ConnectorError::ReconnectRequired { platform }.into());
     }
-
-    // 2. Every page of every type, off the async threads, no database held.
+    let _slot = slots.try_take().ok_or(MigrateError::Busy)?;
     let pconfig = config.platform(platform.id());
-    let (c, r, st) = (clock.inner().clone(), retry.inner().clone(), stored.clone());
+    let budget = Pull::new(retry.inner(), config.pulls);
+    let id = stored.connection.id.clone();
+
+    // 2a. A FreeAgent grant due for a refresh is refreshed, and the rotated grant stored,
+    // before any page is read: nothing the pull then does can lose it.
+    let mut token = None;
+    if platform == Platform::Freeagent {
+        let mut grant = grant_of(&stored)?;
+        if grant.needs_refresh(clock.now()) {
+            let (c, r, now) = (pconfig.clone(), retry.inner().clone(), clock.now());
+            let (grant_after, refreshed) = rocket::tokio::task::spawn_blocking(move || {
+                let refreshed = freeagent::refresh(&c, &mut grant, now, &r);
+                (grant, refreshed)
+            })
+            .await
+            .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?;
+            let revoked = matches!(refreshed, Err(ConnectorError::ReconnectRequired { .. }));
+            record_use(db, clock, &id, Some(&grant_after), revoked).await?;
+            refreshed.map_err(pull_error)?;
+            grant = grant_after;
+        }
+        token = Some(grant);
+    }
+
+    // 2b. Every page of every type, off the async threads, no database held.
+    let (c, st) = (clock.inner().clone(), stored.clone());
     let pull_types = types.clone();
     let run = rocket::tokio::task::spawn_blocking(move || {
-        pull_all(platform, &pull_types, all, &st, &pconfig, &c, &r)
+        pull_all(
+            platform,
+            &pull_types,
+            all,
+            &st,
+            token,
+            &pconfig,
+            &c,
+            &budget,
+        )
     })
     .await
-    .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))??;
+    .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?;
 
     // 3. The use of the connection, and the (possibly rotated) grant, whatever happened.
     let revoked = matches!(run.result, Err(ConnectorError::ReconnectRequired { .. }));
-    let credentials = run
-        .token
-        .as_ref()
-        .map(serde_json::to_value)
-        .transpose()
-        .map_err(|e| AppError::internal(format!("token serialisation: {e}")))?;
-    let status = revoked.then_some(connections::RECONNECT_REQUIRED);
-    let id = stored.connection.id.clone();
-    let now = rfc3339(clock.now());
-    db.write(move |tx| connections::record_use(tx, &id, credentials.as_ref(), status, &now))
-        .await?;
+    record_use(db, clock, &id, run.token.as_ref(), revoked).await?;
     let pulled = run.result.map_err(pull_error)?;
 
     // 4. One transaction for the whole run.
@@ -332,4 +461,21 @@ async fn migrate(
         })
         .await?;
     Ok(data(Value::Object(answer)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pull_slots_are_given_back_when_a_run_ends() {
+        let slots = PullSlots::new(2);
+        let a = slots.try_take().expect("first");
+        let b = slots.try_take().expect("second");
+        assert!(slots.try_take().is_none(), "a third run waits for a slot");
+        drop(a);
+        let c = slots.try_take().expect("a slot came back");
+        drop((b, c));
+        assert_eq!(slots.running.load(Ordering::Acquire), 0);
+    }
 }
