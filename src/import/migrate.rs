@@ -293,6 +293,7 @@ fn grant_of(stored: &StoredConnection) -> AppResult<FreeAgentToken> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn pull_all(
     platform: Platform,
     types: &[DataType],
