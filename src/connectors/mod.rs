@@ -70,10 +70,19 @@
 //! # Public API
 //!
 //! - [`pull`]`(platform, data_type, &credentials, &config, &retry) -> Result<Vec<ImportRow>>`
-//!   for the six API platforms; [`validate_credentials`] for the connection POST;
-//!   [`Platform::supports`] / [`Platform::supported`] for the matrix.
+//!   for the six API platforms, and [`pull_within`] with a run's [`Pull`] budget
+//!   (`pulls.*` settings: requests, records and bytes per run, shared by every type of
+//!   the run); [`validate_credentials`] and [`check_site`] (DNS) for the connection
+//!   POST; [`site_url`] for the WooCommerce/Shopify site under the outgoing-call policy
+//!   ([`crate::outbound`]); [`Platform::supports`] / [`Platform::supported`] for the
+//!   matrix.
 //! - [`freeagent`]: `new_state`, `authorize_url`, `check_state`, `exchange_code`,
-//!   `refresh`, `ensure_fresh`, `pull(data_type, &mut token, &config, now, &retry)`.
+//!   `refresh`, `ensure_fresh`, `pull(data_type, &mut token, &config, now, &retry)` and
+//!   `pull_within(.., &pull)`.
+//!
+//! Every request goes through [`http::HttpClient`], which applies the outgoing-call
+//! policy (only `https://` public hosts, checked on the address connected to, except the
+//! origins of `platforms.<id>` URLs) and the run's budget.
 //! - [`ConnectorError`] (`From` into `AppError`: the caller's problem → 400, the
 //!   platform's → 503) and [`RetryPolicy`] (`Default` in production; tests inject the
 //!   sleep).
