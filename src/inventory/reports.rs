@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{and_eq, location_ref};
+use super::lookup::{and_eq, location_ref};
 use crate::auth::SessionUser;
 use crate::db::decimal::Qty;
 use crate::db::Db;
