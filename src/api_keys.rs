@@ -18,7 +18,7 @@ use crate::auth::{token, SessionUser};
 use crate::clock::{parse_rfc3339, rfc3339, Clock};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{parse_id, JsonBody};
+use crate::http::body::{IdBody, JsonBody};
 use crate::http::paging::ListQuery;
 use crate::http::{data, required_text, Created};
 use crate::scope::Scope;
@@ -210,11 +210,6 @@ async fn create(
     Ok(Created(created))
 }
 
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
-}
-
 /// Revokes a key (idempotent: a revoked key keeps its first `revoked_at`).
 #[delete("/api-keys", data = "<body>")]
 async fn revoke(
@@ -223,7 +218,7 @@ async fn revoke(
     db: &State<Db>,
     clock: &State<Clock>,
 ) -> AppResult<Json<Value>> {
-    let id = parse_id("id", &body.id)?;
+    let id = body.id()?;
     let owner = user.user.id;
     let now = rfc3339(clock.now());
     db.write(move |tx| {

@@ -12,11 +12,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
+use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{nullable, parse_id, JsonBody};
-use crate::http::paging::ListQuery;
+use crate::http::body::{nullable, parse_id, IdBody, JsonBody};
+use crate::http::paging::{ListQuery, Page};
 use crate::http::{required_text, Created};
 use crate::scope::Scope;
 
@@ -80,21 +80,25 @@ pub fn get_owned(conn: &Connection, owner: &str, id: &str) -> AppResult<Entity> 
     .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))
 }
 
-pub fn create_entity(
-    tx: &Transaction,
-    owner: &str,
-    name: String,
-    vat_number: Option<String>,
-    address: Option<String>,
-    now: &str,
-) -> AppResult<Entity> {
+/// The body of a create (`POST /api/entities`).
+#[derive(Debug, Deserialize)]
+pub struct NewEntity {
+    pub name: String,
+    #[serde(default)]
+    pub vat_number: Option<String>,
+    #[serde(default)]
+    pub address: Option<String>,
+}
+
+/// Creates an entity of `owner` with the standard expense categories.
+pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> AppResult<Entity> {
     let e = Entity {
         id: uuid::Uuid::new_v4().to_string(),
-        name,
-        vat_number,
-        address,
+        name: required_text("name", &b.name)?,
+        vat_number: b.vat_number,
+        address: b.address,
         currency: "GBP".into(),
-        created_at: now.to_owned(),
+        created_at: ctx.now.clone(),
     };
     tx.execute(
         "INSERT INTO entities (id, owner_id, name, vat_number, address, currency, created_at)
@@ -112,10 +116,90 @@ pub fn create_entity(
             e.id,
             cat,
             code,
-            now
+            ctx.now
         ])?;
     }
     Ok(e)
+}
+
+/// The entities of `owner` by name, or only `only` when given.
+pub fn list_entities(
+    conn: &Connection,
+    owner: &str,
+    only: Option<&str>,
+    page: Page,
+) -> AppResult<Vec<Entity>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM entities WHERE owner_id = ?1 AND (?2 IS NULL OR id = ?2)
+         ORDER BY name COLLATE NOCASE, seq LIMIT ?3 OFFSET ?4"
+    ))?;
+    let rows = stmt
+        .query_map(
+            params![owner, only, page.sql_limit(), page.offset],
+            from_row,
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The body of a PUT: each field optional; `vat_number` and `address` may be set to null.
+#[derive(Debug, Default, Deserialize)]
+pub struct EntityUpdate {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub vat_number: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub address: Option<Option<String>>,
+}
+
+/// Applies a PUT to an entity of `owner` and returns the whole entity.
+pub fn update_entity(tx: &Transaction, owner: &str, b: EntityUpdate) -> AppResult<Entity> {
+    let id = parse_id("id", &b.id)?;
+    let name = b
+        .name
+        .as_deref()
+        .map(|n| required_text("name", n))
+        .transpose()?;
+    let mut e = get_owned(tx, owner, &id)?;
+    if let Some(n) = name {
+        e.name = n;
+    }
+    if let Some(v) = b.vat_number {
+        e.vat_number = v;
+    }
+    if let Some(a) = b.address {
+        e.address = a;
+    }
+    tx.execute(
+        "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3 WHERE id = ?4",
+        params![e.name, e.vat_number, e.address, e.id],
+    )?;
+    Ok(e)
+}
+
+/// Deletes an entity of `owner` that holds nothing but its standard expense categories
+/// (409 otherwise).
+pub fn delete_entity(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
+    get_owned(tx, owner, id)?;
+    tx.execute(
+        "DELETE FROM expense_categories WHERE entity_id = ?1 AND standard = 1",
+        [id],
+    )
+    .map_err(in_use)?;
+    tx.execute("DELETE FROM entities WHERE id = ?1", [id])
+        .map_err(in_use)?;
+    Ok(())
+}
+
+fn in_use(e: rusqlite::Error) -> AppError {
+    match AppError::from(e) {
+        AppError::Conflict(_) => {
+            AppError::conflict("Entity still holds records; delete them first")
+        }
+        other => other,
+    }
 }
 
 /// Query of `GET /api/entities`: paging, and the `entityId` filter every §4 list takes
@@ -140,98 +224,37 @@ async fn list(user: SessionUser, q: EntityQuery, db: &State<Db>) -> AppResult<Js
     let rows = db
         .read(move |conn| {
             let only = scope.entity_opt(conn, "entityId", filter.as_deref())?;
-            let mut stmt = conn.prepare(&format!(
-                "SELECT {COLUMNS} FROM entities WHERE owner_id = ?1 AND (?2 IS NULL OR id = ?2)
-                 ORDER BY name COLLATE NOCASE, seq LIMIT ?3 OFFSET ?4"
-            ))?;
-            let rows = stmt
-                .query_map(
-                    params![scope.owner_id, only, page.sql_limit(), page.offset],
-                    from_row,
-                )?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
+            list_entities(conn, &scope.owner_id, only.as_deref(), page)
         })
         .await?;
     Ok(Json(json!({ "data": rows })))
 }
 
-#[derive(Deserialize)]
-struct CreateBody {
-    name: String,
-    #[serde(default)]
-    vat_number: Option<String>,
-    #[serde(default)]
-    address: Option<String>,
-}
-
 #[post("/entities", data = "<body>")]
 async fn create(
     user: SessionUser,
-    body: JsonBody<CreateBody>,
+    body: JsonBody<NewEntity>,
     db: &State<Db>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Created<Value>> {
     let b = body.into_inner();
-    let name = required_text("name", &b.name)?;
-    let now = rfc3339(clock.now());
     let owner = user.user.id;
     let e = db
-        .write(move |tx| create_entity(tx, &owner, name, b.vat_number, b.address, &now))
+        .write(move |tx| create_entity(tx, &owner, b, &ctx))
         .await?;
     Ok(Created(json!(e)))
-}
-
-#[derive(Deserialize)]
-struct UpdateBody {
-    id: String,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    vat_number: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    address: Option<Option<String>>,
 }
 
 #[put("/entities", data = "<body>")]
 async fn update(
     user: SessionUser,
-    body: JsonBody<UpdateBody>,
+    body: JsonBody<EntityUpdate>,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let b = body.into_inner();
-    let id = parse_id("id", &b.id)?;
-    let name = b
-        .name
-        .as_deref()
-        .map(|n| required_text("name", n))
-        .transpose()?;
     let owner = user.user.id;
-    let e = db
-        .write(move |tx| {
-            let mut e = get_owned(tx, &owner, &id)?;
-            if let Some(n) = name {
-                e.name = n;
-            }
-            if let Some(v) = b.vat_number {
-                e.vat_number = v;
-            }
-            if let Some(a) = b.address {
-                e.address = a;
-            }
-            tx.execute(
-                "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3 WHERE id = ?4",
-                params![e.name, e.vat_number, e.address, e.id],
-            )?;
-            Ok(e)
-        })
-        .await?;
+    let e = db.write(move |tx| update_entity(tx, &owner, b)).await?;
     Ok(Json(json!({ "data": e })))
-}
-
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
 }
 
 #[delete("/entities", data = "<body>")]
@@ -240,28 +263,8 @@ async fn remove(
     body: JsonBody<IdBody>,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
-    let id = parse_id("id", &body.id)?;
+    let id = body.id()?;
     let owner = user.user.id;
-    db.write(move |tx| {
-        get_owned(tx, &owner, &id)?;
-        tx.execute(
-            "DELETE FROM expense_categories WHERE entity_id = ?1 AND standard = 1",
-            [&id],
-        )
-        .map_err(in_use)?;
-        tx.execute("DELETE FROM entities WHERE id = ?1", [&id])
-            .map_err(in_use)?;
-        Ok(())
-    })
-    .await?;
+    db.write(move |tx| delete_entity(tx, &owner, &id)).await?;
     Ok(Json(json!({ "data": { "success": true } })))
-}
-
-fn in_use(e: rusqlite::Error) -> AppError {
-    match AppError::from(e) {
-        AppError::Conflict(_) => {
-            AppError::conflict("Entity still holds records; delete them first")
-        }
-        other => other,
-    }
 }

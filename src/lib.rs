@@ -8,6 +8,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod connectors;
+pub mod ctx;
 pub mod db;
 pub mod entities;
 pub mod error;

@@ -2,10 +2,11 @@
 
 use rusqlite::{Connection, Transaction};
 
-use super::common::{Ctx, Order};
 use super::documents::{self, CreateDocument, DocKind, Document, UpdateDocument};
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::error::AppResult;
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::Scope;
 

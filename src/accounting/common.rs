@@ -1,83 +1,18 @@
-//! What every accounting resource shares: the request context, list queries and their
-//! order, visibility lookups through the caller's [`Scope`], entity resolution for new
-//! records, and the small text, date and value checks.
+//! What every accounting resource shares: list queries, visibility lookups through the
+//! caller's [`Scope`], entity resolution for new records, and the small value checks.
+//! The request context ([`crate::ctx::Ctx`]), the list order and query
+//! ([`crate::http::paging`]), text cleaning and the date parser ([`crate::http::body`])
+//! are shared with the rest of the crate and live below it.
 
-use rocket::FromForm;
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row};
-use time::macros::format_description;
 use time::Date;
 
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
-use crate::http::body::parse_id;
-use crate::http::paging::{parse_page, Page};
+use crate::http::body::{parse_date, parse_id};
+use crate::http::paging::{Order, Page};
 use crate::scope::{same_entity, Scope};
-
-/// What a write needs besides its body: the time, read once per request.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    /// RFC 3339 timestamp for `created_at` / `updated_at`.
-    pub now: String,
-    /// Default for dates the client leaves out (UTC).
-    pub today: Date,
-    /// `allow_negative_stock` (a product's opening stock goes through the ledger).
-    pub allow_negative: bool,
-}
-
-/// Which order a list comes back in.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// The session API's order for the resource (names alphabetically, dated records
-    /// newest first).
-    #[default]
-    Session,
-    /// Creation order (`seq`): the public API's stable paging order.
-    Creation,
-}
-
-/// Query parameters of every accounting list: `entityId`, `limit`, `offset`. Each may be
-/// given once (a repeated one is a 400, not silently ignored).
-#[derive(Debug, Default, Clone, FromForm)]
-pub struct EntityListQuery {
-    #[field(name = "entityId")]
-    pub entity_id: Vec<String>,
-    pub limit: Vec<String>,
-    pub offset: Vec<String>,
-}
-
-fn single<'a>(field: &str, values: &'a [String]) -> AppResult<Option<&'a str>> {
-    match values {
-        [] => Ok(None),
-        [v] => Ok(Some(v.as_str())),
-        _ => Err(AppError::invalid(field, "given more than once")),
-    }
-}
-
-impl EntityListQuery {
-    /// The `entityId` filter, when given.
-    pub fn entity(&self) -> AppResult<Option<String>> {
-        single("entityId", &self.entity_id).map(|e| e.map(str::to_owned))
-    }
-
-    fn page(&self, default_limit: Option<i64>) -> AppResult<Page> {
-        parse_page(
-            single("limit", &self.limit)?,
-            single("offset", &self.offset)?,
-            default_limit,
-        )
-    }
-
-    /// Session paging: no default limit.
-    pub fn session_page(&self) -> AppResult<Page> {
-        self.page(None)
-    }
-
-    /// Public API paging: default 50, at most 200.
-    pub fn v1_page(&self) -> AppResult<Page> {
-        self.page(Some(50))
-    }
-}
 
 /// A list query against one table (aliased `t`), restricted to what `scope` sees and
 /// optionally to one entity, in `order`, paged.
@@ -259,16 +194,6 @@ pub fn check_refs(entity: Option<&str>, refs: &[&Reference]) -> AppResult<()> {
     Ok(())
 }
 
-/// Trims optional text; blank becomes `None`.
-pub fn clean(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
-/// For nullable PUT fields: absent stays absent; null or blank clears.
-pub fn clean_nullable(s: Option<Option<String>>) -> Option<Option<String>> {
-    s.map(clean)
-}
-
 /// A required text field of a PUT, when present: not blank.
 pub fn required_update(field: &str, s: Option<String>) -> AppResult<Option<String>> {
     s.map(|s| crate::http::required_text(field, &s)).transpose()
@@ -285,12 +210,6 @@ pub fn one_of(field: &str, value: &str, allowed: &[&str]) -> AppResult<String> {
             format!("must be one of {}", allowed.join(", ")),
         ))
     }
-}
-
-/// Parses a `YYYY-MM-DD` date.
-pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
-    Date::parse(s.trim(), format_description!("[year]-[month]-[day]"))
-        .map_err(|_| AppError::invalid(field, "must be a date YYYY-MM-DD"))
 }
 
 /// An optional date, defaulting to `default`.

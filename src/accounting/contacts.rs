@@ -7,12 +7,14 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    clean, clean_nullable, in_use, new_id, new_record_entity, one_of, requested_entity,
-    required_update, Ctx, ListSql, Order,
+    in_use, new_id, new_record_entity, one_of, requested_entity, required_update, ListSql,
 };
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
+use crate::http::body::{clean, clean_nullable};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::http::required_text;
 use crate::scope::Scope;

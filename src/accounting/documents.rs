@@ -15,13 +15,16 @@ use serde::{Deserialize, Serialize};
 use time::Duration;
 
 use super::common::{
-    check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, one_of, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
+    reference, requested_entity, ListSql, Reference,
 };
 use super::lines::{self, Line, LineInput, PriceSource, Totals};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
+use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::Scope;
 
@@ -470,11 +473,11 @@ pub fn update(
         d.contact_id = r.id;
         d.contact_name = name;
     }
-    let issue = match b.issue_date.as_deref() {
+    let issue = match b.issue_date.as_deref().map(str::trim) {
         Some(s) => parse_date("issue_date", s)?,
         None => parse_date("issue_date", &d.issue_date)?,
     };
-    let due = match b.due_date.as_deref() {
+    let due = match b.due_date.as_deref().map(str::trim) {
         Some(s) => parse_date("due_date", s)?,
         None => parse_date("due_date", &d.due_date)?,
     };

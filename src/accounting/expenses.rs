@@ -8,14 +8,16 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, parse_date, reference_opt, requested_entity, required_update, Ctx, ListSql,
-    Order, Reference,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, reference_opt,
+    requested_entity, required_update, ListSql, Reference,
 };
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::AppResult;
+use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::http::required_text;
 use crate::scope::Scope;
@@ -186,7 +188,7 @@ impl Resource for Expenses {
     fn update(tx: &Transaction, scope: &Scope, b: UpdateExpense, ctx: &Ctx) -> AppResult<Expense> {
         let id = parse_id("id", &b.id)?;
         let mut e = get(tx, scope, &id)?;
-        if let Some(d) = b.date.as_deref() {
+        if let Some(d) = b.date.as_deref().map(str::trim) {
             e.date = date_text(parse_date("date", d)?);
         }
         if let Some(d) = required_update("description", b.description)? {

@@ -12,9 +12,10 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::common::{clean, new_id};
+use super::common::new_id;
 use crate::db::decimal::{check_percent, round, Money, Percent, Price, Qty, MAX_MAGNITUDE};
 use crate::error::{AppError, AppResult};
+use crate::http::body::clean;
 use crate::http::body::parse_id;
 use crate::scope::{same_entity, Scope};
 

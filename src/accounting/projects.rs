@@ -10,12 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, in_use, new_id, new_record_entity, non_negative, one_of, reference_opt,
-    requested_entity, required_update, Ctx, ListSql, Order,
+    requested_entity, required_update, ListSql,
 };
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::http::required_text;
 use crate::scope::Scope;

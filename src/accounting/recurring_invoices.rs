@@ -10,14 +10,17 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    one_of, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
+    requested_entity, ListSql, Reference,
 };
 use super::lines::{self, Line, LineInput, PriceSource};
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
+use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::Scope;
 
@@ -273,7 +276,7 @@ impl Resource for RecurringInvoices {
         if let Some(n) = b.interval_count {
             r.interval_count = interval_count(n)?;
         }
-        if let Some(d) = b.next_date.as_deref() {
+        if let Some(d) = b.next_date.as_deref().map(str::trim) {
             r.next_date = date_text(parse_date("next_date", d)?);
         }
         if let Some(s) = b.status.as_deref() {

@@ -10,16 +10,15 @@
 use rocket::serde::json::Json;
 use rusqlite::{Connection, Transaction};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::common::{Ctx, EntityListQuery, Order};
-use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::AppResult;
-use crate::http::body::parse_id;
+use crate::http::body::IdBody;
 use crate::http::paging::Page;
+use crate::http::paging::{EntityListQuery, Order};
 use crate::http::{data, Created};
 use crate::scope::Scope;
 
@@ -51,21 +50,6 @@ pub trait Resource: 'static {
     ) -> AppResult<Self::Record>;
 
     fn delete(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()>;
-}
-
-/// `{id}`: the body of every DELETE.
-#[derive(Debug, Deserialize)]
-pub struct IdBody {
-    pub id: String,
-}
-
-pub fn ctx(clock: &Clock, config: &AppConfig) -> Ctx {
-    let now = clock.now();
-    Ctx {
-        now: rfc3339(now),
-        today: now.date(),
-        allow_negative: config.allow_negative_stock,
-    }
 }
 
 /// Reads a list with the entity filter resolved through the scope.
@@ -118,7 +102,7 @@ pub async fn update<R: Resource>(
 }
 
 pub async fn delete<R: Resource>(scope: Scope, body: IdBody, db: &Db) -> AppResult<Json<Value>> {
-    let id = parse_id("id", &body.id)?;
+    let id = body.id()?;
     db.write(move |tx| R::delete(tx, &scope, &id)).await?;
     Ok(data(json!({ "success": true })))
 }
@@ -130,7 +114,7 @@ macro_rules! session_crud {
         #[rocket::get($list)]
         async fn route_list(
             user: $crate::auth::SessionUser,
-            q: $crate::accounting::common::EntityListQuery,
+            q: $crate::http::paging::EntityListQuery,
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
             $crate::accounting::resource::list::<$res>($crate::scope::Scope::user(user.id()), q, db)
@@ -144,8 +128,7 @@ macro_rules! session_crud {
                 <$res as $crate::accounting::resource::Resource>::Create,
             >,
             db: &rocket::State<$crate::db::Db>,
-            clock: &rocket::State<$crate::clock::Clock>,
-            config: &rocket::State<$crate::config::AppConfig>,
+            ctx: $crate::ctx::Ctx,
         ) -> $crate::error::AppResult<
             $crate::http::Created<<$res as $crate::accounting::resource::Resource>::Record>,
         > {
@@ -153,7 +136,7 @@ macro_rules! session_crud {
                 $crate::scope::Scope::user(user.id()),
                 body.into_inner(),
                 db,
-                $crate::accounting::resource::ctx(clock, config),
+                ctx,
             )
             .await
         }
@@ -165,14 +148,13 @@ macro_rules! session_crud {
                 <$res as $crate::accounting::resource::Resource>::Update,
             >,
             db: &rocket::State<$crate::db::Db>,
-            clock: &rocket::State<$crate::clock::Clock>,
-            config: &rocket::State<$crate::config::AppConfig>,
+            ctx: $crate::ctx::Ctx,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
             $crate::accounting::resource::update::<$res>(
                 $crate::scope::Scope::user(user.id()),
                 body.into_inner(),
                 db,
-                $crate::accounting::resource::ctx(clock, config),
+                ctx,
             )
             .await
         }
@@ -180,7 +162,7 @@ macro_rules! session_crud {
         #[rocket::delete($path, data = "<body>")]
         async fn route_delete(
             user: $crate::auth::SessionUser,
-            body: $crate::http::body::JsonBody<$crate::accounting::resource::IdBody>,
+            body: $crate::http::body::JsonBody<$crate::http::body::IdBody>,
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
             $crate::accounting::resource::delete::<$res>(

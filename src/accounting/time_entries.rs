@@ -9,13 +9,16 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    non_negative, parse_date, reference, requested_entity, Ctx, ListSql, Order, Reference,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, reference,
+    requested_entity, ListSql, Reference,
 };
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
+use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::Scope;
 
@@ -177,7 +180,7 @@ impl Resource for TimeEntries {
             check_refs(e.entity_id.as_deref(), &[&p])?;
             e.project_id = p.id;
         }
-        if let Some(d) = b.date.as_deref() {
+        if let Some(d) = b.date.as_deref().map(str::trim) {
             e.date = date_text(parse_date("date", d)?);
         }
         if let Some(h) = b.hours {

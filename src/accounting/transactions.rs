@@ -8,13 +8,16 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    check_refs, clean, clean_nullable, date_or, date_text, in_use, new_id, new_record_entity,
-    parse_date, reference_opt, requested_entity, Ctx, ListSql, Order, Reference,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, reference_opt,
+    requested_entity, ListSql, Reference,
 };
 use super::resource::{session_crud, Resource};
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::AppResult;
+use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
+use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::Scope;
 
@@ -171,7 +174,7 @@ impl Resource for Transactions {
     ) -> AppResult<BankTransaction> {
         let id = parse_id("id", &b.id)?;
         let mut t = get(tx, scope, &id)?;
-        if let Some(d) = b.date.as_deref() {
+        if let Some(d) = b.date.as_deref().map(str::trim) {
             t.date = date_text(parse_date("date", d)?);
         }
         if let Some(d) = b.description {

@@ -4,13 +4,17 @@
 //! and turns every serde failure into a §7 message that names the field:
 //! `Missing required field: <field>` or ``Invalid value for field `x`: ...``.
 //! An empty body reads as `{}`, so a missing body reports the first missing field.
+//!
+//! Also the small checks every body field goes through: [`IdBody`] (the body of every
+//! DELETE), [`parse_id`], [`clean`] (optional text) and [`parse_date`].
 
 use rocket::data::{self, Data, FromData, ToByteUnit};
 use rocket::request::Request;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
+use time::Date;
 
-use crate::error::AppError;
+use crate::error::{AppError, AppResult};
 use crate::http::stash::stash;
 
 pub struct JsonBody<T>(pub T);
@@ -180,6 +184,55 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// `{id}`: the body of every DELETE.
+#[derive(Debug, Deserialize)]
+pub struct IdBody {
+    pub id: String,
+}
+
+impl IdBody {
+    /// The id, parsed ([`parse_id`]: 400 when not a UUID).
+    pub fn id(&self) -> AppResult<String> {
+        parse_id("id", &self.id)
+    }
+}
+
+/// Optional text as stored: trimmed, and blank becomes `None`.
+pub fn clean(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+}
+
+/// For nullable PUT fields: absent stays absent; null or blank clears.
+pub fn clean_nullable(s: Option<Option<String>>) -> Option<Option<String>> {
+    s.map(clean)
+}
+
+/// Parses a `YYYY-MM-DD` date sent by a client: exactly that shape (no sign, no blanks:
+/// a body field is trimmed by its caller, a query parameter is taken as sent) and a real
+/// calendar day; 400 naming `field` and the value otherwise.
+pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
+    let b = s.as_bytes();
+    let shape_ok = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    let bad = || AppError::invalid(field, format!("`{s}` is not a date in the form YYYY-MM-DD"));
+    if !shape_ok {
+        return Err(bad());
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().map_err(|_| bad());
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let month = u8::try_from(m)
+        .ok()
+        .and_then(|m| time::Month::try_from(m).ok())
+        .ok_or_else(bad)?;
+    let year = i32::try_from(y).map_err(|_| bad())?;
+    let day = u8::try_from(d).map_err(|_| bad())?;
+    Date::from_calendar_date(year, month, day).map_err(|_| bad())
+}
+
 /// Parses an identifier sent by a client (body field or query parameter): 400 when it is
 /// not a UUID. Returns the canonical lower-case hyphenated form.
 pub fn parse_id(field: &str, s: &str) -> Result<String, AppError> {
@@ -200,7 +253,7 @@ pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppE
 mod tests {
     use serde::Deserialize;
 
-    use super::parse_json;
+    use super::{parse_date, parse_json};
 
     #[derive(Debug, Deserialize)]
     struct Named {
@@ -230,5 +283,24 @@ mod tests {
     fn an_empty_body_reports_the_first_missing_field() {
         let e = parse_json::<Named>(b"").unwrap_err();
         assert_eq!(e.to_string(), "Missing required field: name");
+    }
+
+    #[test]
+    fn a_date_is_exactly_year_month_day() {
+        assert_eq!(
+            parse_date("date", "2024-02-29").unwrap().to_string(),
+            "2024-02-29"
+        );
+        for bad in [
+            " 2024-01-02",
+            "2023-02-29",
+            "2024-1-02",
+            "+2024-01-02",
+            "20240102",
+            "2024-01-02T00:00:00Z",
+        ] {
+            let e = parse_date("date", bad).unwrap_err().to_string();
+            assert!(e.contains("`date`") && e.contains(bad), "{bad}: {e}");
+        }
     }
 }

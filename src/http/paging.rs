@@ -70,3 +70,58 @@ pub fn parse_page(
     };
     Ok(Page { limit, offset })
 }
+
+/// Which order a list comes back in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The session API's order for the resource (names alphabetically, dated records
+    /// newest first).
+    #[default]
+    Session,
+    /// Creation order (`seq`): the public API's stable paging order.
+    Creation,
+}
+
+/// Query parameters of the accounting lists and of the public API's lists: `entityId`,
+/// `limit`, `offset`. Each may be given once (a repeated one is a 400, not silently
+/// ignored).
+#[derive(Debug, Default, Clone, FromForm)]
+pub struct EntityListQuery {
+    #[field(name = "entityId")]
+    pub entity_id: Vec<String>,
+    pub limit: Vec<String>,
+    pub offset: Vec<String>,
+}
+
+fn single<'a>(field: &str, values: &'a [String]) -> AppResult<Option<&'a str>> {
+    match values {
+        [] => Ok(None),
+        [v] => Ok(Some(v.as_str())),
+        _ => Err(AppError::invalid(field, "given more than once")),
+    }
+}
+
+impl EntityListQuery {
+    /// The `entityId` filter, when given.
+    pub fn entity(&self) -> AppResult<Option<String>> {
+        single("entityId", &self.entity_id).map(|e| e.map(str::to_owned))
+    }
+
+    fn page(&self, default_limit: Option<i64>) -> AppResult<Page> {
+        parse_page(
+            single("limit", &self.limit)?,
+            single("offset", &self.offset)?,
+            default_limit,
+        )
+    }
+
+    /// Session paging: no default limit.
+    pub fn session_page(&self) -> AppResult<Page> {
+        self.page(None)
+    }
+
+    /// Public API paging: default 50, at most 200.
+    pub fn v1_page(&self) -> AppResult<Page> {
+        self.page(Some(50))
+    }
+}

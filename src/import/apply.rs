@@ -31,7 +31,7 @@
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::Serialize;
 
-use crate::accounting::common::{date_text, Ctx};
+use crate::accounting::common::date_text;
 use crate::accounting::contacts::{self, CreateContact};
 use crate::accounting::documents::{self, CreateDocument, DocKind, Numbering};
 use crate::accounting::expense_categories::{CreateCategory, ExpenseCategories};
@@ -43,6 +43,7 @@ use crate::accounting::resource::Resource;
 use crate::accounting::time_entries::{CreateTimeEntry, TimeEntries};
 use crate::clock::{rfc3339, Clock};
 use crate::connectors::ImportRow;
+use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
 use crate::import::csv::{Document, Mapping, ParsedFile, RowError, Template};
@@ -266,7 +267,6 @@ pub struct Writer<'a> {
     /// The first header of each field, to name the column of a writer-side failure.
     columns: Vec<(Field, String)>,
     ctx: Ctx,
-    clock: Clock,
     outcome: ImportOutcome,
 }
 
@@ -303,7 +303,6 @@ impl<'a> Writer<'a> {
                 today: now.date(),
                 allow_negative: false,
             },
-            clock: clock.clone(),
             outcome: ImportOutcome::default(),
         })
     }
@@ -605,8 +604,7 @@ impl<'a> Writer<'a> {
                         provider: w.provider.clone(),
                         provider_ref: p.provider_ref.clone(),
                     },
-                    false,
-                    &w.clock,
+                    &w.ctx,
                 )?;
                 Ok(Done::Imported)
             },

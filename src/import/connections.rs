@@ -30,7 +30,6 @@ use rusqlite::{params, Connection as SqlConn, OptionalExtension, Row, Transactio
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::accounting::common::EntityListQuery;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::{AppConfig, PlatformConfig};
@@ -38,6 +37,7 @@ use crate::connectors::{self, Platform};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, JsonBody};
+use crate::http::paging::EntityListQuery;
 use crate::http::{data, Created};
 use crate::import::ProPlan;
 use crate::scope::Scope;

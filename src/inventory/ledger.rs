@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use time::Date;
 
-use super::{LocationRef, ProductRef};
+use super::lookup::{LocationRef, ProductRef};
 use crate::db::decimal::{Price, Qty};
 use crate::error::{AppError, AppResult};
 use crate::scope::same_entity;

@@ -6,15 +6,16 @@
 
 use rocket::serde::json::Json;
 use rocket::{delete, post, put, routes, Route, State};
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::lookup::and_eq;
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
+use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{nullable, parse_id, JsonBody};
+use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::ListQuery;
 use crate::http::{data, required_text, Created};
 use crate::scope::Scope;
@@ -68,7 +69,7 @@ pub fn list_locations(
 ) -> AppResult<Vec<Location>> {
     let (cond, mut args) = scope.condition("");
     let mut sql = format!("SELECT {COLUMNS} FROM warehouse_locations WHERE {cond}");
-    super::and_eq(&mut sql, &mut args, "entity_id", entity);
+    and_eq(&mut sql, &mut args, "entity_id", entity);
     sql.push_str(&format!(
         " ORDER BY name COLLATE NOCASE, seq LIMIT {limit} OFFSET {offset}"
     ));
@@ -77,6 +78,119 @@ pub fn list_locations(
         .query_map(params_from_iter(args.iter()), from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
+}
+
+/// The body of a create (`POST /api/warehouse-locations`).
+#[derive(Debug, Deserialize)]
+pub struct NewLocation {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub address: Option<String>,
+    pub entity_id: String,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+fn check_status(s: &str) -> AppResult<String> {
+    match s {
+        "active" | "inactive" => Ok(s.to_owned()),
+        _ => Err(AppError::invalid(
+            "status",
+            "must be `active` or `inactive`",
+        )),
+    }
+}
+
+/// Creates a location of an entity of the caller's: a name is required, `status` is
+/// `active` (the default) or `inactive`.
+pub fn create_location(
+    tx: &Transaction,
+    scope: &Scope,
+    b: NewLocation,
+    ctx: &Ctx,
+) -> AppResult<Location> {
+    let name = required_text("name", b.name.as_deref().unwrap_or(""))?;
+    let status = check_status(b.status.as_deref().unwrap_or("active"))?;
+    let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO warehouse_locations (id, owner_id, entity_id, name, address, status, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            id,
+            scope.owner_id,
+            entity,
+            name,
+            clean(b.address),
+            status,
+            ctx.now
+        ],
+    )?;
+    get_location(tx, scope, &id)
+}
+
+/// The body of a PUT: each field optional; a null or blank address clears it.
+#[derive(Debug, Default, Deserialize)]
+pub struct LocationUpdate {
+    pub id: String,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub address: Option<Option<String>>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+/// Applies a PUT and returns the whole location. Deactivating (`status: inactive`) is
+/// always allowed: an inactive location keeps its stock, refuses new stock changes and
+/// new documents, and lets documents already under way finish.
+pub fn update_location(tx: &Transaction, scope: &Scope, b: LocationUpdate) -> AppResult<Location> {
+    let id = parse_id("id", &b.id)?;
+    let name = b
+        .name
+        .as_deref()
+        .map(|n| required_text("name", n))
+        .transpose()?;
+    let status = b.status.as_deref().map(check_status).transpose()?;
+    let mut l = get_location(tx, scope, &id)?;
+    if let Some(n) = name {
+        l.name = n;
+    }
+    if let Some(a) = b.address {
+        l.address = clean(a);
+    }
+    if let Some(s) = status {
+        l.status = s;
+    }
+    tx.execute(
+        "UPDATE warehouse_locations SET name = ?1, address = ?2, status = ?3 WHERE id = ?4",
+        params![l.name, l.address, l.status, l.id],
+    )?;
+    Ok(l)
+}
+
+/// Deletes a location nothing refers to (409 otherwise: deactivate it instead).
+pub fn delete_location(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let l = get_location(tx, scope, id)?;
+    let used: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM warehouse_stock WHERE location_id = ?1)
+             OR EXISTS (SELECT 1 FROM stock_movements WHERE location_id = ?1)
+             OR EXISTS (SELECT 1 FROM transfer_orders
+                        WHERE source_location_id = ?1 OR destination_location_id = ?1)
+             OR EXISTS (SELECT 1 FROM stock_takes WHERE location_id = ?1)",
+        [id],
+        |r| r.get(0),
+    )?;
+    if used {
+        return Err(AppError::conflict(format!(
+            "Location {} is in use by stock, movements, transfer orders or stock takes; \
+             deactivate it instead",
+            l.name
+        )));
+    }
+    tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [id])?;
+    Ok(())
 }
 
 #[rocket::get("/warehouse-locations?<entityId>&<q..>")]
@@ -104,113 +218,31 @@ async fn list(
     Ok(data(rows))
 }
 
-#[derive(Deserialize)]
-struct CreateBody {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    address: Option<String>,
-    entity_id: String,
-    #[serde(default)]
-    status: Option<String>,
-}
-
-fn check_status(s: &str) -> AppResult<String> {
-    match s {
-        "active" | "inactive" => Ok(s.to_owned()),
-        _ => Err(AppError::invalid(
-            "status",
-            "must be `active` or `inactive`",
-        )),
-    }
-}
-
 #[post("/warehouse-locations", data = "<body>")]
 async fn create(
     user: SessionUser,
-    body: JsonBody<CreateBody>,
+    body: JsonBody<NewLocation>,
     db: &State<Db>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Created<Location>> {
     let scope = user.scope();
     let b = body.into_inner();
-    let name = required_text("name", b.name.as_deref().unwrap_or(""))?;
-    let status = check_status(b.status.as_deref().unwrap_or("active"))?;
-    let now = rfc3339(clock.now());
     let loc = db
-        .write(move |tx| {
-            let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
-            let id = uuid::Uuid::new_v4().to_string();
-            tx.execute(
-                "INSERT INTO warehouse_locations (id, owner_id, entity_id, name, address, status, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    id,
-                    scope.owner_id,
-                    entity,
-                    name,
-                    b.address.map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()),
-                    status,
-                    now
-                ],
-            )?;
-            get_location(tx, &scope, &id)
-        })
+        .write(move |tx| create_location(tx, &scope, b, &ctx))
         .await?;
     Ok(Created(loc))
-}
-
-#[derive(Deserialize)]
-struct UpdateBody {
-    id: String,
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    address: Option<Option<String>>,
-    #[serde(default)]
-    status: Option<String>,
 }
 
 #[put("/warehouse-locations", data = "<body>")]
 async fn update(
     user: SessionUser,
-    body: JsonBody<UpdateBody>,
+    body: JsonBody<LocationUpdate>,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let b = body.into_inner();
-    let id = parse_id("id", &b.id)?;
-    let name = b
-        .name
-        .as_deref()
-        .map(|n| required_text("name", n))
-        .transpose()?;
-    let status = b.status.as_deref().map(check_status).transpose()?;
-    let loc = db
-        .write(move |tx| {
-            let mut l = get_location(tx, &scope, &id)?;
-            if let Some(n) = name {
-                l.name = n;
-            }
-            if let Some(a) = b.address {
-                l.address = a.map(|a| a.trim().to_owned()).filter(|a| !a.is_empty());
-            }
-            if let Some(s) = status {
-                l.status = s;
-            }
-            tx.execute(
-                "UPDATE warehouse_locations SET name = ?1, address = ?2, status = ?3 WHERE id = ?4",
-                params![l.name, l.address, l.status, l.id],
-            )?;
-            Ok(l)
-        })
-        .await?;
+    let loc = db.write(move |tx| update_location(tx, &scope, b)).await?;
     Ok(data(loc))
-}
-
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
 }
 
 #[delete("/warehouse-locations", data = "<body>")]
@@ -220,28 +252,7 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
-    let id = parse_id("id", &body.id)?;
-    db.write(move |tx| {
-        let l = get_location(tx, &scope, &id)?;
-        let used: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM warehouse_stock WHERE location_id = ?1)
-                 OR EXISTS (SELECT 1 FROM stock_movements WHERE location_id = ?1)
-                 OR EXISTS (SELECT 1 FROM transfer_orders
-                            WHERE source_location_id = ?1 OR destination_location_id = ?1)
-                 OR EXISTS (SELECT 1 FROM stock_takes WHERE location_id = ?1)",
-            [&id],
-            |r| r.get(0),
-        )?;
-        if used {
-            return Err(AppError::conflict(format!(
-                "Location {} is in use by stock, movements, transfer orders or stock takes; \
-                 deactivate it instead",
-                l.name
-            )));
-        }
-        tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [&id])?;
-        Ok(())
-    })
-    .await?;
+    let id = body.id()?;
+    db.write(move |tx| delete_location(tx, &scope, &id)).await?;
     Ok(data(json!({ "success": true })))
 }

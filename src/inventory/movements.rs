@@ -14,42 +14,19 @@ use serde_json::Value;
 use time::Date;
 
 use super::ledger::{self, Movement, MovementProduct, MovementType, NewMovement, Origin};
-use super::{location_ref, product_ref};
+use super::lookup::{location_ref, product_ref};
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::decimal::{Price, Qty};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{parse_id, parse_opt_id, JsonBody};
+use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
 use crate::http::paging::parse_page;
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
     routes![list, create]
-}
-
-/// Parses a `YYYY-MM-DD` date sent by a client: 400 naming `field` otherwise.
-pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
-    let b = s.as_bytes();
-    let shape_ok = b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
-    let bad = || AppError::invalid(field, format!("`{s}` is not a date in the form YYYY-MM-DD"));
-    if !shape_ok {
-        return Err(bad());
-    }
-    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().map_err(|_| bad());
-    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let month = u8::try_from(m)
-        .ok()
-        .and_then(|m| time::Month::try_from(m).ok())
-        .ok_or_else(bad)?;
-    Date::from_calendar_date(y as i32, month, d as u8).map_err(|_| bad())
 }
 
 fn type_list() -> String {
@@ -173,17 +150,12 @@ pub struct MovementBody {
     pub unit_cost: Option<Price>,
 }
 
-fn opt_text(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
 /// Records a movement asked for by a client (session and public API share this).
 pub fn record_movement(
     tx: &Transaction,
     scope: &Scope,
     b: MovementBody,
-    allow_negative: bool,
-    clock: &Clock,
+    ctx: &Ctx,
 ) -> AppResult<Movement> {
     let kind = MovementType::parse(b.kind.trim())
         .ok_or_else(|| AppError::invalid("type", format!("must be one of {}", type_list())))?;
@@ -191,7 +163,7 @@ pub fn record_movement(
     let location_id = parse_opt_id("location_id", b.location_id.as_deref())?;
     let date = match b.date.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
         Some(d) => parse_date("date", d)?,
-        None => clock.today(),
+        None => ctx.today,
     };
     if let Some(c) = b.unit_cost {
         if c.is_sign_negative() {
@@ -206,7 +178,6 @@ pub fn record_movement(
     let location = location_id
         .map(|l| location_ref(tx, scope, &l))
         .transpose()?;
-    let now = rfc3339(clock.now());
     ledger::apply_movement(
         tx,
         &NewMovement {
@@ -214,14 +185,14 @@ pub fn record_movement(
             location: location.as_ref(),
             qty: b.qty,
             kind,
-            reference: opt_text(b.reference),
-            notes: opt_text(b.notes),
+            reference: clean(b.reference),
+            notes: clean(b.notes),
             date,
             unit_cost: b.unit_cost,
             origin: Origin::Client,
         },
-        allow_negative,
-        &now,
+        ctx.allow_negative,
+        &ctx.now,
     )
 }
 
@@ -290,15 +261,12 @@ async fn create(
     user: SessionUser,
     body: JsonBody<MovementBody>,
     db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Created<Movement>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
     let m = db
-        .write(move |tx| record_movement(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| record_movement(tx, &scope, body, &ctx))
         .await?;
     Ok(Created(m))
 }

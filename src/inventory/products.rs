@@ -15,16 +15,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
+use super::lookup::product_ref;
 use super::stock_rows::{self, StockRow};
-use crate::accounting::common::Order;
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::decimal::{Percent, Price, Qty};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{nullable, parse_id, JsonBody};
-use crate::http::paging::parse_page;
+use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
+use crate::http::paging::{parse_page, Order};
 use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
@@ -313,10 +312,6 @@ fn percent(field: &str, v: Percent) -> AppResult<Percent> {
     Ok(v)
 }
 
-fn opt_text(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
 /// Refuses a SKU already used in the same entity (or by the owner without entity).
 fn check_sku_free(
     tx: &Connection,
@@ -360,8 +355,7 @@ pub fn create_product(
     tx: &Transaction,
     scope: &Scope,
     p: NewProduct,
-    allow_negative: bool,
-    clock: &Clock,
+    ctx: &Ctx,
 ) -> AppResult<Product> {
     let name = required_text("name", &p.name)?;
     let entity = scope.entity_opt(tx, "entity_id", p.entity_id.as_deref())?;
@@ -373,14 +367,13 @@ pub fn create_product(
         p.low_stock_threshold.unwrap_or(Qty::from_i64(5)),
     )?;
     let opening = non_negative_qty("stock_qty", p.stock_qty.unwrap_or_default())?;
-    let sku = match opt_text(p.sku) {
+    let sku = match clean(p.sku) {
         Some(s) => {
             check_sku_free(tx, &scope.owner_id, entity.as_deref(), &s, None)?;
             s
         }
         None => next_sku(tx, &scope.owner_id, entity.as_deref())?,
     };
-    let now = rfc3339(clock.now());
     let id = uuid::Uuid::new_v4().to_string();
     tx.execute(
         "INSERT INTO products (id, owner_id, entity_id, name, sku, description, category,
@@ -393,37 +386,25 @@ pub fn create_product(
             entity,
             name,
             sku,
-            opt_text(p.description),
-            opt_text(p.category).unwrap_or_default(),
+            clean(p.description),
+            clean(p.category).unwrap_or_default(),
             unit_price,
             cost_price,
             vat_rate,
             threshold,
-            opt_text(p.unit).unwrap_or_else(|| "pcs".to_owned()),
-            opt_text(p.notes),
-            opt_text(p.barcode),
+            clean(p.unit).unwrap_or_else(|| "pcs".to_owned()),
+            clean(p.notes),
+            clean(p.barcode),
             p.active.unwrap_or(true),
-            opt_text(p.provider),
-            opt_text(p.provider_ref),
-            now
+            clean(p.provider),
+            clean(p.provider_ref),
+            ctx.now
         ],
     )?;
     if !opening.is_zero() {
-        let stock = StockChange {
-            allow_negative,
-            clock,
-            now: &now,
-        };
-        adjust_unallocated(tx, scope, &id, opening, "Opening stock", &stock)?;
+        adjust_unallocated(tx, scope, &id, opening, "Opening stock", ctx)?;
     }
     get_product(tx, scope, &id)
-}
-
-/// How a product write changes its stock.
-struct StockChange<'a> {
-    allow_negative: bool,
-    clock: &'a Clock,
-    now: &'a str,
 }
 
 /// Records an unallocated `adjustment` of `qty` through the ledger: how `stock_qty` on a
@@ -434,9 +415,9 @@ fn adjust_unallocated(
     product_id: &str,
     qty: Qty,
     reference: &str,
-    stock: &StockChange<'_>,
+    ctx: &Ctx,
 ) -> AppResult<()> {
-    let product = super::product_ref(tx, scope, product_id)?;
+    let product = product_ref(tx, scope, product_id)?;
     ledger::apply_movement(
         tx,
         &NewMovement {
@@ -446,12 +427,12 @@ fn adjust_unallocated(
             kind: MovementType::Adjustment,
             reference: Some(reference.into()),
             notes: None,
-            date: stock.clock.today(),
+            date: ctx.today,
             unit_cost: None,
             origin: Origin::System,
         },
-        stock.allow_negative,
-        stock.now,
+        ctx.allow_negative,
+        &ctx.now,
     )?;
     Ok(())
 }
@@ -513,15 +494,12 @@ async fn create(
     user: SessionUser,
     body: JsonBody<NewProduct>,
     db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Created<Product>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
     let p = db
-        .write(move |tx| create_product(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| create_product(tx, &scope, body, &ctx))
         .await?;
     Ok(Created(p))
 }
@@ -562,8 +540,7 @@ pub fn update_product(
     tx: &Transaction,
     scope: &Scope,
     u: ProductUpdate,
-    allow_negative: bool,
-    clock: &Clock,
+    ctx: &Ctx,
 ) -> AppResult<Product> {
     let id = parse_id("id", &u.id)?;
     let mut p = get_product(tx, scope, &id)?;
@@ -576,7 +553,7 @@ pub fn update_product(
         p.sku = s;
     }
     if let Some(d) = u.description {
-        p.description = opt_text(d);
+        p.description = clean(d);
     }
     if let Some(c) = u.category {
         p.category = c.trim().to_owned();
@@ -600,12 +577,11 @@ pub fn update_product(
         p.active = v;
     }
     if let Some(v) = u.notes {
-        p.notes = opt_text(v);
+        p.notes = clean(v);
     }
     if let Some(v) = u.barcode {
-        p.barcode = opt_text(v);
+        p.barcode = clean(v);
     }
-    let now = rfc3339(clock.now());
     tx.execute(
         "UPDATE products SET name = ?1, sku = ?2, description = ?3, category = ?4, unit_price = ?5,
              cost_price = ?6, vat_rate = ?7, low_stock_threshold = ?8, unit = ?9, active = ?10,
@@ -624,7 +600,7 @@ pub fn update_product(
             p.active,
             p.notes,
             p.barcode,
-            now,
+            ctx.now,
             p.id
         ],
     )?;
@@ -639,12 +615,7 @@ pub fn update_product(
         }
         let diff = target - p.stock_qty;
         if !diff.is_zero() {
-            let stock = StockChange {
-                allow_negative,
-                clock,
-                now: &now,
-            };
-            adjust_unallocated(tx, scope, &p.id, diff, "Stock quantity edited", &stock)?;
+            adjust_unallocated(tx, scope, &p.id, diff, "Stock quantity edited", ctx)?;
         }
     }
     get_product(tx, scope, &p.id)
@@ -655,22 +626,41 @@ async fn update(
     user: SessionUser,
     body: JsonBody<ProductUpdate>,
     db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
     let p = db
-        .write(move |tx| update_product(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| update_product(tx, &scope, body, &ctx))
         .await?;
     Ok(data(p))
 }
 
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
+/// Deletes a product that has never moved stock (409 otherwise: deactivate it instead),
+/// with its empty stock rows; a product still on documents is refused by the foreign keys.
+pub fn delete_product(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let p = product_ref(tx, scope, id)?;
+    let moved: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM stock_movements WHERE product_id = ?1)",
+        [id],
+        |r| r.get(0),
+    )?;
+    if moved {
+        return Err(AppError::conflict(format!(
+            "Product {} has stock movements and cannot be deleted; deactivate it instead",
+            p.sku
+        )));
+    }
+    tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [id])?;
+    tx.execute("DELETE FROM products WHERE id = ?1", [id])
+        .map_err(|e| match AppError::from(e) {
+            AppError::Conflict(_) => AppError::conflict(format!(
+                "Product {} is used on documents and cannot be deleted; deactivate it instead",
+                p.sku
+            )),
+            other => other,
+        })?;
+    Ok(())
 }
 
 #[delete("/products", data = "<body>")]
@@ -680,31 +670,7 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
-    let id = parse_id("id", &body.id)?;
-    db.write(move |tx| {
-        let p = super::product_ref(tx, &scope, &id)?;
-        let moved: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM stock_movements WHERE product_id = ?1)",
-            [&id],
-            |r| r.get(0),
-        )?;
-        if moved {
-            return Err(AppError::conflict(format!(
-                "Product {} has stock movements and cannot be deleted; deactivate it instead",
-                p.sku
-            )));
-        }
-        tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [&id])?;
-        tx.execute("DELETE FROM products WHERE id = ?1", [&id])
-            .map_err(|e| match AppError::from(e) {
-                AppError::Conflict(_) => AppError::conflict(format!(
-                    "Product {} is used on documents and cannot be deleted; deactivate it instead",
-                    p.sku
-                )),
-                other => other,
-            })?;
-        Ok(())
-    })
-    .await?;
+    let id = body.id()?;
+    db.write(move |tx| delete_product(tx, &scope, &id)).await?;
     Ok(data(serde_json::json!({ "success": true })))
 }

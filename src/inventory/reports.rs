@@ -19,8 +19,8 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::lookup::{and_eq, location_ref};
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{and_eq, location_ref};
 use crate::auth::SessionUser;
 use crate::db::decimal::Qty;
 use crate::db::Db;
@@ -281,6 +281,64 @@ fn alert_count(
     Ok(total)
 }
 
+/// The dashboard's figures for what `scope` sees, optionally of one entity:
+/// `totalProducts` (active), `stockValue`, `warehouseCount` (active locations),
+/// `lowStockAlertCount`, `inTransitUnits` and `stockValueByCategory`.
+pub fn inventory_summary(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+) -> AppResult<Value> {
+    let (cond, mut args) = scope.condition("p");
+    let mut sql = format!("SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1");
+    and_eq(&mut sql, &mut args, "p.entity_id", entity);
+    let total_products = count(conn, &sql, &args)?;
+
+    let (cond, mut args) = scope.condition("l");
+    let mut sql =
+        format!("SELECT COUNT(*) FROM warehouse_locations l WHERE {cond} AND l.status = 'active'");
+    and_eq(&mut sql, &mut args, "l.entity_id", entity);
+    let warehouse_count = count(conn, &sql, &args)?;
+
+    // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
+    // (its stock rows plus its unallocated stock), in-transit units excluded.
+    let (cond, mut args) = scope.condition("p");
+    // The same sum per category, for the dashboard's chart (each category's sum
+    // of unrounded values, rounded once).
+    let mut sql =
+        format!("SELECT p.stock_qty, p.cost_price, p.category FROM products p WHERE {cond}");
+    and_eq(&mut sql, &mut args, "p.entity_id", entity);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    let mut value = 0_i128;
+    let mut by_category: HashMap<String, i128> = HashMap::new();
+    while let Some(r) = q.next()? {
+        let v = i128::from(r.get::<_, i64>(0)?) * i128::from(r.get::<_, i64>(1)?);
+        value += v;
+        if v != 0 {
+            *by_category.entry(text_col(r, 2)?.to_owned()).or_default() += v;
+        }
+    }
+    drop(q);
+    let mut by_category: Vec<(String, i128)> = by_category.into_iter().collect();
+    by_category.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let by_category: Vec<Value> = by_category
+        .into_iter()
+        .map(|(category, v)| json!({ "category": category, "stockValue": number(money(v)) }))
+        .collect();
+
+    let alerts = alert_count(conn, scope, entity, None)?;
+    let (transit, _) = in_transit(conn, scope, entity, None)?;
+    Ok(json!({
+        "totalProducts": total_products,
+        "stockValue": number(money(value)),
+        "warehouseCount": warehouse_count,
+        "lowStockAlertCount": alerts,
+        "inTransitUnits": number(scaled_decimal(transit, QTY_PLACES)),
+        "stockValueByCategory": by_category,
+    }))
+}
+
 #[get("/inventory/summary?<entityId>")]
 #[allow(non_snake_case)]
 async fn summary(
@@ -292,60 +350,7 @@ async fn summary(
     let v = db
         .read(move |conn| {
             let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
-            let entity = entity.as_deref();
-
-            let (cond, mut args) = scope.condition("p");
-            let mut sql = format!("SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1");
-            and_eq(&mut sql, &mut args, "p.entity_id", entity);
-            let total_products = count(conn, &sql, &args)?;
-
-            let (cond, mut args) = scope.condition("l");
-            let mut sql = format!(
-                "SELECT COUNT(*) FROM warehouse_locations l WHERE {cond} AND l.status = 'active'"
-            );
-            and_eq(&mut sql, &mut args, "l.entity_id", entity);
-            let warehouse_count = count(conn, &sql, &args)?;
-
-            // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
-            // (its stock rows plus its unallocated stock), in-transit units excluded.
-            let (cond, mut args) = scope.condition("p");
-            // The same sum per category, for the dashboard's chart (each category's sum
-            // of unrounded values, rounded once).
-            let mut sql = format!(
-                "SELECT p.stock_qty, p.cost_price, p.category FROM products p WHERE {cond}"
-            );
-            and_eq(&mut sql, &mut args, "p.entity_id", entity);
-            let mut stmt = conn.prepare(&sql)?;
-            let mut q = stmt.query(params_from_iter(args.iter()))?;
-            let mut value = 0_i128;
-            let mut by_category: HashMap<String, i128> = HashMap::new();
-            while let Some(r) = q.next()? {
-                let v = i128::from(r.get::<_, i64>(0)?) * i128::from(r.get::<_, i64>(1)?);
-                value += v;
-                if v != 0 {
-                    *by_category.entry(text_col(r, 2)?.to_owned()).or_default() += v;
-                }
-            }
-            drop(q);
-            let mut by_category: Vec<(String, i128)> = by_category.into_iter().collect();
-            by_category.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            let by_category: Vec<Value> = by_category
-                .into_iter()
-                .map(
-                    |(category, v)| json!({ "category": category, "stockValue": number(money(v)) }),
-                )
-                .collect();
-
-            let alerts = alert_count(conn, &scope, entity, None)?;
-            let (transit, _) = in_transit(conn, &scope, entity, None)?;
-            Ok(json!({
-                "totalProducts": total_products,
-                "stockValue": number(money(value)),
-                "warehouseCount": warehouse_count,
-                "lowStockAlertCount": alerts,
-                "inTransitUnits": number(scaled_decimal(transit, QTY_PLACES)),
-                "stockValueByCategory": by_category,
-            }))
+            inventory_summary(conn, &scope, entity.as_deref())
         })
         .await?;
     Ok(data(v))

@@ -16,14 +16,12 @@ use rocket::{get, post, put, routes, FromForm, Route, State};
 use rusqlite::{params, Transaction};
 use serde::Deserialize;
 use serde_json::Value;
-use time::Date;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
+use super::lookup::{location_ref, product_ref, LocationRef, ProductRef};
 use super::stock_rows::{self, StockRow};
-use super::{location_ref, product_ref, LocationRef, ProductRef};
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::decimal::Qty;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
@@ -94,13 +92,6 @@ fn non_negative(field: &str, v: Qty) -> AppResult<Qty> {
     Ok(v)
 }
 
-/// Everything a quantity edit needs besides the row.
-struct Edit<'a> {
-    allow_negative: bool,
-    today: Date,
-    now: &'a str,
-}
-
 /// Sets the quantity of the (existing) row of `product` at `loc` from `current` to
 /// `target` by recording an `adjustment` for the difference; nothing when equal.
 fn set_quantity(
@@ -109,7 +100,7 @@ fn set_quantity(
     loc: &LocationRef,
     current: Qty,
     target: Qty,
-    e: &Edit<'_>,
+    ctx: &Ctx,
 ) -> AppResult<()> {
     let diff = target - current;
     if diff.is_zero() {
@@ -124,12 +115,12 @@ fn set_quantity(
             kind: MovementType::Adjustment,
             reference: Some("Stock quantity set".into()),
             notes: None,
-            date: e.today,
+            date: ctx.today,
             unit_cost: None,
             origin: Origin::Client,
         },
-        e.allow_negative,
-        e.now,
+        ctx.allow_negative,
+        &ctx.now,
     )?;
     Ok(())
 }
@@ -153,8 +144,7 @@ pub fn upsert_stock(
     tx: &Transaction,
     scope: &Scope,
     b: UpsertBody,
-    allow_negative: bool,
-    clock: &Clock,
+    ctx: &Ctx,
 ) -> AppResult<(StockRow, bool)> {
     let product_id = parse_id("product_id", &b.product_id)?;
     let location_id = parse_id("location_id", &b.location_id)?;
@@ -173,12 +163,6 @@ pub fn upsert_stock(
         product.entity_id.as_deref(),
         Some(&loc.entity_id),
     )?;
-    let now = rfc3339(clock.now());
-    let edit = Edit {
-        allow_negative,
-        today: clock.today(),
-        now: &now,
-    };
     let (current, created) = match ledger::stock_row_quantity(tx, &product.id, &loc.id)? {
         Some(q) => {
             if let Some(rp) = reorder_point {
@@ -197,13 +181,13 @@ pub fn upsert_stock(
                 &loc,
                 Qty::ZERO,
                 reorder_point.unwrap_or(Qty::ZERO),
-                &now,
+                &ctx.now,
             )?;
             (Qty::ZERO, true)
         }
     };
     if let Some(target) = b.quantity {
-        set_quantity(tx, &product, &loc, current, target, &edit)?;
+        set_quantity(tx, &product, &loc, current, target, ctx)?;
     }
     let mut rows = stock_rows::query(
         tx,
@@ -233,8 +217,7 @@ pub fn update_stock(
     tx: &Transaction,
     scope: &Scope,
     b: UpdateBody,
-    allow_negative: bool,
-    clock: &Clock,
+    ctx: &Ctx,
 ) -> AppResult<StockRow> {
     let id = parse_id("id", &b.id)?;
     let reorder_point = b
@@ -269,13 +252,7 @@ pub fn update_stock(
     if let Some(target) = b.quantity {
         let product = product_ref(tx, scope, &row.product_id.id)?;
         let loc = location_ref(tx, scope, &row.location_id.id)?;
-        let now = rfc3339(clock.now());
-        let edit = Edit {
-            allow_negative,
-            today: clock.today(),
-            now: &now,
-        };
-        set_quantity(tx, &product, &loc, row.quantity, target, &edit)?;
+        set_quantity(tx, &product, &loc, row.quantity, target, ctx)?;
     }
     stock_rows::get_visible(tx, scope, &id)
 }
@@ -319,15 +296,12 @@ async fn upsert(
     user: SessionUser,
     body: JsonBody<UpsertBody>,
     db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<(Status, Json<Value>)> {
     let scope = user.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
     let (row, created) = db
-        .write(move |tx| upsert_stock(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| upsert_stock(tx, &scope, body, &ctx))
         .await?;
     let status = if created { Status::Created } else { Status::Ok };
     Ok((status, data(row)))
@@ -338,15 +312,12 @@ async fn update(
     user: SessionUser,
     body: JsonBody<UpdateBody>,
     db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
     let row = db
-        .write(move |tx| update_stock(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| update_stock(tx, &scope, body, &ctx))
         .await?;
     Ok(data(row))
 }

@@ -6,26 +6,23 @@
 //! completion` through [`ledger::apply_movement`]: a sale made meanwhile is respected and
 //! the row ends holding the count.
 
-use std::collections::HashMap;
-
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, Route, State};
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::documents::{self, next_number, LinedDocument};
 use super::ledger::{self, MovementType, NewMovement, Origin};
-use super::numbering::{next_number, Document};
+use super::lookup::{location_ref, product_ref};
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{location_ref, newest_first, product_ref};
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
-use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::decimal::Qty;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{nullable, parse_id, JsonBody};
-use crate::http::paging::{ListQuery, Page};
+use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
+use crate::http::paging::ListQuery;
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
 
@@ -108,253 +105,160 @@ pub struct StockTakeLine {
     pub variance: Option<Qty>,
 }
 
-const SELECT: &str = "SELECT t.id, t.number, l.id, l.name, t.status, t.notes, t.entity_id,
-        t.date_created, t.date_completed
-     FROM stock_takes t JOIN warehouse_locations l ON l.id = t.location_id";
+impl LinedDocument for StockTake {
+    type Line = StockTakeLine;
+    const LABEL: &'static str = "Stock take";
+    const TABLE: &'static str = "stock_takes";
+    const PREFIX: &'static str = "ST";
+    const SELECT: &'static str = "SELECT t.id, t.number, l.id, l.name, t.status, t.notes,
+            t.entity_id, t.date_created, t.date_completed
+         FROM stock_takes t JOIN warehouse_locations l ON l.id = t.location_id";
+    const ALIAS: &'static str = "t";
+    const LINE_TABLE: &'static str = "stock_take_lines";
+    const LINE_PARENT: &'static str = "stock_take_id";
+    const LINES: &'static str = "SELECT sl.stock_take_id, sl.id, p.id, p.name, p.sku,
+            sl.system_quantity, sl.counted_quantity
+         FROM stock_take_lines sl JOIN products p ON p.id = sl.product_id
+         WHERE sl.stock_take_id IN ({ids})
+         ORDER BY p.name COLLATE NOCASE, p.seq, sl.seq";
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StockTake> {
-    Ok(StockTake {
-        id: r.get(0)?,
-        number: r.get(1)?,
-        location_id: LocationBrief {
-            id: r.get(2)?,
-            name: r.get(3)?,
-        },
-        status: StockTakeStatus::from_db(&r.get::<_, String>(4)?)?,
-        notes: r.get(5)?,
-        entity_id: r.get(6)?,
-        date_created: r.get(7)?,
-        date_completed: r.get(8)?,
-        lines: Vec::new(),
-    })
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: r.get(0)?,
+            number: r.get(1)?,
+            location_id: LocationBrief {
+                id: r.get(2)?,
+                name: r.get(3)?,
+            },
+            status: StockTakeStatus::from_db(&r.get::<_, String>(4)?)?,
+            notes: r.get(5)?,
+            entity_id: r.get(6)?,
+            date_created: r.get(7)?,
+            date_completed: r.get(8)?,
+            lines: Vec::new(),
+        })
+    }
+
+    fn line_from_row(r: &Row<'_>) -> rusqlite::Result<StockTakeLine> {
+        let system: Qty = r.get(5)?;
+        let counted: Option<Qty> = r.get(6)?;
+        Ok(StockTakeLine {
+            id: r.get(1)?,
+            product_id: ProductBrief {
+                id: r.get(2)?,
+                name: r.get(3)?,
+                sku: r.get(4)?,
+            },
+            system_quantity: system,
+            counted_quantity: counted,
+            variance: counted.map(|c| c - system),
+        })
+    }
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn set_lines(&mut self, lines: Vec<StockTakeLine>) {
+        self.lines = lines;
+    }
 }
 
-/// Stock takes visible to `scope` (optionally of one entity), newest first, with lines.
-pub fn list_stock_takes(
-    conn: &Connection,
+/// The body of a create (`POST /api/stock-takes`).
+#[derive(Debug, Deserialize)]
+pub struct NewStockTake {
+    pub location_id: String,
+    pub entity_id: String,
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+/// Creates a draft stock take of an active location: one line per stock row of an active
+/// product there, its quantity now as `system_quantity` (DECISIONS §7).
+pub fn create_stock_take(
+    tx: &Transaction,
     scope: &Scope,
-    entity: Option<&str>,
-    page: Page,
-) -> AppResult<Vec<StockTake>> {
-    let mut takes = newest_first(conn, scope, SELECT, "t", entity, page, from_row)?;
-    attach_lines(conn, &mut takes)?;
-    Ok(takes)
-}
-
-fn attach_lines(conn: &Connection, takes: &mut [StockTake]) -> AppResult<()> {
-    let mut by_take: HashMap<String, Vec<StockTakeLine>> = HashMap::new();
-    for chunk in takes.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(",");
-        let mut stmt = conn.prepare(&format!(
-            "SELECT sl.stock_take_id, sl.id, p.id, p.name, p.sku, sl.system_quantity,
-                 sl.counted_quantity
-             FROM stock_take_lines sl JOIN products p ON p.id = sl.product_id
-             WHERE sl.stock_take_id IN ({marks})
-             ORDER BY p.name COLLATE NOCASE, p.seq, sl.seq"
-        ))?;
-        let rows = stmt.query_map(params_from_iter(chunk.iter().map(|t| &t.id)), |r| {
-            let system: Qty = r.get(5)?;
-            let counted: Option<Qty> = r.get(6)?;
-            Ok((
-                r.get::<_, String>(0)?,
-                StockTakeLine {
-                    id: r.get(1)?,
-                    product_id: ProductBrief {
-                        id: r.get(2)?,
-                        name: r.get(3)?,
-                        sku: r.get(4)?,
-                    },
-                    system_quantity: system,
-                    counted_quantity: counted,
-                    variance: counted.map(|c| c - system),
-                },
-            ))
-        })?;
-        for row in rows {
-            let (take, line) = row?;
-            by_take.entry(take).or_default().push(line);
-        }
-    }
-    for t in takes.iter_mut() {
-        t.lines = by_take.remove(&t.id).unwrap_or_default();
-    }
-    Ok(())
-}
-
-/// One stock take visible to `scope`, with lines: 404 when unknown or foreign.
-pub fn get_stock_take(conn: &Connection, scope: &Scope, id: &str) -> AppResult<StockTake> {
-    let (cond, mut args) = scope.condition("t");
-    args.insert(0, id.to_owned());
-    let take = conn
-        .query_row(
-            &format!("{SELECT} WHERE t.id = ? AND {cond}"),
-            params_from_iter(args.iter()),
-            from_row,
-        )
-        .optional()?
-        .ok_or_else(|| AppError::not_found(format!("Stock take not found: {id}")))?;
-    let mut takes = [take];
-    attach_lines(conn, &mut takes)?;
-    let [take] = takes;
-    Ok(take)
-}
-
-struct Head {
-    id: String,
-    number: String,
-    location_id: String,
-    status: StockTakeStatus,
-    notes: Option<String>,
-}
-
-fn load_head(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<Head> {
-    let (cond, mut args) = scope.condition("");
-    args.insert(0, id.to_owned());
-    tx.query_row(
-        &format!(
-            "SELECT id, number, location_id, status, notes FROM stock_takes WHERE id = ? AND {cond}"
-        ),
-        params_from_iter(args.iter()),
-        |r| {
-            Ok(Head {
-                id: r.get(0)?,
-                number: r.get(1)?,
-                location_id: r.get(2)?,
-                status: StockTakeStatus::from_db(&r.get::<_, String>(3)?)?,
-                notes: r.get(4)?,
-            })
-        },
-    )
-    .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Stock take not found: {id}")))
-}
-
-fn opt_text(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
-#[get("/stock-takes?<entityId>&<q..>")]
-#[allow(non_snake_case)]
-async fn list(
-    user: SessionUser,
-    entityId: Option<String>,
-    q: ListQuery,
-    db: &State<Db>,
-) -> AppResult<Json<Value>> {
-    let page = q.page()?;
-    let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
-            list_stock_takes(conn, &scope, entity.as_deref(), page)
-        })
-        .await?;
-    Ok(data(rows))
-}
-
-#[derive(Debug, Deserialize)]
-struct CreateBody {
-    location_id: String,
-    entity_id: String,
-    #[serde(default)]
-    notes: Option<String>,
-}
-
-#[post("/stock-takes", data = "<body>")]
-async fn create(
-    user: SessionUser,
-    body: JsonBody<CreateBody>,
-    db: &State<Db>,
-    clock: &State<Clock>,
-) -> AppResult<Created<StockTake>> {
-    let scope = user.scope();
-    let b = body.into_inner();
+    b: NewStockTake,
+    ctx: &Ctx,
+) -> AppResult<StockTake> {
     let location = parse_id("location_id", &b.location_id)?;
-    let now = rfc3339(clock.now());
-    let take = db
-        .write(move |tx| {
-            let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
-            let loc = location_ref(tx, &scope, &location)?;
-            same_entity("location_id", Some(&loc.entity_id), Some(entity.as_str()))?;
-            if !loc.active {
-                return Err(AppError::conflict(format!(
-                    "Location {} is inactive: it cannot take a new stock take",
-                    loc.name
-                )));
-            }
-            let (seq, number) = next_number(tx, Document::StockTake, &entity)?;
-            let id = uuid::Uuid::new_v4().to_string();
-            tx.execute(
-                "INSERT INTO stock_takes (id, owner_id, entity_id, number_seq, number, location_id,
-                     status, notes, date_created)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'draft', ?7, ?8)",
-                params![
-                    id,
-                    loc.owner_id,
-                    entity,
-                    seq,
-                    number,
-                    loc.id,
-                    opt_text(b.notes),
-                    now
-                ],
-            )?;
-            // One line per stock row of an active product at the location (DECISIONS §7).
-            let rows: Vec<(String, Qty)> = {
-                let mut stmt = tx.prepare_cached(
-                    "SELECT s.product_id, s.quantity
-                     FROM warehouse_stock s JOIN products p ON p.id = s.product_id
-                     WHERE s.location_id = ?1 AND p.active = 1
-                     ORDER BY p.name COLLATE NOCASE, p.seq",
-                )?;
-                let rows = stmt
-                    .query_map([&loc.id], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<Vec<_>, _>>()?;
-                rows
-            };
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO stock_take_lines (id, stock_take_id, product_id, system_quantity)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for (pid, qty) in rows {
-                insert.execute(params![uuid::Uuid::new_v4().to_string(), id, pid, qty])?;
-            }
-            get_stock_take(tx, &scope, &id)
-        })
-        .await?;
-    Ok(Created(take))
+    let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
+    let loc = location_ref(tx, scope, &location)?;
+    same_entity("location_id", Some(&loc.entity_id), Some(entity.as_str()))?;
+    if !loc.active {
+        return Err(AppError::conflict(format!(
+            "Location {} is inactive: it cannot take a new stock take",
+            loc.name
+        )));
+    }
+    let (seq, number) = next_number::<StockTake>(tx, &entity)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO stock_takes (id, owner_id, entity_id, number_seq, number, location_id,
+             status, notes, date_created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'draft', ?7, ?8)",
+        params![
+            id,
+            loc.owner_id,
+            entity,
+            seq,
+            number,
+            loc.id,
+            clean(b.notes),
+            ctx.now
+        ],
+    )?;
+    // One line per stock row of an active product at the location (DECISIONS §7).
+    let rows: Vec<(String, Qty)> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT s.product_id, s.quantity
+             FROM warehouse_stock s JOIN products p ON p.id = s.product_id
+             WHERE s.location_id = ?1 AND p.active = 1
+             ORDER BY p.name COLLATE NOCASE, p.seq",
+        )?;
+        let rows = stmt
+            .query_map([&loc.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        rows
+    };
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO stock_take_lines (id, stock_take_id, product_id, system_quantity)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for (pid, qty) in rows {
+        insert.execute(params![uuid::Uuid::new_v4().to_string(), id, pid, qty])?;
+    }
+    documents::get(tx, scope, &id)
 }
 
-#[derive(Debug, Deserialize)]
-struct CountBody {
-    id: String,
+/// A count in a PUT: the line and its counted quantity (null clears the count).
+#[derive(Debug, Default, Deserialize)]
+pub struct LineCount {
+    pub id: String,
     #[serde(default, deserialize_with = "nullable")]
-    counted_quantity: Option<Option<Qty>>,
+    pub counted_quantity: Option<Option<Qty>>,
 }
 
-#[derive(Debug, Deserialize)]
-struct UpdateBody {
-    id: String,
+/// The body of a PUT: counts, notes and a status change, each optional.
+#[derive(Debug, Default, Deserialize)]
+pub struct StockTakeUpdate {
+    pub id: String,
     #[serde(default)]
-    status: Option<String>,
+    pub status: Option<String>,
     #[serde(default)]
-    lines: Option<Vec<CountBody>>,
+    pub lines: Option<Vec<LineCount>>,
     #[serde(default, deserialize_with = "nullable")]
-    notes: Option<Option<String>>,
+    pub notes: Option<Option<String>>,
 }
 
-/// A PUT applies counts, then notes, then the transition, in one transaction: a refused
-/// transition keeps no counts (DECISIONS §12).
-#[put("/stock-takes", data = "<body>")]
-async fn update(
-    user: SessionUser,
-    body: JsonBody<UpdateBody>,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-) -> AppResult<Json<Value>> {
-    let scope = user.scope();
-    let b = body.into_inner();
+/// Applies a PUT: counts, then notes, then the transition, in the caller's transaction:
+/// a refused transition keeps no counts (DECISIONS §12).
+pub fn update_stock_take(
+    tx: &Transaction,
+    scope: &Scope,
+    b: StockTakeUpdate,
+    ctx: &Ctx,
+) -> AppResult<StockTake> {
     let id = parse_id("id", &b.id)?;
     let target = b
         .status
@@ -378,43 +282,36 @@ async fn update(
             Ok((line_id, counted))
         })
         .collect::<AppResult<Vec<_>>>()?;
-    let allow_negative = config.allow_negative_stock;
-    let now = rfc3339(clock.now());
-    let today = clock.today();
-    let take = db
-        .write(move |tx| {
-            let head = load_head(tx, &scope, &id)?;
-            if !counts.is_empty() {
-                record_counts(tx, &head, &counts)?;
+    let head: StockTake = documents::get(tx, scope, &id)?;
+    if !counts.is_empty() {
+        record_counts(tx, &head, &counts)?;
+    }
+    if let Some(notes) = b.notes {
+        let notes = clean(notes);
+        if notes != head.notes {
+            if !head.status.open() {
+                return Err(AppError::conflict(format!(
+                    "Stock take {} is {}: its notes can no longer change",
+                    head.number,
+                    head.status.as_str()
+                )));
             }
-            if let Some(notes) = b.notes {
-                let notes = opt_text(notes);
-                if notes != head.notes {
-                    if !head.status.open() {
-                        return Err(AppError::conflict(format!(
-                            "Stock take {} is {}: its notes can no longer change",
-                            head.number,
-                            head.status.as_str()
-                        )));
-                    }
-                    tx.execute(
-                        "UPDATE stock_takes SET notes = ?1 WHERE id = ?2",
-                        params![notes, head.id],
-                    )?;
-                }
-            }
-            if let Some(target) = target {
-                transition(tx, &scope, &head, target, allow_negative, &now, today)?;
-            }
-            get_stock_take(tx, &scope, &id)
-        })
-        .await?;
-    Ok(data(take))
+            documents::set_notes::<StockTake>(tx, &head.id, notes.as_deref())?;
+        }
+    }
+    if let Some(target) = target {
+        transition(tx, scope, ctx, &head, target)?;
+    }
+    documents::get(tx, scope, &id)
 }
 
 /// Counts may be entered in draft and in progress only (409 after); a line id not of
 /// this stock take is 400.
-fn record_counts(tx: &Transaction, head: &Head, counts: &[(String, Option<Qty>)]) -> AppResult<()> {
+fn record_counts(
+    tx: &Transaction,
+    head: &StockTake,
+    counts: &[(String, Option<Qty>)],
+) -> AppResult<()> {
     if !head.status.open() {
         return Err(AppError::conflict(format!(
             "Stock take {} is {}: counts can no longer be entered",
@@ -440,11 +337,9 @@ fn record_counts(tx: &Transaction, head: &Head, counts: &[(String, Option<Qty>)]
 fn transition(
     tx: &Transaction,
     scope: &Scope,
-    head: &Head,
+    ctx: &Ctx,
+    head: &StockTake,
     target: StockTakeStatus,
-    allow_negative: bool,
-    now: &str,
-    today: time::Date,
 ) -> AppResult<()> {
     use StockTakeStatus::{Cancelled, Completed, Draft, InProgress};
     match (head.status, target) {
@@ -455,7 +350,7 @@ fn transition(
             )?;
             Ok(())
         }
-        (InProgress, Completed) => complete(tx, scope, head, allow_negative, now, today),
+        (InProgress, Completed) => complete(tx, scope, ctx, head),
         (Completed, Cancelled) => Err(AppError::conflict(format!(
             "Stock take {} is completed and cannot be cancelled",
             head.number
@@ -476,15 +371,8 @@ fn transition(
 /// in_progress -> completed: for each counted line, a `stock_take` movement of
 /// `counted - quantity now` (none when 0), so the row ends holding the count. Completes
 /// even where the location has since been deactivated (DECISIONS §12).
-fn complete(
-    tx: &Transaction,
-    scope: &Scope,
-    head: &Head,
-    allow_negative: bool,
-    now: &str,
-    today: time::Date,
-) -> AppResult<()> {
-    let loc = location_ref(tx, scope, &head.location_id)?;
+fn complete(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &StockTake) -> AppResult<()> {
+    let loc = location_ref(tx, scope, &head.location_id.id)?;
     let counted: Vec<(String, Qty)> = {
         let mut stmt = tx.prepare_cached(
             "SELECT product_id, counted_quantity FROM stock_take_lines
@@ -511,24 +399,84 @@ fn complete(
                 kind: MovementType::StockTake,
                 reference: Some(head.number.clone()),
                 notes: None,
-                date: today,
+                date: ctx.today,
                 unit_cost: None,
                 origin: Origin::System,
             },
-            allow_negative,
-            now,
+            ctx.allow_negative,
+            &ctx.now,
         )?;
     }
     tx.execute(
         "UPDATE stock_takes SET status = 'completed', date_completed = ?1 WHERE id = ?2",
-        params![now, head.id],
+        params![ctx.now, head.id],
     )?;
     Ok(())
 }
 
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
+/// Deletes a draft or cancelled stock take and its lines (409 otherwise).
+pub fn delete_stock_take(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let head: StockTake = documents::get(tx, scope, id)?;
+    if !matches!(
+        head.status,
+        StockTakeStatus::Draft | StockTakeStatus::Cancelled
+    ) {
+        return Err(AppError::conflict(format!(
+            "Stock take {} is {} and cannot be deleted; only draft or cancelled stock takes can",
+            head.number,
+            head.status.as_str()
+        )));
+    }
+    documents::delete::<StockTake>(tx, id)
+}
+
+#[get("/stock-takes?<entityId>&<q..>")]
+#[allow(non_snake_case)]
+async fn list(
+    user: SessionUser,
+    entityId: Option<String>,
+    q: ListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            documents::list::<StockTake>(conn, &scope, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[post("/stock-takes", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<NewStockTake>,
+    db: &State<Db>,
+    ctx: Ctx,
+) -> AppResult<Created<StockTake>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let take = db
+        .write(move |tx| create_stock_take(tx, &scope, b, &ctx))
+        .await?;
+    Ok(Created(take))
+}
+
+#[put("/stock-takes", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<StockTakeUpdate>,
+    db: &State<Db>,
+    ctx: Ctx,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let take = db
+        .write(move |tx| update_stock_take(tx, &scope, b, &ctx))
+        .await?;
+    Ok(data(take))
 }
 
 #[delete("/stock-takes", data = "<body>")]
@@ -538,26 +486,8 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
-    let id = parse_id("id", &body.id)?;
-    db.write(move |tx| {
-        let head = load_head(tx, &scope, &id)?;
-        if !matches!(
-            head.status,
-            StockTakeStatus::Draft | StockTakeStatus::Cancelled
-        ) {
-            return Err(AppError::conflict(format!(
-                "Stock take {} is {} and cannot be deleted; only draft or cancelled stock takes can",
-                head.number,
-                head.status.as_str()
-            )));
-        }
-        tx.execute(
-            "DELETE FROM stock_take_lines WHERE stock_take_id = ?1",
-            [&id],
-        )?;
-        tx.execute("DELETE FROM stock_takes WHERE id = ?1", [&id])?;
-        Ok(())
-    })
-    .await?;
+    let id = body.id()?;
+    db.write(move |tx| delete_stock_take(tx, &scope, &id))
+        .await?;
     Ok(data(json!({ "success": true })))
 }

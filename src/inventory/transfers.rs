@@ -12,21 +12,21 @@ use std::collections::HashMap;
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, Route, State};
-use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::documents::{self, next_number, LinedDocument};
 use super::ledger::{self, MovementType, NewMovement, Origin};
-use super::numbering::{next_number, Document};
+use super::lookup::{location_ref, product_ref, LocationRef, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
-use super::{location_ref, newest_first, product_ref, LocationRef, ProductRef};
 use crate::auth::SessionUser;
-use crate::clock::{rfc3339, Clock};
+use crate::ctx::Ctx;
 use crate::db::decimal::Qty;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{nullable, parse_id, JsonBody};
-use crate::http::paging::{ListQuery, Page};
+use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
+use crate::http::paging::ListQuery;
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
 
@@ -103,133 +103,65 @@ pub struct TransferLine {
     pub received_quantity: Qty,
 }
 
-const SELECT: &str = "SELECT o.id, o.number, sl.id, sl.name, dl.id, dl.name, o.status, o.notes,
-        o.entity_id, o.date_created, o.date_completed
-     FROM transfer_orders o
-     JOIN warehouse_locations sl ON sl.id = o.source_location_id
-     JOIN warehouse_locations dl ON dl.id = o.destination_location_id";
+impl LinedDocument for TransferOrder {
+    type Line = TransferLine;
+    const LABEL: &'static str = "Transfer order";
+    const TABLE: &'static str = "transfer_orders";
+    const PREFIX: &'static str = "TO";
+    const SELECT: &'static str = "SELECT o.id, o.number, sl.id, sl.name, dl.id, dl.name, o.status,
+            o.notes, o.entity_id, o.date_created, o.date_completed
+         FROM transfer_orders o
+         JOIN warehouse_locations sl ON sl.id = o.source_location_id
+         JOIN warehouse_locations dl ON dl.id = o.destination_location_id";
+    const ALIAS: &'static str = "o";
+    const LINE_TABLE: &'static str = "transfer_order_lines";
+    const LINE_PARENT: &'static str = "order_id";
+    const LINES: &'static str =
+        "SELECT tl.order_id, tl.id, p.id, p.name, p.sku, tl.quantity, tl.received_quantity
+         FROM transfer_order_lines tl JOIN products p ON p.id = tl.product_id
+         WHERE tl.order_id IN ({ids}) ORDER BY tl.seq";
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TransferOrder> {
-    Ok(TransferOrder {
-        id: r.get(0)?,
-        number: r.get(1)?,
-        source_location_id: LocationBrief {
-            id: r.get(2)?,
-            name: r.get(3)?,
-        },
-        destination_location_id: LocationBrief {
-            id: r.get(4)?,
-            name: r.get(5)?,
-        },
-        status: TransferStatus::from_db(&r.get::<_, String>(6)?)?,
-        notes: r.get(7)?,
-        entity_id: r.get(8)?,
-        date_created: r.get(9)?,
-        date_completed: r.get(10)?,
-        lines: Vec::new(),
-    })
-}
-
-/// Transfer orders visible to `scope` (optionally of one entity), newest first, with lines.
-pub fn list_orders(
-    conn: &Connection,
-    scope: &Scope,
-    entity: Option<&str>,
-    page: Page,
-) -> AppResult<Vec<TransferOrder>> {
-    let mut orders = newest_first(conn, scope, SELECT, "o", entity, page, from_row)?;
-    attach_lines(conn, &mut orders)?;
-    Ok(orders)
-}
-
-fn attach_lines(conn: &Connection, orders: &mut [TransferOrder]) -> AppResult<()> {
-    let mut by_order: HashMap<String, Vec<TransferLine>> = HashMap::new();
-    for chunk in orders.chunks(500) {
-        let marks = vec!["?"; chunk.len()].join(",");
-        let mut stmt = conn.prepare(&format!(
-            "SELECT tl.order_id, tl.id, p.id, p.name, p.sku, tl.quantity, tl.received_quantity
-             FROM transfer_order_lines tl JOIN products p ON p.id = tl.product_id
-             WHERE tl.order_id IN ({marks}) ORDER BY tl.seq"
-        ))?;
-        let rows = stmt.query_map(params_from_iter(chunk.iter().map(|o| &o.id)), |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                TransferLine {
-                    id: r.get(1)?,
-                    product_id: ProductBrief {
-                        id: r.get(2)?,
-                        name: r.get(3)?,
-                        sku: r.get(4)?,
-                    },
-                    quantity: r.get(5)?,
-                    received_quantity: r.get(6)?,
-                },
-            ))
-        })?;
-        for row in rows {
-            let (order, line) = row?;
-            by_order.entry(order).or_default().push(line);
-        }
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: r.get(0)?,
+            number: r.get(1)?,
+            source_location_id: LocationBrief {
+                id: r.get(2)?,
+                name: r.get(3)?,
+            },
+            destination_location_id: LocationBrief {
+                id: r.get(4)?,
+                name: r.get(5)?,
+            },
+            status: TransferStatus::from_db(&r.get::<_, String>(6)?)?,
+            notes: r.get(7)?,
+            entity_id: r.get(8)?,
+            date_created: r.get(9)?,
+            date_completed: r.get(10)?,
+            lines: Vec::new(),
+        })
     }
-    for o in orders.iter_mut() {
-        o.lines = by_order.remove(&o.id).unwrap_or_default();
+
+    fn line_from_row(r: &Row<'_>) -> rusqlite::Result<TransferLine> {
+        Ok(TransferLine {
+            id: r.get(1)?,
+            product_id: ProductBrief {
+                id: r.get(2)?,
+                name: r.get(3)?,
+                sku: r.get(4)?,
+            },
+            quantity: r.get(5)?,
+            received_quantity: r.get(6)?,
+        })
     }
-    Ok(())
-}
 
-/// One transfer order visible to `scope`, with lines: 404 when unknown or foreign.
-pub fn get_order(conn: &Connection, scope: &Scope, id: &str) -> AppResult<TransferOrder> {
-    let (cond, mut args) = scope.condition("o");
-    args.insert(0, id.to_owned());
-    let order = conn
-        .query_row(
-            &format!("{SELECT} WHERE o.id = ? AND {cond}"),
-            params_from_iter(args.iter()),
-            from_row,
-        )
-        .optional()?
-        .ok_or_else(|| AppError::not_found(format!("Transfer order not found: {id}")))?;
-    let mut orders = [order];
-    attach_lines(conn, &mut orders)?;
-    let [order] = orders;
-    Ok(order)
-}
+    fn id(&self) -> &str {
+        &self.id
+    }
 
-/// What the state machine needs of an order.
-struct Head {
-    id: String,
-    number: String,
-    entity_id: String,
-    source: String,
-    destination: String,
-    status: TransferStatus,
-    notes: Option<String>,
-}
-
-fn load_head(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<Head> {
-    let (cond, mut args) = scope.condition("");
-    args.insert(0, id.to_owned());
-    tx.query_row(
-        &format!(
-            "SELECT id, number, entity_id, source_location_id, destination_location_id, status,
-                 notes
-             FROM transfer_orders WHERE id = ? AND {cond}"
-        ),
-        params_from_iter(args.iter()),
-        |r| {
-            Ok(Head {
-                id: r.get(0)?,
-                number: r.get(1)?,
-                entity_id: r.get(2)?,
-                source: r.get(3)?,
-                destination: r.get(4)?,
-                status: TransferStatus::from_db(&r.get::<_, String>(5)?)?,
-                notes: r.get(6)?,
-            })
-        },
-    )
-    .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Transfer order not found: {id}")))
+    fn set_lines(&mut self, lines: Vec<TransferLine>) {
+        self.lines = lines;
+    }
 }
 
 /// A stored line, as the transitions use it.
@@ -257,14 +189,14 @@ fn load_lines(tx: &Transaction, order_id: &str) -> AppResult<Vec<StoredLine>> {
 
 /// A line as sent on create or on a draft PUT.
 #[derive(Debug, Deserialize)]
-struct NewLine {
-    product_id: String,
-    quantity: Qty,
+pub struct NewTransferLine {
+    pub product_id: String,
+    pub quantity: Qty,
 }
 
 /// Checks what can be checked without the database: ids are UUIDs, quantities above 0,
 /// at least one line (409, a business refusal of §7).
-fn check_new_lines(lines: Vec<NewLine>) -> AppResult<Vec<(String, Qty)>> {
+fn check_new_lines(lines: Vec<NewTransferLine>) -> AppResult<Vec<(String, Qty)>> {
     if lines.is_empty() {
         return Err(AppError::conflict(
             "A transfer order needs at least one line",
@@ -335,50 +267,27 @@ fn require_active(loc: &LocationRef, what: &str) -> AppResult<()> {
     }
 }
 
-fn opt_text(s: Option<String>) -> Option<String> {
-    s.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
-}
-
-#[get("/transfer-orders?<entityId>&<q..>")]
-#[allow(non_snake_case)]
-async fn list(
-    user: SessionUser,
-    entityId: Option<String>,
-    q: ListQuery,
-    db: &State<Db>,
-) -> AppResult<Json<Value>> {
-    let page = q.page()?;
-    let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
-            list_orders(conn, &scope, entity.as_deref(), page)
-        })
-        .await?;
-    Ok(data(rows))
-}
-
+/// The body of a create (`POST /api/transfer-orders`).
 #[derive(Debug, Deserialize)]
-struct CreateBody {
-    source_location_id: String,
-    destination_location_id: String,
+pub struct NewTransfer {
+    pub source_location_id: String,
+    pub destination_location_id: String,
     #[serde(default)]
-    entity_id: Option<String>,
+    pub entity_id: Option<String>,
     #[serde(default)]
-    notes: Option<String>,
+    pub notes: Option<String>,
     #[serde(default)]
-    lines: Option<Vec<NewLine>>,
+    pub lines: Option<Vec<NewTransferLine>>,
 }
 
-#[post("/transfer-orders", data = "<body>")]
-async fn create(
-    user: SessionUser,
-    body: JsonBody<CreateBody>,
-    db: &State<Db>,
-    clock: &State<Clock>,
-) -> AppResult<Created<TransferOrder>> {
-    let scope = user.scope();
-    let b = body.into_inner();
+/// Creates a draft transfer order: two different active locations of one entity (the
+/// one named, else the source's), at least one line of an active product of that entity.
+pub fn create_transfer(
+    tx: &Transaction,
+    scope: &Scope,
+    b: NewTransfer,
+    ctx: &Ctx,
+) -> AppResult<TransferOrder> {
     let source = parse_id("source_location_id", &b.source_location_id)?;
     let destination = parse_id("destination_location_id", &b.destination_location_id)?;
     if source == destination {
@@ -387,149 +296,122 @@ async fn create(
         ));
     }
     let lines = check_new_lines(b.lines.unwrap_or_default())?;
-    let now = rfc3339(clock.now());
-    let order = db
-        .write(move |tx| {
-            let src = location_ref(tx, &scope, &source)?;
-            let dst = location_ref(tx, &scope, &destination)?;
-            let entity = match b.entity_id.as_deref().filter(|e| !e.is_empty()) {
-                Some(raw) => scope.entity(tx, "entity_id", raw)?,
-                None => src.entity_id.clone(),
-            };
-            same_entity(
-                "source_location_id",
-                Some(&src.entity_id),
-                Some(entity.as_str()),
-            )?;
-            same_entity(
-                "destination_location_id",
-                Some(&dst.entity_id),
-                Some(entity.as_str()),
-            )?;
-            require_active(&src, "it cannot be the source of a new transfer order")?;
-            require_active(&dst, "it cannot be the destination of a new transfer order")?;
-            resolve_lines(tx, &scope, &entity, &lines)?;
-            let (seq, number) = next_number(tx, Document::TransferOrder, &entity)?;
-            let id = uuid::Uuid::new_v4().to_string();
-            tx.execute(
-                "INSERT INTO transfer_orders (id, owner_id, entity_id, number_seq, number,
-                     source_location_id, destination_location_id, status, notes, date_created)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'draft', ?8, ?9)",
-                params![
-                    id,
-                    src.owner_id,
-                    entity,
-                    seq,
-                    number,
-                    src.id,
-                    dst.id,
-                    opt_text(b.notes),
-                    now
-                ],
-            )?;
-            insert_lines(tx, &id, &lines)?;
-            get_order(tx, &scope, &id)
-        })
-        .await?;
-    Ok(Created(order))
+    let src = location_ref(tx, scope, &source)?;
+    let dst = location_ref(tx, scope, &destination)?;
+    let entity = match b.entity_id.as_deref().filter(|e| !e.is_empty()) {
+        Some(raw) => scope.entity(tx, "entity_id", raw)?,
+        None => src.entity_id.clone(),
+    };
+    same_entity(
+        "source_location_id",
+        Some(&src.entity_id),
+        Some(entity.as_str()),
+    )?;
+    same_entity(
+        "destination_location_id",
+        Some(&dst.entity_id),
+        Some(entity.as_str()),
+    )?;
+    require_active(&src, "it cannot be the source of a new transfer order")?;
+    require_active(&dst, "it cannot be the destination of a new transfer order")?;
+    resolve_lines(tx, scope, &entity, &lines)?;
+    let (seq, number) = next_number::<TransferOrder>(tx, &entity)?;
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO transfer_orders (id, owner_id, entity_id, number_seq, number,
+             source_location_id, destination_location_id, status, notes, date_created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'draft', ?8, ?9)",
+        params![
+            id,
+            src.owner_id,
+            entity,
+            seq,
+            number,
+            src.id,
+            dst.id,
+            clean(b.notes),
+            ctx.now
+        ],
+    )?;
+    insert_lines(tx, &id, &lines)?;
+    documents::get(tx, scope, &id)
 }
 
 /// A line in a PUT: `{product_id, quantity}` to replace a draft's lines, or
 /// `{id, received_quantity}` for a short receipt when the PUT completes the order.
-#[derive(Debug, Deserialize)]
-struct PutLine {
+#[derive(Debug, Default, Deserialize)]
+pub struct TransferLineUpdate {
     #[serde(default)]
-    id: Option<String>,
+    pub id: Option<String>,
     #[serde(default)]
-    product_id: Option<String>,
+    pub product_id: Option<String>,
     #[serde(default)]
-    quantity: Option<Qty>,
+    pub quantity: Option<Qty>,
     #[serde(default, deserialize_with = "nullable")]
-    received_quantity: Option<Option<Qty>>,
+    pub received_quantity: Option<Option<Qty>>,
 }
 
-#[derive(Debug, Deserialize)]
-struct UpdateBody {
-    id: String,
+/// The body of a PUT: lines, notes and a status change, each optional.
+#[derive(Debug, Default, Deserialize)]
+pub struct TransferUpdate {
+    pub id: String,
     #[serde(default)]
-    status: Option<String>,
+    pub status: Option<String>,
     #[serde(default)]
-    lines: Option<Vec<PutLine>>,
+    pub lines: Option<Vec<TransferLineUpdate>>,
     #[serde(default, deserialize_with = "nullable")]
-    notes: Option<Option<String>>,
+    pub notes: Option<Option<String>>,
 }
 
-/// Everything a transition needs besides the order.
-struct Ctx<'a> {
-    scope: &'a Scope,
-    now: &'a str,
-    today: time::Date,
-}
-
-#[put("/transfer-orders", data = "<body>")]
-async fn update(
-    user: SessionUser,
-    body: JsonBody<UpdateBody>,
-    db: &State<Db>,
-    clock: &State<Clock>,
-) -> AppResult<Json<Value>> {
-    let scope = user.scope();
-    let b = body.into_inner();
+/// Applies a PUT: the lines (a draft's new lines, or the receipts of the completing
+/// PUT), then the notes (draft only), then the status change by the §3 table. A refusal
+/// anywhere leaves the order as it was (the caller's transaction is rolled back).
+pub fn update_transfer(
+    tx: &Transaction,
+    scope: &Scope,
+    b: TransferUpdate,
+    ctx: &Ctx,
+) -> AppResult<TransferOrder> {
     let id = parse_id("id", &b.id)?;
     let target = b
         .status
         .as_deref()
         .map(TransferStatus::parse_target)
         .transpose()?;
-    let now = rfc3339(clock.now());
-    let today = clock.today();
-    let order = db
-        .write(move |tx| {
-            let ctx = Ctx {
-                scope: &scope,
-                now: &now,
-                today,
-            };
-            let head = load_head(tx, &scope, &id)?;
-            let mut receipts = HashMap::new();
-            if let Some(lines) = b.lines {
-                if target == Some(TransferStatus::Completed) {
-                    receipts = check_receipts(tx, &head, lines)?;
-                } else {
-                    replace_lines(tx, &scope, &head, lines)?;
-                }
+    let head: TransferOrder = documents::get(tx, scope, &id)?;
+    let mut receipts = HashMap::new();
+    if let Some(lines) = b.lines {
+        if target == Some(TransferStatus::Completed) {
+            receipts = check_receipts(tx, &head, lines)?;
+        } else {
+            replace_lines(tx, scope, &head, lines)?;
+        }
+    }
+    if let Some(notes) = b.notes {
+        let notes = clean(notes);
+        if notes != head.notes {
+            if head.status != TransferStatus::Draft {
+                return Err(AppError::conflict(format!(
+                    "Transfer order {} is {}: its notes can only be changed while draft",
+                    head.number,
+                    head.status.as_str()
+                )));
             }
-            if let Some(notes) = b.notes {
-                let notes = opt_text(notes);
-                if notes != head.notes {
-                    if head.status != TransferStatus::Draft {
-                        return Err(AppError::conflict(format!(
-                            "Transfer order {} is {}: its notes can only be changed while draft",
-                            head.number,
-                            head.status.as_str()
-                        )));
-                    }
-                    tx.execute(
-                        "UPDATE transfer_orders SET notes = ?1 WHERE id = ?2",
-                        params![notes, head.id],
-                    )?;
-                }
-            }
-            if let Some(target) = target {
-                transition(tx, &ctx, &head, target, &receipts)?;
-            }
-            get_order(tx, &scope, &id)
-        })
-        .await?;
-    Ok(data(order))
+            documents::set_notes::<TransferOrder>(tx, &head.id, notes.as_deref())?;
+        }
+    }
+    if let Some(target) = target {
+        transition(tx, scope, ctx, &head, target, &receipts)?;
+    }
+    documents::get(tx, scope, &id)
 }
 
 /// Replaces the lines of a draft (409 once it has left draft).
 fn replace_lines(
     tx: &Transaction,
     scope: &Scope,
-    head: &Head,
-    lines: Vec<PutLine>,
+    head: &TransferOrder,
+    lines: Vec<TransferLineUpdate>,
 ) -> AppResult<()> {
     if head.status != TransferStatus::Draft {
         return Err(AppError::conflict(format!(
@@ -542,7 +424,7 @@ fn replace_lines(
         .into_iter()
         .enumerate()
         .map(|(i, l)| {
-            Ok(NewLine {
+            Ok(NewTransferLine {
                 product_id: l
                     .product_id
                     .ok_or_else(|| AppError::missing(&format!("lines[{i}].product_id")))?,
@@ -565,8 +447,8 @@ fn replace_lines(
 /// from 0 to the line's quantity (400 otherwise). Lines not named arrive in full.
 fn check_receipts(
     tx: &Transaction,
-    head: &Head,
-    lines: Vec<PutLine>,
+    head: &TransferOrder,
+    lines: Vec<TransferLineUpdate>,
 ) -> AppResult<HashMap<String, Qty>> {
     let stored = load_lines(tx, &head.id)?;
     let mut receipts = HashMap::new();
@@ -598,17 +480,18 @@ fn check_receipts(
 /// Applies a status change by the §3 table; anything else is 409.
 fn transition(
     tx: &Transaction,
-    ctx: &Ctx<'_>,
-    head: &Head,
+    scope: &Scope,
+    ctx: &Ctx,
+    head: &TransferOrder,
     target: TransferStatus,
     receipts: &HashMap<String, Qty>,
 ) -> AppResult<()> {
     use TransferStatus::{Cancelled, Completed, Draft, InTransit};
     match (head.status, target) {
-        (Draft, InTransit) => ship(tx, ctx, head),
-        (InTransit, Completed) => receive(tx, ctx, head, receipts),
+        (Draft, InTransit) => ship(tx, scope, ctx, head),
+        (InTransit, Completed) => receive(tx, scope, ctx, head, receipts),
         (Draft, Cancelled) => set_status(tx, head, Cancelled, None),
-        (InTransit, Cancelled) => cancel_in_transit(tx, ctx, head),
+        (InTransit, Cancelled) => cancel_in_transit(tx, scope, ctx, head),
         (Completed, Cancelled) => Err(AppError::conflict(format!(
             "Transfer order {} is completed and cannot be cancelled",
             head.number
@@ -624,7 +507,7 @@ fn transition(
 
 fn set_status(
     tx: &Transaction,
-    head: &Head,
+    head: &TransferOrder,
     status: TransferStatus,
     date_completed: Option<&str>,
 ) -> AppResult<()> {
@@ -664,8 +547,8 @@ fn products_of(
 
 fn movement(
     tx: &Transaction,
-    ctx: &Ctx<'_>,
-    head: &Head,
+    ctx: &Ctx,
+    head: &TransferOrder,
     product: &ProductRef,
     location: &LocationRef,
     qty: Qty,
@@ -685,7 +568,7 @@ fn movement(
             origin: Origin::System,
         },
         false,
-        ctx.now,
+        &ctx.now,
     )?;
     Ok(())
 }
@@ -712,13 +595,13 @@ fn change_reserved(
 /// draft -> in_transit: every product's summed line quantity must be at the source, or
 /// nothing changes (409 naming the product, needed and available). Shipping always needs
 /// the stock, whatever `allow_negative_stock` says (§3 states the condition).
-fn ship(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<()> {
-    let src = location_ref(tx, ctx.scope, &head.source)?;
-    let dst = location_ref(tx, ctx.scope, &head.destination)?;
+fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> AppResult<()> {
+    let src = location_ref(tx, scope, &head.source_location_id.id)?;
+    let dst = location_ref(tx, scope, &head.destination_location_id.id)?;
     require_active(&src, &format!("transfer order {} cannot ship", head.number))?;
     require_active(&dst, &format!("transfer order {} cannot ship", head.number))?;
     let lines = load_lines(tx, &head.id)?;
-    let products = products_of(tx, ctx.scope, &lines)?;
+    let products = products_of(tx, scope, &lines)?;
     let totals = totals_by_product(&lines);
     for (pid, needed) in &totals {
         let held = ledger::stock_row_quantity(tx, pid, &src.id)?.unwrap_or(Qty::ZERO);
@@ -751,14 +634,15 @@ fn ship(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<()> {
 /// received. Completes even where a location has since been deactivated (DECISIONS §12).
 fn receive(
     tx: &Transaction,
-    ctx: &Ctx<'_>,
-    head: &Head,
+    scope: &Scope,
+    ctx: &Ctx,
+    head: &TransferOrder,
     receipts: &HashMap<String, Qty>,
 ) -> AppResult<()> {
-    let src = location_ref(tx, ctx.scope, &head.source)?;
-    let dst = location_ref(tx, ctx.scope, &head.destination)?;
+    let src = location_ref(tx, scope, &head.source_location_id.id)?;
+    let dst = location_ref(tx, scope, &head.destination_location_id.id)?;
     let lines = load_lines(tx, &head.id)?;
-    let products = products_of(tx, ctx.scope, &lines)?;
+    let products = products_of(tx, scope, &lines)?;
     for l in &lines {
         let received = receipts.get(&l.id).copied().unwrap_or(l.quantity);
         if !received.is_zero() {
@@ -780,15 +664,20 @@ fn receive(
     for (pid, qty) in totals_by_product(&lines) {
         change_reserved(tx, &pid, &src.id, -qty)?;
     }
-    set_status(tx, head, TransferStatus::Completed, Some(ctx.now))
+    set_status(tx, head, TransferStatus::Completed, Some(&ctx.now))
 }
 
 /// in_transit -> cancelled: the units go back to the source with `transfer_cancelled`
 /// movements and the reservation is released.
-fn cancel_in_transit(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<()> {
-    let src = location_ref(tx, ctx.scope, &head.source)?;
+fn cancel_in_transit(
+    tx: &Transaction,
+    scope: &Scope,
+    ctx: &Ctx,
+    head: &TransferOrder,
+) -> AppResult<()> {
+    let src = location_ref(tx, scope, &head.source_location_id.id)?;
     let lines = load_lines(tx, &head.id)?;
-    let products = products_of(tx, ctx.scope, &lines)?;
+    let products = products_of(tx, scope, &lines)?;
     for l in &lines {
         movement(
             tx,
@@ -806,9 +695,66 @@ fn cancel_in_transit(tx: &Transaction, ctx: &Ctx<'_>, head: &Head) -> AppResult<
     set_status(tx, head, TransferStatus::Cancelled, None)
 }
 
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
+/// Deletes a draft transfer order and its lines (409 once it has left draft).
+pub fn delete_transfer(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let head: TransferOrder = documents::get(tx, scope, id)?;
+    if head.status != TransferStatus::Draft {
+        return Err(AppError::conflict(format!(
+            "Transfer order {} is {} and cannot be deleted; only draft orders can",
+            head.number,
+            head.status.as_str()
+        )));
+    }
+    documents::delete::<TransferOrder>(tx, id)
+}
+
+#[get("/transfer-orders?<entityId>&<q..>")]
+#[allow(non_snake_case)]
+async fn list(
+    user: SessionUser,
+    entityId: Option<String>,
+    q: ListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let page = q.page()?;
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            documents::list::<TransferOrder>(conn, &scope, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(data(rows))
+}
+
+#[post("/transfer-orders", data = "<body>")]
+async fn create(
+    user: SessionUser,
+    body: JsonBody<NewTransfer>,
+    db: &State<Db>,
+    ctx: Ctx,
+) -> AppResult<Created<TransferOrder>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let order = db
+        .write(move |tx| create_transfer(tx, &scope, b, &ctx))
+        .await?;
+    Ok(Created(order))
+}
+
+#[put("/transfer-orders", data = "<body>")]
+async fn update(
+    user: SessionUser,
+    body: JsonBody<TransferUpdate>,
+    db: &State<Db>,
+    ctx: Ctx,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let b = body.into_inner();
+    let order = db
+        .write(move |tx| update_transfer(tx, &scope, b, &ctx))
+        .await?;
+    Ok(data(order))
 }
 
 #[delete("/transfer-orders", data = "<body>")]
@@ -818,23 +764,7 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
-    let id = parse_id("id", &body.id)?;
-    db.write(move |tx| {
-        let head = load_head(tx, &scope, &id)?;
-        if head.status != TransferStatus::Draft {
-            return Err(AppError::conflict(format!(
-                "Transfer order {} is {} and cannot be deleted; only draft orders can",
-                head.number,
-                head.status.as_str()
-            )));
-        }
-        tx.execute(
-            "DELETE FROM transfer_order_lines WHERE order_id = ?1",
-            [&id],
-        )?;
-        tx.execute("DELETE FROM transfer_orders WHERE id = ?1", [&id])?;
-        Ok(())
-    })
-    .await?;
+    let id = body.id()?;
+    db.write(move |tx| delete_transfer(tx, &scope, &id)).await?;
     Ok(data(json!({ "success": true })))
 }

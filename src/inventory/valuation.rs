@@ -15,7 +15,7 @@ use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-use super::and_eq;
+use super::lookup::and_eq;
 use super::reports::{
     bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
     round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,

@@ -27,20 +27,21 @@ pub use guard::ApiKey;
 pub use rate_limit::RateLimiter;
 
 use crate::accounting::bills::Bills;
-use crate::accounting::common::{EntityListQuery, Order};
 use crate::accounting::contacts::{Contacts, CreateContact};
 use crate::accounting::documents::CreateDocument;
 use crate::accounting::employees::Employees;
 use crate::accounting::expense_categories::ExpenseCategories;
 use crate::accounting::invoices::Invoices;
-use crate::accounting::resource::{self, ctx, read_list, Resource};
+use crate::accounting::resource::{self, read_list, Resource};
 use crate::accounting::transactions::Transactions;
 use crate::clock::Clock;
 use crate::config::AppConfig;
+use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
 use crate::http::catchers::route_matches;
+use crate::http::paging::{EntityListQuery, Order};
 use crate::http::Created;
 use crate::inventory::products::{
     create_product, list_products, NewProduct, Product, ProductFilter,
@@ -109,7 +110,7 @@ async fn create_invoice(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Created<<Invoices as Resource>::Record>> {
-    resource::create::<Invoices>(key.scope(), body.into_inner(), db, ctx(clock, config)).await
+    resource::create::<Invoices>(key.scope(), body.into_inner(), db, Ctx::new(clock, config)).await
 }
 
 #[get("/bills?<q..>")]
@@ -125,7 +126,7 @@ async fn create_bill(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Created<<Bills as Resource>::Record>> {
-    resource::create::<Bills>(key.scope(), body.into_inner(), db, ctx(clock, config)).await
+    resource::create::<Bills>(key.scope(), body.into_inner(), db, Ctx::new(clock, config)).await
 }
 
 #[get("/contacts?<q..>")]
@@ -141,7 +142,7 @@ async fn create_contact(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Created<<Contacts as Resource>::Record>> {
-    resource::create::<Contacts>(key.scope(), body.into_inner(), db, ctx(clock, config)).await
+    resource::create::<Contacts>(key.scope(), body.into_inner(), db, Ctx::new(clock, config)).await
 }
 
 #[get("/products?<q..>")]
@@ -174,10 +175,9 @@ async fn products_create(
 ) -> AppResult<Created<Product>> {
     let scope = key.scope();
     let body = body.into_inner();
-    let allow_negative = config.allow_negative_stock;
-    let clock = clock.inner().clone();
+    let ctx = Ctx::new(clock, config);
     let p = db
-        .write(move |tx| create_product(tx, &scope, body, allow_negative, &clock))
+        .write(move |tx| create_product(tx, &scope, body, &ctx))
         .await?;
     Ok(Created(p))
 }

@@ -1,0 +1,153 @@
+//! What transfer orders and stock takes share: a document of one entity, numbered per
+//! entity (`TO-001`, `ST-001`), with lines. One skeleton lists them newest first, reads
+//! one through the caller's scope, attaches their lines, numbers a new one and deletes
+//! one with its lines; each document says only how its rows read ([`LinedDocument`]).
+//!
+//! Numbers (DECISIONS §6, §7, §12): the next number is read and used inside the caller's
+//! `BEGIN IMMEDIATE` transaction, so two concurrent creates never get the same one; the
+//! `UNIQUE (entity_id, number_seq)` constraint of the tables backs this up. Past 999 the
+//! number simply grows (`TO-1000`).
+
+use std::collections::HashMap;
+
+use rusqlite::{params_from_iter, Connection, OptionalExtension, Row, Transaction};
+
+use super::lookup::and_eq;
+use crate::error::{AppError, AppResult};
+use crate::http::paging::Page;
+use crate::scope::Scope;
+
+/// A numbered document with lines, as its tables and rows read.
+pub trait LinedDocument: Sized {
+    type Line;
+    /// `Transfer order`: the start of its 404 message.
+    const LABEL: &'static str;
+    /// The document table, and the prefix of its numbers.
+    const TABLE: &'static str;
+    const PREFIX: &'static str;
+    /// `SELECT <columns> FROM <TABLE> <ALIAS> [JOIN ...]`, read by [`Self::from_row`].
+    const SELECT: &'static str;
+    const ALIAS: &'static str;
+    /// The lines table and its column naming the document.
+    const LINE_TABLE: &'static str;
+    const LINE_PARENT: &'static str;
+    /// The lines of the documents whose ids stand for `{ids}` (placeholders), in order;
+    /// column 0 is the document's id, the rest is read by [`Self::line_from_row`].
+    const LINES: &'static str;
+
+    /// The document without its lines.
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self>;
+    /// A line from columns 1 on.
+    fn line_from_row(r: &Row<'_>) -> rusqlite::Result<Self::Line>;
+    fn id(&self) -> &str;
+    fn set_lines(&mut self, lines: Vec<Self::Line>);
+}
+
+/// One page of the documents visible to `scope`, optionally of one entity, newest first,
+/// with their lines.
+pub fn list<D: LinedDocument>(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    page: Page,
+) -> AppResult<Vec<D>> {
+    let alias = D::ALIAS;
+    let (cond, mut args) = scope.condition(alias);
+    let mut sql = format!("{} WHERE {cond}", D::SELECT);
+    and_eq(&mut sql, &mut args, &format!("{alias}.entity_id"), entity);
+    sql.push_str(&format!(
+        " ORDER BY {alias}.seq DESC LIMIT {} OFFSET {}",
+        page.sql_limit(),
+        page.offset
+    ));
+    let mut stmt = conn.prepare(&sql)?;
+    let mut docs = stmt
+        .query_map(params_from_iter(args.iter()), D::from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    attach_lines(conn, &mut docs)?;
+    Ok(docs)
+}
+
+/// One document visible to `scope`, with its lines: 404 (`<LABEL> not found: <id>`) when
+/// unknown or foreign.
+pub fn get<D: LinedDocument>(conn: &Connection, scope: &Scope, id: &str) -> AppResult<D> {
+    let (cond, mut args) = scope.condition(D::ALIAS);
+    args.insert(0, id.to_owned());
+    let doc = conn
+        .query_row(
+            &format!("{} WHERE {}.id = ? AND {cond}", D::SELECT, D::ALIAS),
+            params_from_iter(args.iter()),
+            D::from_row,
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("{} not found: {id}", D::LABEL)))?;
+    let mut docs = [doc];
+    attach_lines(conn, &mut docs)?;
+    let [doc] = docs;
+    Ok(doc)
+}
+
+/// Fills in each document's lines, 500 documents to a query.
+fn attach_lines<D: LinedDocument>(conn: &Connection, docs: &mut [D]) -> AppResult<()> {
+    let mut by_doc: HashMap<String, Vec<D::Line>> = HashMap::new();
+    for chunk in docs.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let mut stmt = conn.prepare(&D::LINES.replace("{ids}", &marks))?;
+        let rows = stmt.query_map(params_from_iter(chunk.iter().map(D::id)), |r| {
+            Ok((r.get::<_, String>(0)?, D::line_from_row(r)?))
+        })?;
+        for row in rows {
+            let (doc, line) = row?;
+            by_doc.entry(doc).or_default().push(line);
+        }
+    }
+    for d in docs.iter_mut() {
+        let lines = by_doc.remove(d.id()).unwrap_or_default();
+        d.set_lines(lines);
+    }
+    Ok(())
+}
+
+/// The next sequence and its formatted number for a new document of `entity_id`.
+pub fn next_number<D: LinedDocument>(
+    tx: &Transaction,
+    entity_id: &str,
+) -> AppResult<(i64, String)> {
+    let last: i64 = tx.query_row(
+        &format!(
+            "SELECT COALESCE(MAX(number_seq), 0) FROM {} WHERE entity_id = ?1",
+            D::TABLE
+        ),
+        [entity_id],
+        |r| r.get(0),
+    )?;
+    let seq = last + 1;
+    Ok((seq, format!("{}-{seq:03}", D::PREFIX)))
+}
+
+/// Sets a document's notes.
+pub fn set_notes<D: LinedDocument>(
+    tx: &Transaction,
+    id: &str,
+    notes: Option<&str>,
+) -> AppResult<()> {
+    tx.execute(
+        &format!("UPDATE {} SET notes = ?1 WHERE id = ?2", D::TABLE),
+        rusqlite::params![notes, id],
+    )?;
+    Ok(())
+}
+
+/// Deletes a document and its lines (the caller has checked that it may).
+pub fn delete<D: LinedDocument>(tx: &Transaction, id: &str) -> AppResult<()> {
+    tx.execute(
+        &format!(
+            "DELETE FROM {} WHERE {} = ?1",
+            D::LINE_TABLE,
+            D::LINE_PARENT
+        ),
+        [id],
+    )?;
+    tx.execute(&format!("DELETE FROM {} WHERE id = ?1", D::TABLE), [id])?;
+    Ok(())
+}
