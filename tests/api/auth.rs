@@ -2,7 +2,7 @@
 //! and error body (§7, DECISIONS §2), entities and their isolation, and a restart on a
 //! real database file.
 
-mod common;
+use super::common;
 
 use common::*;
 use rocket::figment::providers::Serialized;

@@ -1,8 +1,8 @@
 //! The stock valuation report (§4.7, DECISIONS §8, §12) and the dashboard summary, alert
 //! and per-location endpoints (DECISIONS §8, §12).
 
-mod common;
-mod stock_setup;
+use super::common;
+use super::stock_setup;
 
 use common::*;
 use rocket::http::Status;

@@ -2,8 +2,8 @@
 //! table allowed and refused, and the adjustments of a completion read back through
 //! `GET /api/products`.
 
-mod common;
-mod stock_setup;
+use super::common;
+use super::stock_setup;
 
 use common::*;
 use rocket::http::Status;

@@ -1,8 +1,8 @@
 //! Transfer orders (§3, §4.5, DECISIONS §5, §6, §12): every row of the transition table,
 //! allowed and refused, with its stock effects read back through `GET /api/products`.
 
-mod common;
-mod stock_setup;
+use super::common;
+use super::stock_setup;
 
 use std::sync::{Arc, Barrier};
 

@@ -2,7 +2,7 @@
 //! limit, the create endpoints, the `/api/v1` fallback, and the OpenAPI document (drift
 //! check and an integration written from the document alone).
 
-mod common;
+use super::common;
 
 use std::collections::BTreeSet;
 

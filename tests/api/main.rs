@@ -1,0 +1,30 @@
+//! The in-process tests, in one binary: each test builds a fresh app over a fresh in-memory
+//! database and drives it through Rocket's local client (see `common`), or calls the
+//! library directly (`import_parse`, `connectors`). One module per subject.
+//!
+//! They share one binary because each test binary links the whole of Stockbook and Rocket
+//! again; tests that need a process of their own (the browser, the crash, concurrency on a
+//! real database file, the ledger property test, the module graph) keep their own files in
+//! `tests/`.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod platform_mocks;
+#[path = "../stock_setup/mod.rs"]
+mod stock_setup;
+
+mod accounting;
+mod api_keys;
+mod app;
+mod auth;
+mod connectors;
+mod import_api;
+mod import_csv;
+mod import_parse;
+mod movements;
+mod products;
+mod reports;
+mod stock;
+mod stock_takes;
+mod transfers;
+mod v1;
