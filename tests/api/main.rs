@@ -10,8 +10,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod platform_mocks;
-#[path = "../stock_setup/mod.rs"]
-mod stock_setup;
 
 mod accounting;
 mod api_keys;

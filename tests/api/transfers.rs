@@ -2,14 +2,13 @@
 //! allowed and refused, with its stock effects read back through `GET /api/products`.
 
 use super::common;
-use super::stock_setup;
 
 use std::sync::{Arc, Barrier};
 
+use common::stock_fixtures::*;
 use common::*;
 use rocket::http::Status;
 use serde_json::{json, Value};
-use stock_setup::*;
 
 /// An entity with locations Main and Shop, products Anvil (10 at Main) and Bolt (5 at
 /// Main), and an empty product Chain.
@@ -30,18 +29,16 @@ fn fixture() -> Fx {
     let anvil = id(&product_with(
         &t,
         &e,
-        json!({"name": "Anvil", "sku": "SKU-A", "cost_price": 2}),
+        "Anvil",
+        json!({"sku": "SKU-A", "cost_price": 2}),
     ));
     let bolt = id(&product_with(
         &t,
         &e,
-        json!({"name": "Bolt", "sku": "SKU-B", "cost_price": 1}),
+        "Bolt",
+        json!({"sku": "SKU-B", "cost_price": 1}),
     ));
-    let chain = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "Chain", "sku": "SKU-C"}),
-    ));
+    let chain = id(&product_with(&t, &e, "Chain", json!({"sku": "SKU-C"})));
     purchase(&t, &anvil, &main, "10");
     purchase(&t, &bolt, &main, "5");
     Fx {
@@ -123,10 +120,10 @@ impl Fx {
     fn snapshot(&self) -> Value {
         json!({
             "orders": self.orders(),
-            "anvil": product_view(&self.t, &self.anvil),
-            "bolt": product_view(&self.t, &self.bolt),
-            "anvil_moves": movements(&self.t, &self.anvil).len(),
-            "bolt_moves": movements(&self.t, &self.bolt).len(),
+            "anvil": get_product(&self.t, &self.anvil),
+            "bolt": get_product(&self.t, &self.bolt),
+            "anvil_moves": ledger(&self.t, &self.anvil).len(),
+            "bolt_moves": ledger(&self.t, &self.bolt).len(),
         })
     }
 }
@@ -170,7 +167,7 @@ fn creating_an_order_gives_a_numbered_draft_with_expanded_references_and_no_stoc
     assert!(lines[0]["id"].is_string());
     // No stock is affected.
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
     assert_eq!(fx.get(&o), o);
 }
 
@@ -387,10 +384,10 @@ fn shipping_moves_the_stock_out_of_the_source_into_its_reservation() {
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(6), json!(4)));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main), (json!(0), json!(5)));
     // In transit, the units are in no location and not in stock_qty (DECISIONS §5).
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(6));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(0));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(6));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(0));
     assert_eq!(level(&fx.t, &fx.anvil, &fx.shop), None);
-    let last = movements(&fx.t, &fx.anvil).pop().unwrap();
+    let last = ledger(&fx.t, &fx.anvil).pop().unwrap();
     assert_eq!(
         last,
         (
@@ -421,7 +418,7 @@ fn shipping_sums_the_lines_of_one_product() {
     let (s, v) = fx.status(&o, "in_transit");
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(0), json!(11)));
-    let outs: Vec<_> = movements(&fx.t, &fx.anvil)
+    let outs: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_out")
         .map(|m| m.1)
@@ -491,9 +488,9 @@ fn receiving_puts_the_stock_at_the_destination_and_releases_the_reservation() {
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(6), json!(0)));
     assert_eq!(at(&fx.t, &fx.anvil, &fx.shop), (json!(4), json!(0)));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.shop), (json!(2), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(5));
-    let last = movements(&fx.t, &fx.anvil).pop().unwrap();
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(5));
+    let last = ledger(&fx.t, &fx.anvil).pop().unwrap();
     assert_eq!(
         last,
         (
@@ -531,17 +528,15 @@ fn a_short_receipt_delivers_only_what_arrived() {
         "nothing of Bolt arrived"
     );
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main), (json!(2), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(7));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(2));
-    let ins: Vec<_> = movements(&fx.t, &fx.anvil)
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(7));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(2));
+    let ins: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_in")
         .map(|m| m.1)
         .collect();
     assert_eq!(ins, ["7"]);
-    assert!(movements(&fx.t, &fx.bolt)
-        .iter()
-        .all(|m| m.0 != "transfer_in"));
+    assert!(ledger(&fx.t, &fx.bolt).iter().all(|m| m.0 != "transfer_in"));
 }
 
 #[test]
@@ -589,13 +584,13 @@ fn an_order_in_transit_completes_at_a_location_deactivated_meanwhile() {
 fn cancelling_a_draft_has_no_stock_effect() {
     let fx = fixture();
     let o = fx.order(json!([line(&fx.anvil, json!(4))]));
-    let moves = movements(&fx.t, &fx.anvil).len();
+    let moves = ledger(&fx.t, &fx.anvil).len();
     let (s, v) = fx.status(&o, "cancelled");
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(v["data"]["status"], "cancelled");
     assert_eq!(v["data"]["date_completed"], Value::Null);
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(movements(&fx.t, &fx.anvil).len(), moves);
+    assert_eq!(ledger(&fx.t, &fx.anvil).len(), moves);
 }
 
 #[test]
@@ -612,9 +607,9 @@ fn cancelling_in_transit_returns_the_stock_to_the_source() {
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(v["data"]["status"], "cancelled");
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
     assert_eq!(level(&fx.t, &fx.anvil, &fx.shop), None);
-    let back: Vec<_> = movements(&fx.t, &fx.anvil)
+    let back: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_cancelled")
         .map(|m| (m.1, m.2.unwrap(), m.3.unwrap()))
@@ -974,7 +969,7 @@ fn concurrent_shipments_from_one_source_never_oversell() {
     // 35 units ship as 8 orders of 4: no oversell, and no order refused while stock lasted.
     assert_eq!(shipped, 8, "{answers:?}");
     assert_eq!(at(&t, &p, &main), (json!(3), json!(32)));
-    assert_eq!(stock_qty(&t, &p), json!(3));
+    assert_eq!(get_product(&t, &p)["stock_qty"], json!(3));
     let (_, v) = t.get("/api/transfer-orders");
     let in_transit = v["data"]
         .as_array()
@@ -983,7 +978,7 @@ fn concurrent_shipments_from_one_source_never_oversell() {
         .filter(|o| o["status"] == "in_transit")
         .count();
     assert_eq!(in_transit, shipped);
-    let outs = movements(&t, &p)
+    let outs = ledger(&t, &p)
         .iter()
         .filter(|m| m.0 == "transfer_out")
         .count();
