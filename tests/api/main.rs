@@ -23,6 +23,7 @@ mod errors;
 mod import_api;
 mod import_csv;
 mod import_parse;
+mod locations;
 mod movements;
 mod products;
 mod reports;
