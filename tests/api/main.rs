@@ -25,6 +25,7 @@ mod import_csv;
 mod import_parse;
 mod locations;
 mod movements;
+mod openapi;
 mod products;
 mod reports;
 mod stock;

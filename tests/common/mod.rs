@@ -195,6 +195,17 @@ pub fn login_as(t: &TestApp, email: &str, password: &str) -> ((Status, Value), O
     (body(res), retry_after)
 }
 
+/// Creates a contact named `name` through the session API, with `entity_id` as given;
+/// returns its id.
+pub fn session_contact(t: &TestApp, entity: Option<&str>, name: &str) -> String {
+    let (s, v) = t.post(
+        "/api/contacts",
+        json!({ "name": name, "entity_id": entity }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    v["data"]["id"].as_str().unwrap().to_owned()
+}
+
 /// Asserts the §7 error body and returns its message.
 pub fn assert_error(res: &(Status, Value), status: Status) -> String {
     assert_eq!(res.0, status, "unexpected answer: {}", res.1);
