@@ -1,11 +1,13 @@
 //! The in-process tests, in one binary: each test builds a fresh app over a fresh in-memory
-//! database and drives it through Rocket's local client (see `common`), or calls the
-//! library directly (`import_parse`, `connectors`). One module per subject.
+//! database (`database`: a temporary file) and drives it through Rocket's local client
+//! (see `common`), or calls the library directly (`import_parse`, `connectors`). One
+//! module per subject.
 //!
 //! They share one binary because each test binary links the whole of Stockbook and Rocket
-//! again; tests that need a process of their own (the browser, the crash, concurrency on a
-//! real database file, the ledger property test, the module graph) keep their own files in
-//! `tests/`.
+//! again. Kept apart in `tests/`: what needs a process of its own (the browser tests, the
+//! crash test, concurrency on a real database file), the half-minute ledger property test
+//! (so that `cargo test --test api` stays quick) and the module graph check (which does
+//! not link Stockbook at all).
 
 #[path = "../common/mod.rs"]
 mod common;
