@@ -11,7 +11,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
 
 use common::invariants::{check_invariants, dec};
 use common::stock_fixtures::*;
@@ -42,6 +42,13 @@ impl TempDb {
 
     fn app(&self) -> TestApp {
         app_with(&[("database", json!(self.path))])
+    }
+
+    /// Another app over the file (its own Rocket and pool), signed in with `session`.
+    fn app_as(&self, session: Option<String>) -> TestApp {
+        let t = self.app();
+        *t.session.borrow_mut() = session;
+        t
     }
 }
 
@@ -443,4 +450,128 @@ fn parallel_wrong_sign_ins_stop_at_exactly_ten() {
     // The right password is refused too while the email is locked.
     let (s, _) = t.login("owner@example.com");
     assert_eq!(s, Status::TooManyRequests);
+}
+
+// ---------------------------------------------------------------------------------------
+// Transfer orders: one server instance per thread over the same file
+
+const THREADS: usize = 12;
+
+/// Runs `f` once per app, all threads released together; returns the answers.
+fn race<F>(apps: Vec<TestApp>, f: F) -> Vec<(Status, Value)>
+where
+    F: Fn(usize, &TestApp) -> (Status, Value) + Send + Sync + 'static,
+{
+    let barrier = Arc::new(Barrier::new(apps.len()));
+    let f = Arc::new(f);
+    let handles: Vec<_> = apps
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let barrier = barrier.clone();
+            let f = f.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                f(i, &t)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn concurrent_shipments_from_one_source_never_oversell() {
+    let db = TempDb::new("transfers");
+    let t = db.app();
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let main = location(&t, &e, "Main");
+    let shop = location(&t, &e, "Shop");
+    let p = product(&t, &e, "Anvil");
+    purchase(&t, &p, &main, "35");
+    let orders: Vec<String> = (0..THREADS)
+        .map(|_| {
+            let (s, v) = t.post(
+                "/api/transfer-orders",
+                json!({"source_location_id": main, "destination_location_id": shop,
+                       "lines": [{"product_id": p, "quantity": 4}]}),
+            );
+            assert_eq!(s, Status::Created, "{v}");
+            v["data"]["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let session = t.session.borrow().clone();
+    let apps: Vec<TestApp> = (0..THREADS).map(|_| db.app_as(session.clone())).collect();
+    let orders = Arc::new(orders);
+    let answers = race(apps, {
+        let orders = orders.clone();
+        move |i, t| {
+            t.put(
+                "/api/transfer-orders",
+                json!({"id": orders[i], "status": "in_transit"}),
+            )
+        }
+    });
+    let shipped = answers.iter().filter(|a| a.0 == Status::Ok).count();
+    for a in &answers {
+        assert!(
+            a.0 == Status::Ok || a.0 == Status::Conflict,
+            "unexpected answer {} {}",
+            a.0,
+            a.1
+        );
+        if a.0 == Status::Conflict {
+            assert!(a.1["message"]
+                .as_str()
+                .unwrap()
+                .contains("Insufficient stock"));
+        }
+    }
+    // 35 units ship as 8 orders of 4: no oversell, and no order refused while stock lasted.
+    assert_eq!(shipped, 8, "{answers:?}");
+    assert_eq!(at(&t, &p, &main), (json!(3), json!(32)));
+    assert_eq!(get_product(&t, &p)["stock_qty"], json!(3));
+    let (_, v) = t.get("/api/transfer-orders");
+    let in_transit = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["status"] == "in_transit")
+        .count();
+    assert_eq!(in_transit, shipped);
+    let outs = ledger(&t, &p)
+        .iter()
+        .filter(|m| m.0 == "transfer_out")
+        .count();
+    assert_eq!(outs, shipped);
+}
+
+#[test]
+fn concurrent_creates_get_distinct_numbers() {
+    let db = TempDb::new("transfers");
+    let t = db.app();
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let main = location(&t, &e, "Main");
+    let shop = location(&t, &e, "Shop");
+    let p = product(&t, &e, "Anvil");
+    let session = t.session.borrow().clone();
+    let apps: Vec<TestApp> = (0..THREADS).map(|_| db.app_as(session.clone())).collect();
+    let answers = race(apps, move |_, t| {
+        t.post(
+            "/api/transfer-orders",
+            json!({"source_location_id": main, "destination_location_id": shop,
+                   "lines": [{"product_id": p, "quantity": 1}]}),
+        )
+    });
+    let mut numbers: Vec<String> = answers
+        .iter()
+        .map(|(s, v)| {
+            assert_eq!(*s, Status::Created, "{v}");
+            v["data"]["number"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    numbers.sort();
+    let expected: Vec<String> = (1..=THREADS).map(|n| format!("TO-{n:03}")).collect();
+    assert_eq!(numbers, expected);
 }

@@ -1,7 +1,7 @@
 //! Accounting records over the session API (DECISIONS §9, §12): CRUD conventions,
 //! document totals and numbering, value sets, ownership and references.
 
-mod common;
+use super::common;
 
 use common::*;
 use rocket::http::Status;

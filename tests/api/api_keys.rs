@@ -2,7 +2,7 @@
 //! only as a digest, revocable at once, optionally scoped, and each credential works on
 //! its own surface only.
 
-mod common;
+use super::common;
 
 use common::*;
 use rocket::http::{Cookie, Header, Status};

@@ -2,8 +2,8 @@
 //! authentication header (401 otherwise), two or more pages through the platform's own
 //! pagination, one 429 with `Retry-After`, and every request recorded.
 
-mod common;
-mod platform_mocks;
+use super::common;
+use super::platform_mocks;
 
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};

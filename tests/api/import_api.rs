@@ -6,8 +6,8 @@
 //! The app's connector retry policy records its waits instead of sleeping (`App::retry`),
 //! so a 429 with `Retry-After` or an outage costs no time and the waits can be checked.
 
-mod common;
-mod platform_mocks;
+use super::common;
+use super::platform_mocks;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};

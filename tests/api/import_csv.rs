@@ -3,7 +3,7 @@
 //! across CSV and API; row failures with their row and column; a run that fails midway
 //! keeps nothing; the remap step; the generic mapping; plan gating.
 
-mod common;
+use super::common;
 
 use common::{app, app_with, app_with_entity, assert_error, TestApp};
 use rocket::http::Status;

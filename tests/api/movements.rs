@@ -1,7 +1,7 @@
 //! `/api/stock-movements` (§4.4, DECISIONS §5): sign rules, negative-stock refusal,
 //! weighted average cost, the list filters and ordering, ownership.
 
-mod common;
+use super::common;
 
 use common::invariants::{check_invariants, dec};
 use common::stock_fixtures::*;

@@ -1,13 +1,12 @@
 //! The stock valuation report (§4.7, DECISIONS §8, §12) and the dashboard summary, alert
 //! and per-location endpoints (DECISIONS §8, §12).
 
-mod common;
-mod stock_setup;
+use super::common;
 
+use common::stock_fixtures::*;
 use common::*;
 use rocket::http::Status;
 use serde_json::{json, Value};
-use stock_setup::*;
 
 fn valuation(t: &TestApp, query: &str) -> (Vec<Value>, Value) {
     let (s, v) = t.get(&format!("/api/reports/stock-valuation{query}"));
@@ -19,7 +18,8 @@ fn priced(t: &TestApp, e: &str, name: &str, unit_price: Value, cost_price: Value
     id(&product_with(
         t,
         e,
-        json!({"name": name, "unit_price": unit_price, "cost_price": cost_price}),
+        name,
+        json!({"unit_price": unit_price, "cost_price": cost_price}),
     ))
 }
 
@@ -33,7 +33,8 @@ fn valuation_rows_carry_every_field_of_a_stock_row() {
     let w = id(&product_with(
         &t,
         &e,
-        json!({"name": "Widget", "sku": "W-1", "category": "Tools", "unit_price": 10, "cost_price": 6}),
+        "Widget",
+        json!({"sku": "W-1", "category": "Tools", "unit_price": 10, "cost_price": 6}),
     ));
     purchase(&t, &w, &main, "3");
     purchase(&t, &w, &annex, "2.5");
@@ -128,12 +129,14 @@ fn unallocated_stock_has_its_own_row_after_the_locations() {
     let w = id(&product_with(
         &t,
         &e,
-        json!({"name": "Widget", "sku": "W-1", "unit_price": 4, "cost_price": 3, "stock_qty": 5}),
+        "Widget",
+        json!({"sku": "W-1", "unit_price": 4, "cost_price": 3, "stock_qty": 5}),
     ));
     let a = id(&product_with(
         &t,
         &e,
-        json!({"name": "Awl", "sku": "A-1", "unit_price": 2, "cost_price": 1, "stock_qty": 1}),
+        "Awl",
+        json!({"sku": "A-1", "unit_price": 2, "cost_price": 1, "stock_qty": 1}),
     ));
     purchase(&t, &w, &main, "2");
     let (rows, summary) = valuation(&t, "");
@@ -165,7 +168,8 @@ fn location_id_restricts_rows_and_summary_to_that_location() {
     let w = id(&product_with(
         &t,
         &e,
-        json!({"name": "Widget", "unit_price": 10, "cost_price": 6, "stock_qty": 4}),
+        "Widget",
+        json!({"unit_price": 10, "cost_price": 6, "stock_qty": 4}),
     ));
     let g = priced(&t, &e, "Gadget", json!(20), json!(5));
     purchase(&t, &w, &main, "3");
@@ -342,7 +346,8 @@ fn dashboard() -> Dash {
         id(&product_with(
             &t,
             &e,
-            json!({"name": name, "sku": sku, "unit_price": unit, "cost_price": cost,
+            name,
+            json!({"sku": sku, "unit_price": unit, "cost_price": cost,
                    "low_stock_threshold": threshold}),
         ))
     };
@@ -352,7 +357,8 @@ fn dashboard() -> Dash {
     let loose = id(&product_with(
         &t,
         &e,
-        json!({"name": "Loose", "sku": "L", "unit_price": 5, "cost_price": 1,
+        "Loose",
+        json!({"sku": "L", "unit_price": 5, "cost_price": 1,
                "low_stock_threshold": 1, "stock_qty": 2}),
     ));
     let _ = loose;
@@ -562,7 +568,8 @@ fn the_streamed_body_is_the_same_in_any_chunk_size_and_stops_when_the_client_goe
         let p = id(&product_with(
             &t,
             &e,
-            json!({"name": format!("Item {}", 12 - i), "unit_price": 3, "cost_price": 2,
+            &format!("Item {}", 12 - i),
+            json!({"unit_price": 3, "cost_price": 2,
                    "stock_qty": 1}),
         ));
         purchase(&t, &p, &main, "2");

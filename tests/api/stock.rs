@@ -1,7 +1,7 @@
 //! `/api/warehouse-stock` (§4.3, DECISIONS §2, §4, §5): the upsert rule, quantity edits
 //! through the ledger, inactive locations, reserved quantity, the list filters.
 
-mod common;
+use super::common;
 
 use common::invariants::{check_invariants, dec};
 use common::stock_fixtures::*;

@@ -2,13 +2,12 @@
 //! table allowed and refused, and the adjustments of a completion read back through
 //! `GET /api/products`.
 
-mod common;
-mod stock_setup;
+use super::common;
 
+use common::stock_fixtures::*;
 use common::*;
 use rocket::http::Status;
 use serde_json::{json, Value};
-use stock_setup::*;
 
 /// An entity with locations Main and Shop; Anvil (10 at Main), Bolt (4 at Main, 2 at
 /// Shop), Chain (a row at Main holding 0) and Dowel (3 at Main, deactivated).
@@ -27,26 +26,10 @@ fn fixture() -> Fx {
     let (t, e) = app_with_entity();
     let main = location(&t, &e, "Main");
     let shop = location(&t, &e, "Shop");
-    let anvil = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "Anvil", "sku": "SKU-A"}),
-    ));
-    let bolt = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "bolt", "sku": "SKU-B"}),
-    ));
-    let chain = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "Chain", "sku": "SKU-C"}),
-    ));
-    let dowel = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "Dowel", "sku": "SKU-D"}),
-    ));
+    let anvil = id(&product_with(&t, &e, "Anvil", json!({"sku": "SKU-A"})));
+    let bolt = id(&product_with(&t, &e, "bolt", json!({"sku": "SKU-B"})));
+    let chain = id(&product_with(&t, &e, "Chain", json!({"sku": "SKU-C"})));
+    let dowel = id(&product_with(&t, &e, "Dowel", json!({"sku": "SKU-D"})));
     purchase(&t, &anvil, &main, "10");
     purchase(&t, &bolt, &main, "4");
     purchase(&t, &bolt, &shop, "2");
@@ -131,10 +114,10 @@ impl Fx {
     fn snapshot(&self) -> Value {
         json!({
             "takes": self.takes(),
-            "anvil": product_view(&self.t, &self.anvil),
-            "bolt": product_view(&self.t, &self.bolt),
-            "chain": product_view(&self.t, &self.chain),
-            "moves": movements(&self.t, &self.anvil).len() + movements(&self.t, &self.bolt).len(),
+            "anvil": get_product(&self.t, &self.anvil),
+            "bolt": get_product(&self.t, &self.bolt),
+            "chain": get_product(&self.t, &self.chain),
+            "moves": ledger(&self.t, &self.anvil).len() + ledger(&self.t, &self.bolt).len(),
         })
     }
 }
@@ -329,7 +312,7 @@ fn counts_are_refused_once_completed_or_cancelled() {
 fn completing_sets_each_counted_row_to_its_count_with_stock_take_movements() {
     let fx = fixture();
     let st = fx.reach(&fx.take(), "in_progress");
-    let moves_before = movements(&fx.t, &fx.chain).len();
+    let moves_before = ledger(&fx.t, &fx.chain).len();
     let (s, v) = fx.put(json!({"id": st["id"], "status": "completed", "lines": [
         {"id": fx.line(&st, &fx.anvil)["id"], "counted_quantity": 7},
         {"id": fx.line(&st, &fx.bolt)["id"], "counted_quantity": 5.5},
@@ -347,10 +330,10 @@ fn completing_sets_each_counted_row_to_its_count_with_stock_take_movements() {
         (json!(2), json!(0)),
         "other locations untouched"
     );
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(7));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(7.5));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(7));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(7.5));
     assert_eq!(
-        movements(&fx.t, &fx.anvil).pop().unwrap(),
+        ledger(&fx.t, &fx.anvil).pop().unwrap(),
         (
             "stock_take".to_owned(),
             "-3".to_owned(),
@@ -358,22 +341,22 @@ fn completing_sets_each_counted_row_to_its_count_with_stock_take_movements() {
             Some("ST-001".to_owned())
         )
     );
-    assert_eq!(movements(&fx.t, &fx.bolt).pop().unwrap().1, "1.5");
+    assert_eq!(ledger(&fx.t, &fx.bolt).pop().unwrap().1, "1.5");
     // A count equal to the stock writes no movement.
-    assert_eq!(movements(&fx.t, &fx.chain).len(), moves_before);
+    assert_eq!(ledger(&fx.t, &fx.chain).len(), moves_before);
 }
 
 #[test]
 fn uncounted_lines_are_left_alone() {
     let fx = fixture();
     let st = fx.reach(&fx.take(), "in_progress");
-    let bolt_moves = movements(&fx.t, &fx.bolt).len();
+    let bolt_moves = ledger(&fx.t, &fx.bolt).len();
     fx.put(json!({"id": st["id"], "lines": [{"id": fx.line(&st, &fx.anvil)["id"], "counted_quantity": 12}]}));
     let (s, v) = fx.status(&st, "completed");
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main).0, json!(12));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main).0, json!(4));
-    assert_eq!(movements(&fx.t, &fx.bolt).len(), bolt_moves);
+    assert_eq!(ledger(&fx.t, &fx.bolt).len(), bolt_moves);
 }
 
 #[test]
@@ -390,8 +373,8 @@ fn a_sale_between_creation_and_completion_is_respected() {
     assert_eq!(fx.line(&v["data"], &fx.anvil)["system_quantity"], json!(10));
     assert_eq!(fx.line(&v["data"], &fx.anvil)["variance"], json!(-2));
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main).0, json!(8));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(8));
-    let m = movements(&fx.t, &fx.anvil).pop().unwrap();
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(8));
+    let m = ledger(&fx.t, &fx.anvil).pop().unwrap();
     assert_eq!((m.0.as_str(), m.1.as_str()), ("stock_take", "1"));
 }
 

@@ -1,15 +1,12 @@
 //! Transfer orders (§3, §4.5, DECISIONS §5, §6, §12): every row of the transition table,
 //! allowed and refused, with its stock effects read back through `GET /api/products`.
 
-mod common;
-mod stock_setup;
+use super::common;
 
-use std::sync::{Arc, Barrier};
-
+use common::stock_fixtures::*;
 use common::*;
 use rocket::http::Status;
 use serde_json::{json, Value};
-use stock_setup::*;
 
 /// An entity with locations Main and Shop, products Anvil (10 at Main) and Bolt (5 at
 /// Main), and an empty product Chain.
@@ -30,18 +27,16 @@ fn fixture() -> Fx {
     let anvil = id(&product_with(
         &t,
         &e,
-        json!({"name": "Anvil", "sku": "SKU-A", "cost_price": 2}),
+        "Anvil",
+        json!({"sku": "SKU-A", "cost_price": 2}),
     ));
     let bolt = id(&product_with(
         &t,
         &e,
-        json!({"name": "Bolt", "sku": "SKU-B", "cost_price": 1}),
+        "Bolt",
+        json!({"sku": "SKU-B", "cost_price": 1}),
     ));
-    let chain = id(&product_with(
-        &t,
-        &e,
-        json!({"name": "Chain", "sku": "SKU-C"}),
-    ));
+    let chain = id(&product_with(&t, &e, "Chain", json!({"sku": "SKU-C"})));
     purchase(&t, &anvil, &main, "10");
     purchase(&t, &bolt, &main, "5");
     Fx {
@@ -123,10 +118,10 @@ impl Fx {
     fn snapshot(&self) -> Value {
         json!({
             "orders": self.orders(),
-            "anvil": product_view(&self.t, &self.anvil),
-            "bolt": product_view(&self.t, &self.bolt),
-            "anvil_moves": movements(&self.t, &self.anvil).len(),
-            "bolt_moves": movements(&self.t, &self.bolt).len(),
+            "anvil": get_product(&self.t, &self.anvil),
+            "bolt": get_product(&self.t, &self.bolt),
+            "anvil_moves": ledger(&self.t, &self.anvil).len(),
+            "bolt_moves": ledger(&self.t, &self.bolt).len(),
         })
     }
 }
@@ -170,7 +165,7 @@ fn creating_an_order_gives_a_numbered_draft_with_expanded_references_and_no_stoc
     assert!(lines[0]["id"].is_string());
     // No stock is affected.
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
     assert_eq!(fx.get(&o), o);
 }
 
@@ -387,10 +382,10 @@ fn shipping_moves_the_stock_out_of_the_source_into_its_reservation() {
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(6), json!(4)));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main), (json!(0), json!(5)));
     // In transit, the units are in no location and not in stock_qty (DECISIONS §5).
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(6));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(0));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(6));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(0));
     assert_eq!(level(&fx.t, &fx.anvil, &fx.shop), None);
-    let last = movements(&fx.t, &fx.anvil).pop().unwrap();
+    let last = ledger(&fx.t, &fx.anvil).pop().unwrap();
     assert_eq!(
         last,
         (
@@ -421,7 +416,7 @@ fn shipping_sums_the_lines_of_one_product() {
     let (s, v) = fx.status(&o, "in_transit");
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(0), json!(11)));
-    let outs: Vec<_> = movements(&fx.t, &fx.anvil)
+    let outs: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_out")
         .map(|m| m.1)
@@ -491,9 +486,9 @@ fn receiving_puts_the_stock_at_the_destination_and_releases_the_reservation() {
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(6), json!(0)));
     assert_eq!(at(&fx.t, &fx.anvil, &fx.shop), (json!(4), json!(0)));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.shop), (json!(2), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(5));
-    let last = movements(&fx.t, &fx.anvil).pop().unwrap();
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(5));
+    let last = ledger(&fx.t, &fx.anvil).pop().unwrap();
     assert_eq!(
         last,
         (
@@ -531,17 +526,15 @@ fn a_short_receipt_delivers_only_what_arrived() {
         "nothing of Bolt arrived"
     );
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main), (json!(2), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(7));
-    assert_eq!(stock_qty(&fx.t, &fx.bolt), json!(2));
-    let ins: Vec<_> = movements(&fx.t, &fx.anvil)
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(7));
+    assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(2));
+    let ins: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_in")
         .map(|m| m.1)
         .collect();
     assert_eq!(ins, ["7"]);
-    assert!(movements(&fx.t, &fx.bolt)
-        .iter()
-        .all(|m| m.0 != "transfer_in"));
+    assert!(ledger(&fx.t, &fx.bolt).iter().all(|m| m.0 != "transfer_in"));
 }
 
 #[test]
@@ -589,13 +582,13 @@ fn an_order_in_transit_completes_at_a_location_deactivated_meanwhile() {
 fn cancelling_a_draft_has_no_stock_effect() {
     let fx = fixture();
     let o = fx.order(json!([line(&fx.anvil, json!(4))]));
-    let moves = movements(&fx.t, &fx.anvil).len();
+    let moves = ledger(&fx.t, &fx.anvil).len();
     let (s, v) = fx.status(&o, "cancelled");
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(v["data"]["status"], "cancelled");
     assert_eq!(v["data"]["date_completed"], Value::Null);
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(movements(&fx.t, &fx.anvil).len(), moves);
+    assert_eq!(ledger(&fx.t, &fx.anvil).len(), moves);
 }
 
 #[test]
@@ -612,9 +605,9 @@ fn cancelling_in_transit_returns_the_stock_to_the_source() {
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(v["data"]["status"], "cancelled");
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(10), json!(0)));
-    assert_eq!(stock_qty(&fx.t, &fx.anvil), json!(10));
+    assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(10));
     assert_eq!(level(&fx.t, &fx.anvil, &fx.shop), None);
-    let back: Vec<_> = movements(&fx.t, &fx.anvil)
+    let back: Vec<_> = ledger(&fx.t, &fx.anvil)
         .into_iter()
         .filter(|m| m.0 == "transfer_cancelled")
         .map(|m| (m.1, m.2.unwrap(), m.3.unwrap()))
@@ -867,155 +860,4 @@ fn the_session_is_required() {
         &fx.create(json!([line(&fx.anvil, json!(1))])),
         Status::Unauthorized,
     );
-}
-
-// --- concurrency on a database file -------------------------------------------------------
-
-/// A temporary database file, removed at the end.
-struct TempDb(std::path::PathBuf);
-
-impl TempDb {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("stockbook-test-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self) -> String {
-        self.0.join("stockbook.db").to_string_lossy().into_owned()
-    }
-
-    /// One app (own Rocket, own connection pool) over the file, signed in with `session`.
-    fn app(&self, session: Option<String>) -> TestApp {
-        let t = app_with(&[("database", json!(self.path()))]);
-        *t.session.borrow_mut() = session;
-        t
-    }
-}
-
-impl Drop for TempDb {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-const THREADS: usize = 12;
-
-/// Runs `f` once per app, all threads released together; returns the answers.
-fn race<F>(apps: Vec<TestApp>, f: F) -> Vec<(Status, Value)>
-where
-    F: Fn(usize, &TestApp) -> (Status, Value) + Send + Sync + 'static,
-{
-    let barrier = Arc::new(Barrier::new(apps.len()));
-    let f = Arc::new(f);
-    let handles: Vec<_> = apps
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let barrier = barrier.clone();
-            let f = f.clone();
-            std::thread::spawn(move || {
-                barrier.wait();
-                f(i, &t)
-            })
-        })
-        .collect();
-    handles.into_iter().map(|h| h.join().unwrap()).collect()
-}
-
-#[test]
-fn concurrent_shipments_from_one_source_never_oversell() {
-    let db = TempDb::new();
-    let t = db.app(None);
-    t.signup("owner@example.com");
-    let e = t.entity("Acme Ltd");
-    let main = location(&t, &e, "Main");
-    let shop = location(&t, &e, "Shop");
-    let p = product(&t, &e, "Anvil");
-    purchase(&t, &p, &main, "35");
-    let orders: Vec<String> = (0..THREADS)
-        .map(|_| {
-            let (s, v) = t.post(
-                "/api/transfer-orders",
-                json!({"source_location_id": main, "destination_location_id": shop,
-                       "lines": [{"product_id": p, "quantity": 4}]}),
-            );
-            assert_eq!(s, Status::Created, "{v}");
-            v["data"]["id"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    let session = t.session.borrow().clone();
-    let apps: Vec<TestApp> = (0..THREADS).map(|_| db.app(session.clone())).collect();
-    let orders = Arc::new(orders);
-    let answers = race(apps, {
-        let orders = orders.clone();
-        move |i, t| {
-            t.put(
-                "/api/transfer-orders",
-                json!({"id": orders[i], "status": "in_transit"}),
-            )
-        }
-    });
-    let shipped = answers.iter().filter(|a| a.0 == Status::Ok).count();
-    for a in &answers {
-        assert!(
-            a.0 == Status::Ok || a.0 == Status::Conflict,
-            "unexpected answer {} {}",
-            a.0,
-            a.1
-        );
-        if a.0 == Status::Conflict {
-            assert!(a.1["message"]
-                .as_str()
-                .unwrap()
-                .contains("Insufficient stock"));
-        }
-    }
-    // 35 units ship as 8 orders of 4: no oversell, and no order refused while stock lasted.
-    assert_eq!(shipped, 8, "{answers:?}");
-    assert_eq!(at(&t, &p, &main), (json!(3), json!(32)));
-    assert_eq!(stock_qty(&t, &p), json!(3));
-    let (_, v) = t.get("/api/transfer-orders");
-    let in_transit = v["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|o| o["status"] == "in_transit")
-        .count();
-    assert_eq!(in_transit, shipped);
-    let outs = movements(&t, &p)
-        .iter()
-        .filter(|m| m.0 == "transfer_out")
-        .count();
-    assert_eq!(outs, shipped);
-}
-
-#[test]
-fn concurrent_creates_get_distinct_numbers() {
-    let db = TempDb::new();
-    let t = db.app(None);
-    t.signup("owner@example.com");
-    let e = t.entity("Acme Ltd");
-    let main = location(&t, &e, "Main");
-    let shop = location(&t, &e, "Shop");
-    let p = product(&t, &e, "Anvil");
-    let session = t.session.borrow().clone();
-    let apps: Vec<TestApp> = (0..THREADS).map(|_| db.app(session.clone())).collect();
-    let answers = race(apps, move |_, t| {
-        t.post(
-            "/api/transfer-orders",
-            json!({"source_location_id": main, "destination_location_id": shop,
-                   "lines": [{"product_id": p, "quantity": 1}]}),
-        )
-    });
-    let mut numbers: Vec<String> = answers
-        .iter()
-        .map(|(s, v)| {
-            assert_eq!(*s, Status::Created, "{v}");
-            v["data"]["number"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    numbers.sort();
-    let expected: Vec<String> = (1..=THREADS).map(|n| format!("TO-{n:03}")).collect();
-    assert_eq!(numbers, expected);
 }

@@ -18,6 +18,9 @@ use serde_json::{json, Value};
 use stockbook::clock::Clock;
 use stockbook::db::Db;
 
+/// The password of every account the tests sign up.
+pub const PASSWORD: &str = "correct horse";
+
 pub struct TestApp {
     pub client: Client,
     pub clock: Clock,
@@ -91,20 +94,20 @@ impl TestApp {
             .client
             .post("/api/auth/signup")
             .header(ContentType::JSON)
-            .body(json!({"email": email, "password": "correct horse"}).to_string())
+            .body(json!({"email": email, "password": PASSWORD}).to_string())
             .dispatch();
         assert_eq!(res.status(), Status::Created);
         self.keep_session(&res);
         res.into_json().unwrap()
     }
 
-    /// Signs in as `email` (password `correct horse`), replacing the current session.
+    /// Signs in as `email` (password [`PASSWORD`]), replacing the current session.
     pub fn login(&self, email: &str) -> (Status, Value) {
         let res = self
             .client
             .post("/api/auth/login")
             .header(ContentType::JSON)
-            .body(json!({"email": email, "password": "correct horse"}).to_string())
+            .body(json!({"email": email, "password": PASSWORD}).to_string())
             .dispatch();
         self.keep_session(&res);
         body(res)
@@ -166,6 +169,41 @@ impl TestApp {
                 .dispatch(),
         )
     }
+}
+
+/// `POST /api/auth/signup` with this body, without keeping the session.
+pub fn signup_with(t: &TestApp, v: Value) -> (Status, Value) {
+    body(
+        t.client
+            .post("/api/auth/signup")
+            .header(ContentType::JSON)
+            .body(v.to_string())
+            .dispatch(),
+    )
+}
+
+/// `POST /api/auth/login` with this email and password, without keeping the session;
+/// returns the answer and its `Retry-After` header.
+pub fn login_as(t: &TestApp, email: &str, password: &str) -> ((Status, Value), Option<String>) {
+    let res = t
+        .client
+        .post("/api/auth/login")
+        .header(ContentType::JSON)
+        .body(json!({ "email": email, "password": password }).to_string())
+        .dispatch();
+    let retry_after = res.headers().get_one("Retry-After").map(str::to_owned);
+    (body(res), retry_after)
+}
+
+/// Creates a contact named `name` through the session API, with `entity_id` as given;
+/// returns its id.
+pub fn session_contact(t: &TestApp, entity: Option<&str>, name: &str) -> String {
+    let (s, v) = t.post(
+        "/api/contacts",
+        json!({ "name": name, "entity_id": entity }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    v["data"]["id"].as_str().unwrap().to_owned()
 }
 
 /// Asserts the §7 error body and returns its message.

@@ -1,5 +1,10 @@
-//! Small builders and readers for inventory tests: products, locations, movements and
-//! stock rows, all through the API.
+//! Builders and readers for the inventory tests, all through the session API: products
+//! and locations, stock moved with `POST /api/stock-movements`, reorder points with
+//! `POST /api/warehouse-stock`, and the stock and the ledger as `GET /api/products`,
+//! `GET /api/warehouse-stock` and `GET /api/stock-movements` show them.
+//!
+//! Quantities go in as JSON numbers written as text ([`num`], or `&str` for the
+//! shorthands [`purchase`] and [`sale`]) so that they never pass through `f64`.
 
 use rocket::http::Status;
 use rust_decimal::Decimal;
@@ -47,6 +52,22 @@ pub fn set_location_status(t: &TestApp, id: &str, status: &str) {
     assert_eq!(s, Status::Ok, "{v}");
 }
 
+/// Deactivates a location.
+pub fn deactivate_location(t: &TestApp, location: &str) {
+    set_location_status(t, location, "inactive");
+}
+
+/// Deactivates a product.
+pub fn deactivate_product(t: &TestApp, product: &str) {
+    let r = t.put("/api/products", json!({ "id": product, "active": false }));
+    assert_eq!(r.0, Status::Ok, "{}", r.1);
+}
+
+/// The `id` of a record.
+pub fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_owned()
+}
+
 /// Posts a movement of `kind` for `qty` (a JSON number) at `location` (or none).
 pub fn movement(
     t: &TestApp,
@@ -67,6 +88,25 @@ pub fn moved(t: &TestApp, product: &str, location: Option<&str>, kind: &str, qty
     let (s, v) = movement(t, product, location, kind, qty);
     assert_eq!(s, Status::Created, "{v}");
     v["data"].clone()
+}
+
+/// Puts `qty` of a product at a location with a `purchase`.
+pub fn purchase(t: &TestApp, product: &str, location: &str, qty: &str) {
+    moved(t, product, Some(location), "purchase", num(qty));
+}
+
+/// Sells `qty` (a positive number) of a product at a location.
+pub fn sale(t: &TestApp, product: &str, location: &str, qty: &str) {
+    moved(t, product, Some(location), "sale", num(&format!("-{qty}")));
+}
+
+/// Sets the reorder point of the product's existing stock row at a location.
+pub fn set_reorder_point(t: &TestApp, product: &str, location: &str, point: &str) {
+    let (s, v) = t.post(
+        "/api/warehouse-stock",
+        json!({ "product_id": product, "location_id": location, "reorder_point": num(point) }),
+    );
+    assert_eq!(s, Status::Ok, "no stock row to update: {v}");
 }
 
 /// The product as `GET /api/products` shows it.
@@ -90,7 +130,23 @@ pub fn cost_price(t: &TestApp, product: &str) -> Decimal {
     dec(&get_product(t, product)["cost_price"])
 }
 
-/// The stock row of a product at a location, if any.
+/// `(quantity, reserved_quantity)` of the product's stock row at a location, from the
+/// product's `stock_levels`; `None` when it has no row there.
+pub fn level(t: &TestApp, product: &str, location: &str) -> Option<(Value, Value)> {
+    get_product(t, product)["stock_levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["location_id"]["id"] == json!(location))
+        .map(|l| (l["quantity"].clone(), l["reserved_quantity"].clone()))
+}
+
+/// Shorthand: the row's quantity and reservation as numbers in JSON.
+pub fn at(t: &TestApp, product: &str, location: &str) -> (Value, Value) {
+    level(t, product, location).expect("a stock row")
+}
+
+/// The stock row of a product at a location, if any, from `GET /api/warehouse-stock`.
 pub fn stock_row(t: &TestApp, product: &str, location: &str) -> Option<Value> {
     let (s, v) = t.get(&format!(
         "/api/warehouse-stock?productId={product}&locationId={location}"
@@ -113,6 +169,25 @@ pub fn movements(t: &TestApp, query: &str) -> Vec<Value> {
     let (s, v) = t.get(&format!("/api/stock-movements{query}"));
     assert_eq!(s, Status::Ok, "{v}");
     v["data"].as_array().unwrap().clone()
+}
+
+/// The ledger of a product: `(type, qty, location_id, reference)` in creation order
+/// (the list is newest first by date, then creation; these tests never back-date).
+pub fn ledger(t: &TestApp, product: &str) -> Vec<(String, String, Option<String>, Option<String>)> {
+    let text = |v: &Value| v.as_str().map(str::to_owned);
+    let mut rows: Vec<_> = movements(t, &format!("?productId={product}"))
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().expect("type").to_owned(),
+                m["qty"].to_string(),
+                text(&m["location_id"]),
+                text(&m["reference"]),
+            )
+        })
+        .collect();
+    rows.reverse();
+    rows
 }
 
 /// A decimal from text, for expected values.

@@ -4,8 +4,8 @@
 //! never reach `Debug`, and a FreeAgent token answer cannot panic or lose the rotated
 //! refresh token.
 
-mod common;
-mod platform_mocks;
+use super::common;
+use super::platform_mocks;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

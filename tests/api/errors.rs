@@ -1,0 +1,227 @@
+//! The HTTP conventions and the error body (§7, DECISIONS §2): every status of the error
+//! catalogue answers `{statusCode, statusMessage, message}`, never Rocket's HTML page, and
+//! mutations are JSON only.
+
+use super::common;
+
+use common::*;
+use rocket::http::{ContentType, Cookie, Status};
+use serde_json::json;
+
+// ---------------------------------------------------------------------------------------
+// The JSON-only rule
+
+#[test]
+fn mutations_that_are_not_json_are_a_415() {
+    let (t, id) = app_with_entity();
+    let token = t.session.borrow().clone().unwrap();
+    let cookie = || Cookie::new("stockbook_session", token.clone());
+    let cases = [
+        t.client
+            .post("/api/entities")
+            .cookie(cookie())
+            .header(ContentType::Form)
+            .body("name=Evil"),
+        t.client
+            .post("/api/entities")
+            .cookie(cookie())
+            .header(ContentType::Plain)
+            .body(r#"{"name":"Evil"}"#),
+        t.client
+            .post("/api/entities")
+            .cookie(cookie())
+            .body(r#"{"name":"Evil"}"#),
+        t.client
+            .put("/api/entities")
+            .cookie(cookie())
+            .header(ContentType::FormData)
+            .body(format!(r#"{{"id":"{id}","name":"Evil"}}"#)),
+        t.client
+            .delete("/api/entities")
+            .cookie(cookie())
+            .header(ContentType::Text)
+            .body(format!(r#"{{"id":"{id}"}}"#)),
+        t.client.post("/api/auth/logout").cookie(cookie()),
+    ];
+    for req in cases {
+        let res = body(req.dispatch());
+        let msg = assert_error(&res, Status::UnsupportedMediaType);
+        assert!(msg.contains("application/json"), "{msg}");
+    }
+    // Nothing changed, and the session is still alive.
+    let (_, list) = t.get("/api/entities");
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    assert_eq!(list["data"][0]["name"], "Acme Ltd");
+}
+
+#[test]
+fn login_and_signup_are_json_only_too() {
+    let t = app();
+    let res = body(
+        t.client
+            .post("/api/auth/signup")
+            .header(ContentType::Form)
+            .body("email=ann%40example.com&password=correct+horse")
+            .dispatch(),
+    );
+    assert_error(&res, Status::UnsupportedMediaType);
+    let res = body(
+        t.client
+            .post("/api/auth/login")
+            .header(ContentType::Form)
+            .body("email=ann%40example.com&password=correct+horse")
+            .dispatch(),
+    );
+    assert_error(&res, Status::UnsupportedMediaType);
+}
+
+#[test]
+fn an_unknown_api_path_is_a_json_404_not_the_web_page() {
+    let t = app();
+    let res = t.get("/api/no-such-thing");
+    let msg = assert_error(&res, Status::NotFound);
+    assert!(msg.contains("/api/no-such-thing"), "{msg}");
+    let res = t.get("/api/entities/deeper/still");
+    assert_error(&res, Status::NotFound);
+}
+
+// ---------------------------------------------------------------------------------------
+// Every status of the error catalogue, each with the §7 body
+
+#[test]
+fn malformed_json_is_a_400() {
+    let (t, _) = app_with_entity();
+    let token = t.session.borrow().clone().unwrap();
+    let res = body(
+        t.client
+            .post("/api/entities")
+            .cookie(Cookie::new("stockbook_session", token))
+            .header(ContentType::JSON)
+            .body(r#"{"name": "Acme""#)
+            .dispatch(),
+    );
+    let msg = assert_error(&res, Status::BadRequest);
+    assert!(msg.starts_with("Malformed JSON"), "{msg}");
+}
+
+#[test]
+fn a_field_of_the_wrong_type_is_a_400_naming_it() {
+    let (t, _) = app_with_entity();
+    let res = t.post("/api/entities", json!({ "name": 42 }));
+    let msg = assert_error(&res, Status::BadRequest);
+    assert!(msg.contains("`name`"), "{msg}");
+    let res = t.post("/api/entities", json!(["not", "an", "object"]));
+    assert_error(&res, Status::BadRequest);
+}
+
+#[test]
+fn a_missing_required_field_is_a_400_with_the_exact_message() {
+    let (t, _) = app_with_entity();
+    let res = t.post("/api/entities", json!({ "vat_number": "GB123" }));
+    assert_eq!(
+        assert_error(&res, Status::BadRequest),
+        "Missing required field: name"
+    );
+    let res = t.post("/api/entities", json!({ "name": "   " }));
+    assert_eq!(
+        assert_error(&res, Status::BadRequest),
+        "Missing required field: name"
+    );
+    let res = t.post("/api/entities", json!({ "name": null }));
+    assert_eq!(
+        assert_error(&res, Status::BadRequest),
+        "Missing required field: name"
+    );
+}
+
+#[test]
+fn a_malformed_uuid_or_query_value_is_a_400() {
+    let (t, _) = app_with_entity();
+    let msg = assert_error(
+        &t.put("/api/entities", json!({ "id": "nope", "name": "X" })),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("`id`"), "{msg}");
+    let msg = assert_error(&t.get("/api/entities?entityId=nope"), Status::BadRequest);
+    assert!(msg.contains("entityId"), "{msg}");
+    let msg = assert_error(&t.get("/api/entities?limit=many"), Status::BadRequest);
+    assert!(msg.contains("limit"), "{msg}");
+    assert_error(&t.get("/api/entities?offset=-1"), Status::BadRequest);
+}
+
+#[test]
+fn forbidden_is_a_403() {
+    let t = app_with(&[("signup", json!("first-user"))]);
+    t.signup("first@example.com");
+    let res = signup_with(&t, json!({"email": "x@example.com", "password": PASSWORD}));
+    assert_error(&res, Status::Forbidden);
+}
+
+#[test]
+fn an_unknown_path_is_a_404() {
+    let t = app();
+    assert_error(&t.get("/api/nothing-here"), Status::NotFound);
+    assert_error(&t.post("/api/nothing-here", json!({})), Status::NotFound);
+    // A missing file outside the API is a JSON 404 too, never Rocket's HTML page.
+    let res = body(t.client.get("/missing.png").dispatch());
+    assert_error(&res, Status::NotFound);
+}
+
+#[test]
+fn a_known_path_with_the_wrong_method_is_a_405() {
+    let t = app();
+    t.signup("ann@example.com");
+    let msg = assert_error(&t.get("/api/auth/login"), Status::MethodNotAllowed);
+    assert!(msg.contains("GET"), "{msg}");
+    assert_error(&t.post("/api/health", json!({})), Status::MethodNotAllowed);
+    let res = body(
+        t.client
+            .patch("/api/entities")
+            .header(ContentType::JSON)
+            .body("{}")
+            .dispatch(),
+    );
+    assert_error(&res, Status::MethodNotAllowed);
+}
+
+#[test]
+fn a_body_over_the_json_limit_is_a_413() {
+    let t = app_with(&[("limits.json", json!("1 KiB"))]);
+    t.signup("ann@example.com");
+    let res = t.post("/api/entities", json!({ "name": "x".repeat(2000) }));
+    let msg = assert_error(&res, Status::PayloadTooLarge);
+    assert!(msg.contains("limit"), "{msg}");
+    assert_eq!(t.get("/api/entities").1["data"], json!([]));
+    // Under the limit, the same request works.
+    assert_eq!(
+        t.post("/api/entities", json!({ "name": "x".repeat(500) }))
+            .0,
+        Status::Created
+    );
+}
+
+#[test]
+fn unsupported_media_type_is_a_415() {
+    let (t, _) = app_with_entity();
+    let token = t.session.borrow().clone().unwrap();
+    let res = body(
+        t.client
+            .post("/api/entities")
+            .cookie(Cookie::new("stockbook_session", token))
+            .header(ContentType::XML)
+            .body("<entity/>")
+            .dispatch(),
+    );
+    assert_error(&res, Status::UnsupportedMediaType);
+}
+
+#[test]
+fn too_many_requests_is_a_429_with_retry_after() {
+    let t = app();
+    for _ in 0..10 {
+        login_as(&t, "nobody@example.com", "whatever1");
+    }
+    let (res, retry) = login_as(&t, "nobody@example.com", "whatever1");
+    assert_error(&res, Status::TooManyRequests);
+    assert!(retry.unwrap().parse::<u64>().unwrap() >= 1);
+}

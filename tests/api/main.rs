@@ -1,0 +1,38 @@
+//! The in-process tests, in one binary: each test builds a fresh app over a fresh in-memory
+//! database (`database`: a temporary file) and drives it through Rocket's local client
+//! (see `common`), or calls the library directly (`import_parse`, `connectors`). One
+//! module per subject.
+//!
+//! They share one binary because each test binary links the whole of Stockbook and Rocket
+//! again. Kept apart in `tests/`: what needs a process of its own (the browser tests, the
+//! crash test, concurrency on a real database file), the half-minute ledger property test
+//! (so that `cargo test --test api` stays quick) and the module graph check (which does
+//! not link Stockbook at all).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod platform_mocks;
+
+mod accounting;
+mod api_keys;
+mod app;
+mod auth;
+mod config;
+mod connectors;
+mod database;
+mod entities;
+mod errors;
+mod import_api;
+mod import_csv;
+mod import_parse;
+mod locations;
+mod movements;
+mod openapi;
+mod outbound;
+mod products;
+mod reports;
+mod rules;
+mod stock;
+mod stock_takes;
+mod transfers;
+mod v1;
