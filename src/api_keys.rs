@@ -31,6 +31,9 @@ pub const KEY_RANDOM_LEN: usize = 40;
 pub const DISPLAY_PREFIX_LEN: usize = 12;
 /// `last_used_at` is refreshed at most this often, to spare a write per request.
 pub const LAST_USED_RESOLUTION_SECS: i64 = 60;
+/// Unrevoked keys a user may hold. The rate limit counts per key, so this bounds what one
+/// user can spend (and the limiter's buckets per user).
+pub const MAX_ACTIVE_KEYS: i64 = 100;
 
 pub fn routes() -> Vec<Route> {
     routes![list, create, revoke]
@@ -196,6 +199,16 @@ async fn create(
     let created = db
         .write(move |tx| {
             let entity_id = scope.entity_opt(tx, "entity_id", b.entity_id.as_deref())?;
+            let active: i64 = tx.query_row(
+                "SELECT COUNT(*) FROM api_keys WHERE owner_id = ?1 AND revoked_at IS NULL",
+                [&scope.owner_id],
+                |r| r.get(0),
+            )?;
+            if active >= MAX_ACTIVE_KEYS {
+                return Err(AppError::conflict(format!(
+                    "A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"
+                )));
+            }
             let raw_key = generate_key();
             let key = ApiKeyRecord {
                 id: uuid::Uuid::new_v4().to_string(),
