@@ -9,7 +9,7 @@
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, routes, Route, State};
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use time::OffsetDateTime;
@@ -31,6 +31,9 @@ pub const KEY_RANDOM_LEN: usize = 40;
 pub const DISPLAY_PREFIX_LEN: usize = 12;
 /// `last_used_at` is refreshed at most this often, to spare a write per request.
 pub const LAST_USED_RESOLUTION_SECS: i64 = 60;
+/// Unrevoked keys a user may hold. The rate limit counts per key, so this bounds what one
+/// user can spend (and the limiter's buckets per user).
+pub const MAX_ACTIVE_KEYS: i64 = 100;
 
 pub fn routes() -> Vec<Route> {
     routes![list, create, revoke]
@@ -102,9 +105,14 @@ type KeyRow = (
     Option<String>,
 );
 
-/// Checks a raw key: 401 when unknown, malformed or revoked. Records the use
-/// (`last_used_at`, refreshed at most once a minute).
-pub fn authenticate(conn: &Connection, raw: &str, now: OffsetDateTime) -> AppResult<KeyIdentity> {
+/// Checks a raw key: 401 when unknown, malformed or revoked. A read only: the second value
+/// says whether the key's `last_used_at` is older than [`LAST_USED_RESOLUTION_SECS`], in
+/// which case the caller records the use with [`touch`] through the writer.
+pub fn authenticate(
+    conn: &Connection,
+    raw: &str,
+    now: OffsetDateTime,
+) -> AppResult<(KeyIdentity, bool)> {
     let invalid = || AppError::Unauthorized("Invalid API key".into());
     if !raw.starts_with(KEY_PREFIX) || raw.len() != KEY_PREFIX.len() + KEY_RANDOM_LEN {
         return Err(invalid());
@@ -128,17 +136,27 @@ pub fn authenticate(conn: &Connection, raw: &str, now: OffsetDateTime) -> AppRes
         .as_deref()
         .and_then(parse_rfc3339)
         .is_none_or(|t| (now - t).whole_seconds() >= LAST_USED_RESOLUTION_SECS);
-    if stale {
-        conn.execute(
-            "UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2",
-            params![rfc3339(now), id],
-        )?;
-    }
-    Ok(KeyIdentity {
-        id,
-        owner_id,
-        entity_id,
-    })
+    Ok((
+        KeyIdentity {
+            id,
+            owner_id,
+            entity_id,
+        },
+        stale,
+    ))
+}
+
+/// Records a use of key `id` at `now` (a writer job). Concurrent requests that all found
+/// the key stale coalesce: only the first of them within the resolution changes the row,
+/// the others match nothing.
+pub fn touch(tx: &Transaction, id: &str, now: OffsetDateTime) -> AppResult<()> {
+    let cutoff = rfc3339(now - time::Duration::seconds(LAST_USED_RESOLUTION_SECS));
+    tx.prepare_cached(
+        "UPDATE api_keys SET last_used_at = ?1
+         WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at <= ?3)",
+    )?
+    .execute(params![rfc3339(now), id, cutoff])?;
+    Ok(())
 }
 
 #[get("/api-keys?<q..>")]
@@ -181,6 +199,16 @@ async fn create(
     let created = db
         .write(move |tx| {
             let entity_id = scope.entity_opt(tx, "entity_id", b.entity_id.as_deref())?;
+            let active: i64 = tx.query_row(
+                "SELECT COUNT(*) FROM api_keys WHERE owner_id = ?1 AND revoked_at IS NULL",
+                [&scope.owner_id],
+                |r| r.get(0),
+            )?;
+            if active >= MAX_ACTIVE_KEYS {
+                return Err(AppError::conflict(format!(
+                    "A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"
+                )));
+            }
             let raw_key = generate_key();
             let key = ApiKeyRecord {
                 id: uuid::Uuid::new_v4().to_string(),
@@ -234,4 +262,61 @@ async fn revoke(
     })
     .await?;
     Ok(data(json!({ "success": true })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Synchronous;
+
+    #[test]
+    fn checking_a_key_only_reads_and_its_use_is_recorded_once_a_minute_through_a_transaction() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let raw = generate_key();
+        let now = OffsetDateTime::now_utc().replace_nanosecond(0).unwrap();
+        db.write_sync(|tx| {
+            tx.execute_batch(
+                "INSERT INTO users (id, email, password_hash, created_at)
+                 VALUES ('u1', 'a@example.com', 'x', '2026-01-01T00:00:00Z')",
+            )?;
+            tx.execute(
+                "INSERT INTO api_keys (id, owner_id, name, prefix, key_hash, created_at)
+                 VALUES ('k1', 'u1', 'k', 'p', ?1, '2026-01-01T00:00:00Z')",
+                [token::digest(&raw)],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+        // A read-only connection: checking the key must not write.
+        let (key, stale) = db
+            .read_sync(|c| {
+                c.pragma_update(None, "query_only", true)?;
+                let out = authenticate(c, &raw, now);
+                c.pragma_update(None, "query_only", false)?;
+                out
+            })
+            .unwrap();
+        assert_eq!(key.id, "k1");
+        assert!(stale, "a key never used is stale");
+        let last_used = |db: &Db| -> Option<String> {
+            db.read_sync(
+                |c| Ok(c.query_row("SELECT last_used_at FROM api_keys", [], |r| r.get(0))?),
+            )
+            .unwrap()
+        };
+        assert_eq!(last_used(&db), None);
+        db.write_sync(|tx| touch(tx, "k1", now)).unwrap();
+        assert_eq!(last_used(&db), Some(rfc3339(now)));
+        // A second request within the minute changes nothing; one a minute later does.
+        db.write_sync(|tx| touch(tx, "k1", now + time::Duration::seconds(30)))
+            .unwrap();
+        assert_eq!(last_used(&db), Some(rfc3339(now)));
+        let (_, stale) = db
+            .read_sync(|c| authenticate(c, &raw, now + time::Duration::seconds(30)))
+            .unwrap();
+        assert!(!stale);
+        let later = now + time::Duration::seconds(61);
+        db.write_sync(|tx| touch(tx, "k1", later)).unwrap();
+        assert_eq!(last_used(&db), Some(rfc3339(later)));
+    }
 }

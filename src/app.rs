@@ -13,6 +13,14 @@ use crate::config::AppConfig;
 use crate::db::Db;
 use crate::http::{assets, catchers, data};
 
+/// The web app's Content-Security-Policy: its own scripts, styles and API only (it has no
+/// inline script or style, and sets styles only through the CSSOM), `data:` for the empty
+/// favicon, no plugins, no framing, no `<base>` rewriting. The import wizard's OAuth step
+/// is a top-level navigation, which the policy does not restrict.
+pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+    img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; \
+    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /// Everything the app needs at run time, built once from the configuration.
 pub struct App {
     pub config: AppConfig,
@@ -27,7 +35,8 @@ impl App {
     /// Reads the configuration and opens (creating and migrating) the database.
     pub fn from_figment(figment: &Figment) -> Result<Self, String> {
         let config = AppConfig::from_figment(figment)?;
-        let db = Db::open(&config.database, config.synchronous)?;
+        let mut db = Db::open(&config.database, config.synchronous)?;
+        db.set_stream_timeout(config.stream_timeout);
         Ok(Self {
             config,
             db,
@@ -41,6 +50,8 @@ impl App {
 pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
     let db_path = app.config.database.clone();
     let pull_slots = crate::import::migrate::PullSlots::new(app.config.pulls.concurrent);
+    let rate_limiter = crate::v1::RateLimiter::new(app.config.v1_rate_limit);
+    let hash_gate = crate::auth::password::HashGate::new(app.config.password_hash_concurrency);
     rocket::custom(figment)
         .manage(app.db)
         .manage(app.config)
@@ -48,7 +59,8 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(crate::auth::SessionCache::default())
         .manage(app.retry)
         .manage(pull_slots)
-        .manage(crate::v1::RateLimiter::default())
+        .manage(rate_limiter)
+        .manage(hash_gate)
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())
@@ -62,11 +74,18 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())
         .register("/", catchers::all())
-        .attach(AdHoc::on_response("security headers", |_, res| {
+        .attach(AdHoc::on_response("security headers", |req, res| {
             Box::pin(async move {
                 res.set_header(Header::new("X-Content-Type-Options", "nosniff"));
                 res.set_header(Header::new("X-Frame-Options", "DENY"));
                 res.set_header(Header::new("Referrer-Policy", "same-origin"));
+                if req.uri().path().segments().next() == Some("api") {
+                    // API answers carry account data and, once, a new key's secret: no
+                    // browser or proxy cache may keep them.
+                    res.set_header(Header::new("Cache-Control", "no-store"));
+                } else if res.content_type().is_some_and(|ct| ct.is_html()) {
+                    res.set_header(Header::new("Content-Security-Policy", CSP));
+                }
             })
         }))
         .attach(crate::v1::rate_limit::headers())

@@ -131,6 +131,15 @@ impl PullLimits {
     }
 }
 
+/// When the session cookie carries `Secure`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CookieSecure {
+    /// When the request came over HTTPS as a proxy reports it (`X-Forwarded-Proto: https`).
+    Auto,
+    Always,
+    Never,
+}
+
 #[derive(Debug, Clone)]
 pub struct AppConfig {
     pub database: String,
@@ -138,9 +147,18 @@ pub struct AppConfig {
     pub plan: Plan,
     pub allow_negative_stock: bool,
     pub session_days: u32,
+    /// Absolute lifetime of a session, however often it is used.
+    pub session_max_days: u32,
+    pub cookie_secure: CookieSecure,
     pub synchronous: Synchronous,
     pub platforms: BTreeMap<String, PlatformConfig>,
     pub pulls: PullLimits,
+    /// Public API requests per rolling minute per key and endpoint (DECISIONS §17).
+    pub v1_rate_limit: usize,
+    /// Longest a streamed answer waits for the client to take its next chunk.
+    pub stream_timeout: std::time::Duration,
+    /// Password hashes (sign-in, sign-up) computed at once.
+    pub password_hash_concurrency: usize,
 }
 
 #[derive(Deserialize)]
@@ -150,7 +168,12 @@ struct RawConfig {
     plan: String,
     allow_negative_stock: bool,
     session_days: i64,
+    session_max_days: i64,
+    cookie_secure: rocket::figment::value::Value,
     synchronous: String,
+    v1_rate_limit: i64,
+    stream_timeout_secs: i64,
+    password_hash_concurrency: i64,
     #[serde(default)]
     platforms: BTreeMap<String, PlatformConfig>,
     #[serde(default)]
@@ -206,8 +229,13 @@ pub fn defaults() -> serde_json::Value {
         "plan": "pro",
         "allow_negative_stock": false,
         "session_days": 14,
+        "session_max_days": 90,
+        "cookie_secure": "auto",
         "synchronous": "full",
-        "limits": { "json": "32 MiB" },
+        "v1_rate_limit": 60,
+        "stream_timeout_secs": 30,
+        "password_hash_concurrency": 4,
+        "limits": { "json": "32 MiB", "body": "4 MiB" },
         "log_level": "off",
     })
 }
@@ -241,6 +269,52 @@ impl AppConfig {
                     &raw.session_days.to_string(),
                 )
             })?;
+        let session_max_days = u32::try_from(raw.session_max_days)
+            .ok()
+            .filter(|d| (1..=3650).contains(d) && *d >= session_days)
+            .ok_or_else(|| {
+                bad_key(
+                    "session_max_days",
+                    "a whole number of days from `session_days` to 3650",
+                    &raw.session_max_days.to_string(),
+                )
+            })?;
+        let cookie_secure = match (raw.cookie_secure.to_bool(), raw.cookie_secure.as_str()) {
+            (Some(true), _) | (_, Some("true")) => CookieSecure::Always,
+            (Some(false), _) | (_, Some("false")) => CookieSecure::Never,
+            (_, Some("auto")) => CookieSecure::Auto,
+            _ => {
+                return Err(bad_key(
+                    "cookie_secure",
+                    "`auto`, `true` or `false`",
+                    &format!("{:?}", raw.cookie_secure),
+                ))
+            }
+        };
+        let in_range = |key: &str, v: i64, max: i64, what: &str| {
+            usize::try_from(v)
+                .ok()
+                .filter(|n| (1..=max).contains(&i64::try_from(*n).unwrap_or(i64::MAX)))
+                .ok_or_else(|| bad_key(key, what, &v.to_string()))
+        };
+        let v1_rate_limit = in_range(
+            "v1_rate_limit",
+            raw.v1_rate_limit,
+            1_000_000,
+            "a whole number of requests from 1 to 1000000",
+        )?;
+        let stream_timeout_secs = in_range(
+            "stream_timeout_secs",
+            raw.stream_timeout_secs,
+            86_400,
+            "a whole number of seconds from 1 to 86400",
+        )?;
+        let password_hash_concurrency = in_range(
+            "password_hash_concurrency",
+            raw.password_hash_concurrency,
+            1024,
+            "a whole number from 1 to 1024",
+        )?;
         if raw.database.trim().is_empty() {
             return Err(bad_key("database", "a file path or `:memory:`", ""));
         }
@@ -250,9 +324,16 @@ impl AppConfig {
             plan,
             allow_negative_stock: raw.allow_negative_stock,
             session_days,
+            session_max_days,
+            cookie_secure,
             synchronous,
             platforms: raw.platforms,
             pulls: raw.pulls.check()?,
+            v1_rate_limit,
+            stream_timeout: std::time::Duration::from_secs(
+                u64::try_from(stream_timeout_secs).unwrap_or(30),
+            ),
+            password_hash_concurrency,
         })
     }
 

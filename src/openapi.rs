@@ -215,6 +215,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("post", "/api/auth/signup", "Sign-in", "signup", "Create an account and sign in", Open, Create { body: "SignupBody", record: "User" }),
     op("post", "/api/auth/login", "Sign-in", "login", "Sign in (sets the session cookie)", Open, Action { body: "LoginBody", record: "User" }),
     op("post", "/api/auth/logout", "Sign-in", "logout", "Sign out", S, Action { body: "EmptyBody", record: "Success" }),
+    op("post", "/api/auth/logout-all", "Sign-in", "logoutAll", "Sign out everywhere: end every session of the user", S, Action { body: "EmptyBody", record: "Success" }),
     op("get", "/api/auth/me", "Sign-in", "me", "The signed-in user", S, Get("User")),
     // Entities
     op("get", "/api/entities", "Entities", "listEntities", "List entities", S, PlainList("Entity")),

@@ -1,4 +1,4 @@
-//! `/api/auth/*`: signup, login, logout, me.
+//! `/api/auth/*`: signup, login, logout, logout-all (sign out everywhere), me.
 
 use rocket::http::CookieJar;
 use rocket::serde::json::Json;
@@ -7,9 +7,11 @@ use rusqlite::params;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::password::HashGate;
+use super::throttle::{self, Attempt};
 use super::{
-    clear_cookie, create_session, password, session_cookie, user_by_email, SessionUser, User,
-    THROTTLE_MAX_FAILURES, THROTTLE_WINDOW_SECS,
+    clear_cookie, create_session, password, session_cookie, user_by_email, Lifetime, SecureCookie,
+    SessionCache, SessionUser, User,
 };
 use crate::clock::{rfc3339, Clock};
 use crate::config::{AppConfig, SignupMode};
@@ -19,7 +21,7 @@ use crate::http::body::JsonBody;
 use crate::http::Created;
 
 pub fn routes() -> Vec<Route> {
-    routes![signup, login, logout, me]
+    routes![signup, login, logout, logout_all, me]
 }
 
 #[derive(Deserialize)]
@@ -55,6 +57,8 @@ async fn signup(
     db: &State<Db>,
     config: &State<AppConfig>,
     clock: &State<Clock>,
+    gate: &State<HashGate>,
+    secure: SecureCookie,
     jar: &CookieJar<'_>,
 ) -> AppResult<Created<Value>> {
     let body = body.into_inner();
@@ -74,12 +78,14 @@ async fn signup(
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty());
     let pw = body.password;
+    let permit = gate.enter().await?;
     let hash = rocket::tokio::task::spawn_blocking(move || password::hash(&pw))
         .await
         .map_err(|e| AppError::internal(e.to_string()))??;
+    drop(permit);
     let mode = config.signup;
     let clock = clock.inner().clone();
-    let days = config.session_days;
+    let lifetime = Lifetime::of(config);
     let (user, token) = db
         .write(move |tx| {
             if mode == SignupMode::FirstUser {
@@ -103,11 +109,11 @@ async fn signup(
                 "INSERT INTO users (id, email, name, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![user.id, user.email, user.name, hash, user.created_at],
             )?;
-            let token = create_session(tx, &user.id, &clock, days)?;
+            let token = create_session(tx, &user.id, &clock, &lifetime)?;
             Ok((user, token))
         })
         .await?;
-    jar.add(session_cookie(token, days));
+    jar.add(session_cookie(token.0, token.1, secure.0));
     Ok(Created(json!(user)))
 }
 
@@ -117,6 +123,8 @@ async fn login(
     db: &State<Db>,
     config: &State<AppConfig>,
     clock: &State<Clock>,
+    gate: &State<HashGate>,
+    secure: SecureCookie,
     jar: &CookieJar<'_>,
 ) -> AppResult<Json<Value>> {
     let body = body.into_inner();
@@ -125,46 +133,26 @@ async fn login(
         return Err(wrong());
     };
     let clock = clock.inner().clone();
-    let days = config.session_days;
+    let lifetime = Lifetime::of(config);
     let db = db.inner().clone();
 
-    // The throttle is checked before the password, so a locked email learns nothing. The
-    // check and the record of this attempt are one transaction: the attempt counts as a
-    // failure from here on (a correct password clears the count), so parallel wrong
-    // attempts cannot slip past the limit while their passwords are being checked.
-    let (found, refused) = {
+    // A permit to hash first: when the gate is full the attempt is refused (503) before
+    // it costs a write or counts against the email.
+    let permit = gate.enter().await?;
+    let attempt = {
         let email = email.clone();
-        let clock = clock.clone();
-        db.write(move |tx| {
-            let now = clock.now().unix_timestamp();
-            // Failures older than the window no longer count: keep the table small.
-            tx.execute(
-                "DELETE FROM login_failures WHERE at <= ?1",
-                [now - THROTTLE_WINDOW_SECS],
-            )?;
-            let (n, oldest): (i64, Option<i64>) = tx.query_row(
-                "SELECT COUNT(*), MIN(at) FROM login_failures WHERE email = ?1",
-                [&email],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?;
-            if n >= THROTTLE_MAX_FAILURES {
-                let retry_after = (oldest.unwrap_or(now) + THROTTLE_WINDOW_SECS - now).max(1);
-                return Ok((None, Some(retry_after)));
-            }
-            tx.execute(
-                "INSERT INTO login_failures (email, at) VALUES (?1, ?2)",
-                params![email, now],
-            )?;
-            Ok((user_by_email(tx, &email)?, None))
-        })
-        .await?
+        let now = clock.now().unix_timestamp();
+        db.write(move |tx| throttle::begin(tx, &email, now)).await?
     };
-    if let Some(retry_after) = refused {
-        return Err(AppError::TooManyRequests {
-            message: "Too many failed sign-in attempts for this email; try again later".into(),
-            retry_after: u64::try_from(retry_after).unwrap_or(1),
-        });
-    }
+    let found = match attempt {
+        Attempt::Refused { retry_after } => {
+            return Err(AppError::TooManyRequests {
+                message: "Too many failed sign-in attempts for this email; try again later".into(),
+                retry_after,
+            })
+        }
+        Attempt::Counted(found) => found,
+    };
     let pw = body.password;
     let stored = found.as_ref().map(|(_, h)| h.clone());
     let ok = rocket::tokio::task::spawn_blocking(move || match stored {
@@ -176,22 +164,23 @@ async fn login(
     })
     .await
     .map_err(|e| AppError::internal(e.to_string()))?;
+    drop(permit);
 
     match (ok, found) {
         (true, Some((user, _))) => {
             let uid = user.id.clone();
-            let token = db
+            let (token, max_age) = db
                 .write(move |tx| {
-                    tx.execute("DELETE FROM login_failures WHERE email = ?1", [&email])?;
+                    throttle::succeeded(tx, &email)?;
                     // Expired sessions can never be used again; sign-in is when they go.
                     tx.execute(
                         "DELETE FROM sessions WHERE expires_at <= ?1",
                         [clock.now().unix_timestamp()],
                     )?;
-                    create_session(tx, &uid, &clock, days)
+                    create_session(tx, &uid, &clock, &lifetime)
                 })
                 .await?;
-            jar.add(session_cookie(token, days));
+            jar.add(session_cookie(token, max_age, secure.0));
             Ok(Json(json!({ "data": user })))
         }
         // The attempt is already recorded as a failure.
@@ -204,7 +193,7 @@ async fn logout(
     user: SessionUser,
     _body: JsonBody<serde::de::IgnoredAny>,
     db: &State<Db>,
-    cache: &State<super::SessionCache>,
+    cache: &State<SessionCache>,
     jar: &CookieJar<'_>,
 ) -> AppResult<Json<Value>> {
     let hash = user.token_hash.clone();
@@ -214,6 +203,26 @@ async fn logout(
     })
     .await?;
     cache.evict(&user.token_hash);
+    clear_cookie(jar);
+    Ok(Json(json!({ "data": { "success": true } })))
+}
+
+/// Sign out everywhere: ends every session of the user, this one included.
+#[post("/auth/logout-all", data = "<_body>")]
+async fn logout_all(
+    user: SessionUser,
+    _body: JsonBody<serde::de::IgnoredAny>,
+    db: &State<Db>,
+    cache: &State<SessionCache>,
+    jar: &CookieJar<'_>,
+) -> AppResult<Json<Value>> {
+    let uid = user.user.id.clone();
+    db.write(move |tx| {
+        tx.execute("DELETE FROM sessions WHERE user_id = ?1", [uid])?;
+        Ok(())
+    })
+    .await?;
+    cache.evict_user(&user.user.id);
     clear_cookie(jar);
     Ok(Json(json!({ "data": { "success": true } })))
 }

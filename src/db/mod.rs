@@ -20,6 +20,9 @@ use crate::error::{AppError, AppResult};
 const STREAMS: usize = 4;
 /// How long a streamed answer waits for a permit before it is a 503.
 pub const STREAM_WAIT: Duration = Duration::from_secs(10);
+/// How long a streamed answer waits for the client to take a chunk, unless
+/// [`Db::set_stream_timeout`] says otherwise (`stream_timeout_secs`).
+pub const STREAM_TIMEOUT: Duration = Duration::from_secs(30);
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -39,6 +42,8 @@ pub struct Db {
     /// Permits to hold a connection for as long as a client takes to read a streamed
     /// answer (see [`Db::streaming_permit`]).
     streams: Arc<rocket::tokio::sync::Semaphore>,
+    /// See [`Db::stream_timeout`].
+    stream_timeout: Duration,
 }
 
 impl Db {
@@ -74,10 +79,22 @@ impl Db {
             streams: Arc::new(rocket::tokio::sync::Semaphore::new(
                 STREAMS.min(size as usize),
             )),
+            stream_timeout: STREAM_TIMEOUT,
         };
         db.migrate()
             .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
         Ok(db)
+    }
+
+    /// How long a streamed answer waits for its client to take the next chunk before it
+    /// gives up and releases its connection (`http::stream`).
+    pub fn stream_timeout(&self) -> Duration {
+        self.stream_timeout
+    }
+
+    /// Sets [`Db::stream_timeout`] (before the `Db` is cloned into the app).
+    pub fn set_stream_timeout(&mut self, timeout: Duration) {
+        self.stream_timeout = timeout;
     }
 
     pub fn is_in_memory(&self) -> bool {

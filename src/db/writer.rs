@@ -9,6 +9,15 @@
 //! concurrent requests share one commit (one WAL append, one fsync under
 //! `synchronous = full`) and no request waits for a sleeping thread to be woken to take
 //! the lock.
+//!
+//! Some errors make SQLite roll back the whole transaction by itself, not only the
+//! statement (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`, a job that runs `ROLLBACK`).
+//! After each job the thread checks that the transaction is still open
+//! (`is_autocommit()` is false inside one). If it is gone, the jobs run so far lost their
+//! writes with it and the jobs not yet run are never started: every one of them is answered
+//! with an error (503, so the client retries once, against a fresh transaction), and
+//! nothing of the batch commits, so no write runs outside a transaction and no client is
+//! told "failed" about a write that was in fact kept.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -29,7 +38,8 @@ pub(super) trait Job: Send {
     /// Runs the job inside its own savepoint of `tx`; returns how to answer its caller once
     /// the batch's commit has succeeded or failed.
     fn run(self: Box<Self>, tx: &Transaction) -> Box<dyn Done>;
-    /// Answers the caller without running (the batch could not start).
+    /// Answers the caller without running (the batch could not start, or its transaction
+    /// was lost before this job's turn).
     fn fail(self: Box<Self>, e: AppError);
 }
 
@@ -63,6 +73,13 @@ where
     fn fail(self: Box<Self>, e: AppError) {
         let _ = self.reply.send(Err(e));
     }
+}
+
+fn transaction_lost() -> AppError {
+    AppError::Unavailable(
+        "The database could not complete the write (its transaction was rolled back); retry the request"
+            .into(),
+    )
 }
 
 impl<T: Send> Done for Reply<T> {
@@ -141,8 +158,26 @@ fn run_batch(pool: &Pool<SqliteConnectionManager>, lock: &Mutex<()>, jobs: Vec<B
             return;
         }
     };
-    let done: Vec<Box<dyn Done>> = jobs.into_iter().map(|j| j.run(&tx)).collect();
-    let commit = tx.commit().map_err(AppError::from);
+    let mut done: Vec<Box<dyn Done>> = Vec::with_capacity(jobs.len());
+    let mut jobs = jobs.into_iter();
+    let mut lost = false;
+    for job in jobs.by_ref() {
+        done.push(job.run(&tx));
+        if tx.is_autocommit() {
+            lost = true;
+            break;
+        }
+    }
+    let commit = if lost {
+        let e = transaction_lost();
+        // Never run outside the transaction: the rest of the batch is answered unrun.
+        jobs.for_each(|j| j.fail(e.clone()));
+        // Nothing to roll back; dropping `tx` would try and fail quietly.
+        let _ = tx.rollback();
+        Err(e)
+    } else {
+        tx.commit().map_err(AppError::from)
+    };
     drop(conn);
     drop(guard);
     for d in done {
@@ -212,5 +247,79 @@ mod tests {
         }
         // The writer survived the panic.
         assert!(rt.block_on(db.write(|_| Ok(1))).is_ok());
+    }
+
+    #[test]
+    fn after_a_job_loses_the_transaction_the_rest_of_its_batch_neither_runs_nor_commits() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (answers, kept, ran_after) = rt.block_on(async {
+            db.write(|tx| Ok(tx.execute_batch("CREATE TABLE t (v INTEGER NOT NULL)")?))
+                .await
+                .unwrap();
+            // The first write holds the writer thread, so the next three queue up and
+            // share one batch, in order.
+            let hold = {
+                let db = db.clone();
+                rocket::tokio::spawn(async move {
+                    db.write(|_| {
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                        Ok(())
+                    })
+                    .await
+                })
+            };
+            rocket::tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let ran_after = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let mut writes = Vec::new();
+            for i in 0..3_i64 {
+                let db = db.clone();
+                let ran_after = ran_after.clone();
+                writes.push(rocket::tokio::spawn(async move {
+                    db.write(move |tx| {
+                        tx.execute("INSERT INTO t (v) VALUES (?1)", [i])?;
+                        match i {
+                            // What SQLITE_FULL or IOERR does: the whole transaction is gone.
+                            1 => tx.execute_batch("ROLLBACK")?,
+                            2 => ran_after.store(true, std::sync::atomic::Ordering::SeqCst),
+                            _ => {}
+                        }
+                        Ok(i)
+                    })
+                    .await
+                }));
+                rocket::tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            hold.await.unwrap().unwrap();
+            let mut answers = Vec::new();
+            for w in writes {
+                answers.push(w.await.unwrap());
+            }
+            let kept: i64 = db
+                .read(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?))
+                .await
+                .unwrap();
+            (answers, kept, ran_after)
+        });
+        assert_eq!(kept, 0, "nothing of the batch may commit");
+        assert!(
+            !ran_after.load(std::sync::atomic::Ordering::SeqCst),
+            "the job after the lost transaction must not run"
+        );
+        for (i, a) in answers.iter().enumerate() {
+            assert!(a.is_err(), "write {i} was answered as a success: {a:?}");
+        }
+        assert!(matches!(answers[2], Err(AppError::Unavailable(_))));
+        // The writer carries on with fresh transactions.
+        rt.block_on(db.write(|tx| Ok(tx.execute("INSERT INTO t (v) VALUES (9)", [])?)))
+            .unwrap();
+        let kept: i64 = db
+            .read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(kept, 1);
     }
 }

@@ -1,6 +1,8 @@
 //! `JsonBody<T>`: the one way a request body enters the service.
 //!
-//! It enforces the JSON-only rule for mutations (415), the `limits.json` size (413),
+//! It enforces the JSON-only rule for mutations (415), the `limits.body` size (413, and
+//! never above `limits.json`; only the CSV import endpoints read bodies up to
+//! `limits.json`, with `import::body`),
 //! and turns every serde failure into a §7 message that names the field:
 //! `Missing required field: <field>` or ``Invalid value for field `x`: ...``.
 //! An empty body reads as `{}`, so a missing body reports the first missing field.
@@ -60,7 +62,13 @@ impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
 
 async fn read<T: DeserializeOwned>(req: &Request<'_>, data: Data<'_>) -> Result<T, AppError> {
     require_json(req)?;
-    let limit = req.limits().get("json").unwrap_or_else(|| 32.mebibytes());
+    // `limits.json` is the ceiling of every body; `limits.body` the smaller one of every
+    // endpoint but the CSV imports (`import::body`), anonymous ones included.
+    let limit = req
+        .limits()
+        .get("body")
+        .unwrap_or_else(|| 4.mebibytes())
+        .min(req.limits().get("json").unwrap_or_else(|| 32.mebibytes()));
     let bytes = data
         .open(limit)
         .into_bytes()

@@ -14,6 +14,16 @@
 //!
 //! A stream keeps its connection until the client has read the body, so a slow client
 //! keeps it longer. Each stream therefore takes a permit first ([`Db::streaming_permit`]).
+//!
+//! And it has a deadline per chunk, not per answer: each chunk must be taken by the
+//! client within [`Db::stream_timeout`] (`stream_timeout_secs`, 30 s by default) of being
+//! ready, or the thread gives up as if the client had gone, which ends the body early and
+//! releases the permit, the pooled connection and the read snapshot (which would
+//! otherwise hold back WAL checkpoints, so the WAL would grow without bound). A client
+//! that stops reading is cut off after the timeout; one that reads slower than one
+//! chunk per timeout (about 35 KB/s at the default) is too. A deadline for the whole
+//! answer would instead cut off a 200 MB download on a slow but honest link, and would
+//! let a stalled client hold everything until it ran out.
 
 use rocket::futures::{stream, Stream, StreamExt};
 use rocket::http::ContentType;
@@ -101,18 +111,33 @@ where
     let db = db.clone();
     let (tx, mut rx) = mpsc::channel::<AppResult<Vec<u8>>>(AHEAD);
     let permit = db.streaming_permit().await?;
+    let timeout = db.stream_timeout();
+    let runtime = rocket::tokio::runtime::Handle::current();
     rocket::tokio::task::spawn_blocking(move || {
         let _permit = permit;
+        // `false` when the client has gone or has not taken a chunk within the timeout.
+        let send = |item: AppResult<Vec<u8>>| match runtime
+            .block_on(rocket::tokio::time::timeout(timeout, tx.send(item)))
+        {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                eprintln!(
+                    "stockbook: a streamed answer was cut off: the client took no data for {} s",
+                    timeout.as_secs()
+                );
+                false
+            }
+        };
         let run = || -> AppResult<()> {
             let mut conn = db.conn()?;
             // A deferred transaction: its snapshot starts at the first read and holds for
             // every query of the answer.
             let snapshot = conn.transaction()?;
-            produce(&snapshot, &mut |chunk| tx.blocking_send(Ok(chunk)).is_ok())
+            produce(&snapshot, &mut |chunk| send(Ok(chunk)))
         };
         if let Err(e) = run() {
             // Before the first chunk this becomes the answer; after it, the log line.
-            let _ = tx.blocking_send(Err(e));
+            send(Err(e));
         }
     });
     let first = rx

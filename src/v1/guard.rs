@@ -2,7 +2,7 @@
 //!
 //! It reads `Authorization: Bearer <key>`, looks the key up by its SHA-256 digest,
 //! refuses a missing, unknown or revoked key with 401 (a session cookie is not a
-//! credential here), records the use, and then applies the rate limit (429 when the
+//! credential here), records the use (a writer job, at most once a minute per key), and then applies the rate limit (429 when the
 //! window is full). Authentication failures never reach the rate limiter, so they do not
 //! spend a key's budget. The guard gives the handler the key's [`Scope`]: the key
 //! creator's records, or one entity's for a scoped key.
@@ -10,7 +10,7 @@
 use rocket::request::{FromRequest, Outcome, Request};
 
 use super::rate_limit::{self, RateLimiter};
-use crate::api_keys::{authenticate, KeyIdentity};
+use crate::api_keys::{authenticate, touch, KeyIdentity};
 use crate::auth::SESSION_COOKIE;
 use crate::clock::Clock;
 use crate::db::Db;
@@ -72,7 +72,15 @@ async fn guard(req: &Request<'_>) -> AppResult<ApiKey> {
         .clone();
     let clock = rocket.state::<Clock>().cloned().unwrap_or_default();
     let now = clock.now();
-    let key = db.read(move |conn| authenticate(conn, &raw, now)).await?;
+    let (key, stale) = db.read(move |conn| authenticate(conn, &raw, now)).await?;
+    if stale {
+        // Through the writer like every write (a read connection that writes would race
+        // the writer's transactions in SQLite's busy handler).
+        let id = key.id.clone();
+        if let Err(e) = db.write(move |tx| touch(tx, &id, now)).await {
+            eprintln!("stockbook: recording an API key's use failed: {e:?}");
+        }
+    }
 
     let limiter = rocket
         .state::<RateLimiter>()

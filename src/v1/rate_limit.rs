@@ -1,5 +1,9 @@
-//! The public API's rate limit (§8, DECISIONS §10, §12): 60 requests per rolling minute
-//! per key and endpoint (method and route path), kept in memory.
+//! The public API's rate limit (§8, DECISIONS §10, §12, §17): `v1_rate_limit` (default 60)
+//! requests per rolling minute per key and endpoint (method and route path), kept in memory.
+//!
+//! Buckets whose last request has left the window are dropped at most once a window, by
+//! the first request after it: one pass over the map per minute, however many buckets
+//! there are, instead of one per request.
 //!
 //! The [`super::ApiKey`] guard counts each authenticated request (or refuses it with 429;
 //! a refused request does not count) and leaves the figures in the request's local
@@ -17,12 +21,10 @@ use rocket::fairing::AdHoc;
 use rocket::http::Header;
 use rocket::Request;
 
-/// Requests allowed per key, endpoint and window.
-pub const LIMIT: usize = 60;
+/// Requests allowed per key, endpoint and window unless `v1_rate_limit` says otherwise.
+pub const DEFAULT_LIMIT: usize = 60;
 /// The rolling window, in milliseconds.
 pub const WINDOW_MS: i64 = 60_000;
-/// Above this many buckets, expired ones are dropped on the next request.
-const PRUNE_ABOVE: usize = 10_000;
 
 /// What the headers tell the client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,9 +36,24 @@ pub struct RateInfo {
 }
 
 /// Managed state: timestamps (ms) of the counted requests per (key id, endpoint).
-#[derive(Default)]
 pub struct RateLimiter {
-    buckets: Mutex<HashMap<(String, String), VecDeque<i64>>>,
+    limit: usize,
+    state: Mutex<Buckets>,
+}
+
+#[derive(Default)]
+struct Buckets {
+    map: HashMap<(String, String), VecDeque<i64>>,
+    /// When expired buckets were last dropped.
+    pruned_at: i64,
+    /// How many times they were (for the tests).
+    prunes: u64,
+}
+
+impl Default for RateLimiter {
+    fn default() -> Self {
+        Self::new(DEFAULT_LIMIT)
+    }
 }
 
 fn secs_until_free(oldest: i64, now_ms: i64) -> u64 {
@@ -45,26 +62,40 @@ fn secs_until_free(oldest: i64, now_ms: i64) -> u64 {
 }
 
 impl RateLimiter {
+    /// A limiter allowing `limit` requests per key, endpoint and window.
+    pub fn new(limit: usize) -> Self {
+        Self {
+            limit: limit.max(1),
+            state: Mutex::new(Buckets::default()),
+        }
+    }
+
     /// Counts one request at `now_ms`. `Err` when the window is full: the request is
     /// refused and not counted.
     pub fn hit(&self, key_id: &str, endpoint: &str, now_ms: i64) -> Result<RateInfo, RateInfo> {
-        let mut buckets = self
-            .buckets
+        let limit = self.limit;
+        let mut state = self
+            .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if buckets.len() > PRUNE_ABOVE {
-            buckets.retain(|_, q| q.back().is_some_and(|&t| now_ms - t < WINDOW_MS));
+        if now_ms - state.pruned_at >= WINDOW_MS {
+            state
+                .map
+                .retain(|_, q| q.back().is_some_and(|&t| now_ms - t < WINDOW_MS));
+            state.pruned_at = now_ms;
+            state.prunes += 1;
         }
-        let q = buckets
+        let q = state
+            .map
             .entry((key_id.to_owned(), endpoint.to_owned()))
             .or_default();
         while q.front().is_some_and(|&t| now_ms - t >= WINDOW_MS) {
             q.pop_front();
         }
-        if q.len() >= LIMIT {
+        if q.len() >= limit {
             let oldest = q.front().copied().unwrap_or(now_ms);
             return Err(RateInfo {
-                limit: LIMIT,
+                limit,
                 remaining: 0,
                 reset_secs: secs_until_free(oldest, now_ms),
             });
@@ -72,8 +103,8 @@ impl RateLimiter {
         q.push_back(now_ms);
         let oldest = q.front().copied().unwrap_or(now_ms);
         Ok(RateInfo {
-            limit: LIMIT,
-            remaining: LIMIT - q.len(),
+            limit,
+            remaining: limit - q.len(),
             reset_secs: secs_until_free(oldest, now_ms),
         })
     }
@@ -128,6 +159,35 @@ mod tests {
         let info = rl.hit("k", "GET /a", 61_000).unwrap();
         assert_eq!(info.remaining, 0);
         assert!(rl.hit("k", "GET /a", 61_000).is_err());
+    }
+
+    #[test]
+    fn the_limit_is_the_configured_one() {
+        let rl = RateLimiter::new(3);
+        for _ in 0..3 {
+            assert_eq!(rl.hit("k", "GET /a", 0).unwrap().limit, 3);
+        }
+        assert_eq!(rl.hit("k", "GET /a", 0).unwrap_err().limit, 3);
+    }
+
+    #[test]
+    fn expired_buckets_are_dropped_at_most_once_a_window_however_many_there_are() {
+        let rl = RateLimiter::new(60);
+        let prunes = || rl.state.lock().unwrap().prunes;
+        let buckets = || rl.state.lock().unwrap().map.len();
+        // 20,000 keys within one window: one pass at the first request, none after.
+        for i in 0..20_000_i64 {
+            rl.hit(&format!("k{i}"), "GET /a", 100_000 + i / 1000)
+                .unwrap();
+        }
+        assert_eq!(prunes(), 1);
+        assert_eq!(buckets(), 20_000);
+        // A window later the next request drops them all, once.
+        for i in 0..1_000_i64 {
+            rl.hit("late", "GET /a", 170_000 + i).unwrap_or_else(|e| e);
+        }
+        assert_eq!(prunes(), 2);
+        assert_eq!(buckets(), 1);
     }
 
     #[test]

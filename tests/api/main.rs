@@ -32,6 +32,7 @@ mod outbound;
 mod products;
 mod reports;
 mod rules;
+mod sessions;
 mod stock;
 mod stock_takes;
 mod transfers;

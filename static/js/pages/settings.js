@@ -1,5 +1,5 @@
 // Settings: API keys for the public API (the raw key shown once, with a copy button; the
-// list; revoke) and the current business's details.
+// list; revoke), the current business's details, and signing out everywhere.
 
 import { del, get, post, put } from "../api.js";
 import { loadEntities, state } from "../state.js";
@@ -14,8 +14,23 @@ export async function render(root, ctx) {
   root.append(pageHeader("Settings"));
   const keys = h("section", { "aria-labelledby": "keys-title" }, h("h2", { id: "keys-title" }, "API keys"));
   const business = h("section", { "aria-labelledby": "biz-title" }, h("h2", { id: "biz-title" }, "Business details"));
-  root.append(keys, business);
+  const sessions = h("section", { "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Sign-in"));
+  root.append(keys, business, sessions);
+  signOutEverywhere(sessions);
   await Promise.all([apiKeys(keys, ctx), businessForm(business)]);
+}
+
+/** Ends every session of this account (other browsers and devices too), then this page. */
+function signOutEverywhere(section) {
+  const button = h("button", { type: "button", class: "danger secondary" }, "Sign out everywhere");
+  button.addEventListener("click", (ev) => act(ev.currentTarget, async () => {
+    if (!(await confirmDialog("Sign out on every device?", { confirm: "Sign out everywhere", danger: true, detail: "Every browser signed in to this account, this one included, must sign in again. API keys keep working." }))) return;
+    await post("/api/auth/logout-all", {});
+    location.reload();
+  }));
+  section.append(h("div", { class: "card" },
+    h("p", {}, "Signed in on a computer you no longer use, or lost a device? End every session of this account."),
+    h("div", { class: "actions" }, button)));
 }
 
 async function apiKeys(section, ctx) {
