@@ -25,16 +25,9 @@ pub struct Ctx {
     pub allow_negative: bool,
 }
 
-/// Which order a list comes back in.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// The session API's order for the resource (names alphabetically, dated records
-    /// newest first).
-    #[default]
-    Session,
-    /// Creation order (`seq`): the public API's stable paging order.
-    Creation,
-}
+/// Which order a list comes back in (defined beside paging, so that inventory lists use
+/// it without depending on accounting).
+pub use crate::http::paging::Order;
 
 /// Query parameters of every accounting list: `entityId`, `limit`, `offset`. Each may be
 /// given once (a repeated one is a 400, not silently ignored).

@@ -5,8 +5,10 @@
 //! caller's `BEGIN IMMEDIATE` transaction, so the invariants of DECISIONS §5 hold after
 //! every request.
 
+pub mod check;
 pub mod ledger;
 pub mod locations;
+pub mod margin;
 pub mod movements;
 pub mod numbering;
 pub mod products;
@@ -26,6 +28,7 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(transfers::routes());
     r.extend(stock_takes::routes());
     r.extend(reports::routes());
+    r.extend(rocket::routes![margin::gross_margin_report]);
     r
 }
 

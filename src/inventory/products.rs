@@ -16,7 +16,6 @@ use serde_json::Value;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::stock_rows::{self, StockRow};
-use crate::accounting::common::Order;
 use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::AppConfig;
@@ -25,6 +24,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, JsonBody};
 use crate::http::paging::parse_page;
+use crate::http::paging::Order;
 use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
