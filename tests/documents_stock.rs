@@ -762,3 +762,104 @@ fn the_ledger_check_finds_a_reservation_below_what_transfers_hold() {
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("reserved"), "{breaches:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Concurrency on a real file
+
+/// A database file in its own temporary directory, removed on drop.
+struct TempDb {
+    dir: std::path::PathBuf,
+    path: String,
+}
+
+impl TempDb {
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "stockbook-{tag}-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("stockbook.db").to_string_lossy().into_owned();
+        Self { dir, path }
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn invoices_posted_by_16_clients_against_limited_stock_never_oversell() {
+    use rocket::http::{ContentType, Cookie};
+    use rocket::local::asynchronous::Client;
+    use rocket::tokio;
+    use std::sync::Arc;
+
+    let db = TempDb::new("invoices");
+    let t = app_with(&[("database", json!(db.path))]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Acme Ltd");
+    let s = shop_from(t, entity);
+    // 50 mugs; 16 clients × 4 invoices × 2 mugs asks for 128.
+    let mug = s.stocked("Blue mug", 50, "4");
+    let session = s.t.session.borrow().clone().unwrap();
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(16)
+        .enable_all()
+        .build()
+        .unwrap();
+    let figment = common::test_figment(&[("database", json!(db.path))]);
+    let body = json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "sent",
+                       "lines": [line(&mug, 2)] })
+    .to_string();
+    let answers: Vec<Status> = rt.block_on(async move {
+        let app = stockbook::App::from_figment(&figment).unwrap();
+        let client = Arc::new(
+            Client::untracked(stockbook::build_rocket(figment, app))
+                .await
+                .unwrap(),
+        );
+        let start = Arc::new(tokio::sync::Barrier::new(16));
+        let mut tasks = Vec::new();
+        for _ in 0..16 {
+            let (client, start, session, body) =
+                (client.clone(), start.clone(), session.clone(), body.clone());
+            tasks.push(tokio::spawn(async move {
+                start.wait().await;
+                let mut out = Vec::new();
+                for _ in 0..4 {
+                    let res = client
+                        .post("/api/invoices")
+                        .header(ContentType::JSON)
+                        .cookie(Cookie::new("stockbook_session", session.clone()))
+                        .body(body.clone())
+                        .dispatch()
+                        .await;
+                    out.push(res.status());
+                }
+                out
+            }));
+        }
+        let mut all = Vec::new();
+        for task in tasks {
+            all.extend(task.await.unwrap());
+        }
+        all
+    });
+
+    let posted = answers.iter().filter(|a| **a == Status::Created).count();
+    assert_eq!(posted, 25, "exactly the stock is invoiced: {answers:?}");
+    assert!(answers
+        .iter()
+        .all(|a| *a == Status::Created || *a == Status::Conflict));
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("0"));
+    assert_eq!(
+        s.t.get("/api/invoices").1["data"].as_array().unwrap().len(),
+        25
+    );
+    s.check();
+}
