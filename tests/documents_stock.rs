@@ -863,3 +863,29 @@ fn invoices_posted_by_16_clients_against_limited_stock_never_oversell() {
     );
     s.check();
 }
+
+fn plan(t: &TestApp, sql: &str, args: &[&str]) -> Vec<String> {
+    let conn = t.db.conn().unwrap();
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    stmt.query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_sort() {
+    let (t, _) = app_with_entity();
+    assert_eq!(
+        plan(
+            &t,
+            stockbook::inventory::valuation::QTY_AS_OF,
+            &["2024-03-31"]
+        ),
+        ["SCAN stock_movements USING COVERING INDEX stock_movements_as_of"]
+    );
+    assert_eq!(
+        plan(&t, stockbook::inventory::valuation::COST_HISTORY, &[]),
+        ["SCAN product_cost_history"]
+    );
+}

@@ -369,7 +369,7 @@ pub struct AsOfSummary {
 /// in product order. The index `(product_id, location_id, date, qty)` (migration V10)
 /// covers it: one pass over the index, grouped as it is read, no sort, no table rows.
 pub const QTY_AS_OF: &str = "SELECT product_id, location_id, SUM(qty) FROM stock_movements
-     WHERE date <= ?1 GROUP BY product_id, location_id ORDER BY product_id";
+     WHERE date <= ?1 GROUP BY product_id, location_id ORDER BY product_id, location_id";
 
 /// Every recorded cost price, in product then date order (the history's primary key).
 pub const COST_HISTORY: &str =
