@@ -889,3 +889,56 @@ fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_
         ["SCAN product_cost_history"]
     );
 }
+
+#[test]
+fn reducing_a_posted_invoice_takes_back_the_cost_it_booked_not_todays_cost() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
+    assert_eq!(dec(&inv["cost_of_sales"]), d("12"));
+    // The weighted average rises: (7 × 4 + 7 × 18) / 14 = 11.
+    s.bill(
+        "paid",
+        json!([{ "product_id": mug, "quantity": 7, "unit_price": 18 }]),
+    );
+    assert_eq!(cost_price(&s.t, &mug), d("11"));
+    let (st, v) = s.put_invoice(json!({ "id": inv["id"], "lines": [line(&mug, 1)] }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(dec(&v["data"]["cost_of_sales"]), d("4"));
+    let ms = s.doc_movements(inv["id"].as_str().unwrap());
+    assert_eq!(ms[0]["type"], json!("return"));
+    assert_eq!(dec(&ms[0]["unit_cost"]), d("4"));
+    // Selling more books today's cost.
+    let (_, v) = s.put_invoice(json!({ "id": inv["id"], "lines": [line(&mug, 2)] }));
+    assert_eq!(dec(&v["data"]["cost_of_sales"]), d("15"));
+    s.check();
+}
+
+#[test]
+fn an_inactive_location_takes_no_new_sale_but_a_void_still_brings_stock_back_there() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
+    common::stock_fixtures::set_location_status(&s.t, &s.floor, "inactive");
+    let r = s.invoice("sent", json!([line(&mug, 1)]));
+    assert!(assert_error(&r, Status::Conflict).contains("inactive"));
+    let (st, v) = s.put_invoice(json!({ "id": inv["id"], "status": "void" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    s.check();
+}
+
+#[test]
+fn a_credit_line_on_a_bill_brings_stock_in_without_touching_the_cost_price() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let bill = s.bill(
+        "awaiting_payment",
+        json!([{ "product_id": mug, "quantity": 1, "unit_price": -5 }]),
+    );
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("11"));
+    assert_eq!(cost_price(&s.t, &mug), d("4"));
+    let ms = s.doc_movements(bill["id"].as_str().unwrap());
+    assert_eq!(ms[0]["unit_cost"], Value::Null);
+    s.check();
+}
