@@ -942,3 +942,37 @@ fn a_credit_line_on_a_bill_brings_stock_in_without_touching_the_cost_price() {
     assert_eq!(ms[0]["unit_cost"], Value::Null);
     s.check();
 }
+
+#[test]
+fn a_posted_document_with_an_inactive_product_cannot_move_to_another_location() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    moved(&s.t, &mug, Some(&s.back), "adjustment", json!(5));
+    let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
+    let (st, _) =
+        s.t.put("/api/products", json!({ "id": mug, "active": false }));
+    assert_eq!(st, Status::Ok);
+    let r = s.put_invoice(json!({ "id": inv["id"], "location_id": s.back }));
+    assert!(assert_error(&r, Status::Conflict).contains("inactive"));
+    // Marking it paid, or voiding it, still works.
+    let (st, v) = s.put_invoice(json!({ "id": inv["id"], "status": "paid" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    let (st, v) = s.put_invoice(json!({ "id": inv["id"], "status": "void" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    s.check();
+}
+
+#[test]
+fn a_location_that_a_document_or_a_default_names_cannot_be_deleted() {
+    let s = shop();
+    let (st, v) = s.t.post(
+        "/api/invoices",
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "location_id": s.back }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    for l in [&s.floor, &s.back] {
+        let r = s.t.delete("/api/warehouse-locations", json!({ "id": l }));
+        assert_error(&r, Status::Conflict);
+    }
+}

@@ -578,6 +578,7 @@ pub fn update(
     if let Some(v) = clean_nullable(b.provider_ref) {
         d.provider_ref = v;
     }
+    let old_location = d.location_id.clone();
     if let Some(l) = b.location_id {
         d.location_id = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(raw) => Some(location(tx, scope, d.entity_id.as_deref(), raw)?),
@@ -648,7 +649,9 @@ pub fn update(
         ],
     )?;
     if d.moves_stock {
-        if stock::is_posted(kind, &d.status) && (!was_posted || lines_replaced) {
+        let location_changed = d.location_id != old_location;
+        if stock::is_posted(kind, &d.status) && (!was_posted || lines_replaced || location_changed)
+        {
             stock::check_active_products(tx, scope, &d)?;
         }
         stock::sync(tx, scope, kind, &d, ctx)?;
