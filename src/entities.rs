@@ -4,6 +4,9 @@
 //! UK expense categories. DELETE is refused (409) while the entity holds any record other
 //! than those standard categories: every record table references `entities(id)`, so the
 //! foreign key itself finds a remaining record.
+//!
+//! `default_location_id` (nullable, set by PUT) is a location of the entity: new invoices
+//! and bills that name no location take it (DECISIONS §13).
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, FromForm, Route, State};
@@ -31,10 +34,11 @@ pub struct Entity {
     pub vat_number: Option<String>,
     pub address: Option<String>,
     pub currency: String,
+    pub default_location_id: Option<String>,
     pub created_at: String,
 }
 
-const COLUMNS: &str = "id, name, vat_number, address, currency, created_at";
+const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -43,6 +47,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         vat_number: r.get(2)?,
         address: r.get(3)?,
         currency: r.get(4)?,
+        default_location_id: r.get(6)?,
         created_at: r.get(5)?,
     })
 }
@@ -98,6 +103,7 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
         vat_number: b.vat_number,
         address: b.address,
         currency: "GBP".into(),
+        default_location_id: None,
         created_at: ctx.now.clone(),
     };
     tx.execute(
@@ -152,6 +158,9 @@ pub struct EntityUpdate {
     pub vat_number: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub address: Option<Option<String>>,
+    /// A location of this entity, or null for none (DECISIONS §13).
+    #[serde(default, deserialize_with = "nullable")]
+    pub default_location_id: Option<Option<String>>,
 }
 
 /// Applies a PUT to an entity of `owner` and returns the whole entity.
@@ -172,9 +181,17 @@ pub fn update_entity(tx: &Transaction, owner: &str, b: EntityUpdate) -> AppResul
     if let Some(a) = b.address {
         e.address = a;
     }
+    if let Some(l) = b.default_location_id {
+        e.default_location_id = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(raw) => Some(entity_location(tx, owner, &e.id, raw)?),
+            None => None,
+        };
+    }
     tx.execute(
-        "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3 WHERE id = ?4",
-        params![e.name, e.vat_number, e.address, e.id],
+        "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,
+             default_location_id = ?5
+         WHERE id = ?4",
+        params![e.name, e.vat_number, e.address, e.id, e.default_location_id],
     )?;
     Ok(e)
 }
@@ -243,6 +260,27 @@ async fn create(
         .write(move |tx| create_entity(tx, &owner, b, &ctx))
         .await?;
     Ok(Created(json!(e)))
+}
+
+/// A location of entity `entity` owned by `owner`: 400 when not a UUID, 404 when unknown
+/// or another user's, 400 when of another entity.
+fn entity_location(conn: &Connection, owner: &str, entity: &str, raw: &str) -> AppResult<String> {
+    let id = parse_id("default_location_id", raw)?;
+    let found: Option<String> = conn
+        .query_row(
+            "SELECT entity_id FROM warehouse_locations WHERE id = ?1 AND owner_id = ?2",
+            [&id, owner],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match found {
+        None => Err(AppError::not_found(format!("Location not found: {id}"))),
+        Some(e) if e != entity => Err(AppError::invalid(
+            "default_location_id",
+            "must be a location of this entity",
+        )),
+        Some(_) => Ok(id),
+    }
 }
 
 #[put("/entities", data = "<body>")]

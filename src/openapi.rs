@@ -110,6 +110,16 @@ pub enum Filter {
     Category,
     /// `active`
     Active,
+    /// `documentId`: the invoice or bill a movement was written for.
+    Document,
+    /// `format`: `json` (default) or `csv`.
+    Format,
+    /// `asOf`: a past day.
+    AsOf,
+    /// `dateFrom` on an invoice's issue date, inclusive.
+    IssuedFrom,
+    /// `dateTo` on an invoice's issue date, inclusive.
+    IssuedTo,
 }
 
 /// What an operation documents as its 409 answer.
@@ -187,8 +197,9 @@ impl Operation {
 
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Filter::{
-    Active, Category, DateFrom, DateTo, Entity as ByEntity, Location as ByLocation,
-    MovementType as ByType, Product as ByProduct, Search,
+    Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Format,
+    IssuedFrom, IssuedTo, Location as ByLocation, MovementType as ByType, Product as ByProduct,
+    Search,
 };
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PlainList, Query, Redirect,
@@ -250,8 +261,8 @@ pub const OPERATIONS: &[Operation] = &[
     op("put", "/api/warehouse-stock", "Warehouse stock", "updateWarehouseStock", "Update a stock row", S, Update { body: "WarehouseStockUpdate", record: "WarehouseStock" })
         .rules("A `quantity` records an `adjustment` movement at the location for the difference. `reserved_quantity` is what in-transit transfer orders hold plus any reservation set here; the hand-set part is information only.")
         .refused("A quantity change at an inactive location or below zero, or a `reserved_quantity` below what in-transit transfer orders hold"),
-    op("get", "/api/stock-movements", "Stock movements", "listStockMovements", "List stock movements (the ledger)", S, FilteredList("StockMovement", &[ByProduct, ByEntity, ByLocation, ByType, DateFrom, DateTo]))
-        .rules("Newest first: by date, then by creation."),
+    op("get", "/api/stock-movements", "Stock movements", "listStockMovements", "List stock movements (the ledger)", S, FilteredList("StockMovement", &[ByProduct, ByEntity, ByLocation, ByType, DateFrom, DateTo, ByDocument, Format]))
+        .rules("Newest first: by date, then by creation. With `format=csv` the same rows come as `text/csv` (columns date, type, product_id, product_sku, product_name, qty, location_id, location_name, unit_cost, reference, notes, document_id, entity_id, id, created_at), streamed; text a spreadsheet would read as a formula is prefixed with `'`."),
     op("post", "/api/stock-movements", "Stock movements", "createStockMovement", "Record a stock movement", S, Create { body: "StockMovementCreate", record: "StockMovement" })
         .rules("With `location_id` the stock row there changes (created when absent) and the product's `stock_qty` with it; without, the product's unallocated stock. `purchase` and `transfer_in` must be positive, `sale` and `transfer_out` negative, and 0 is refused (400). Movements are never changed or deleted.")
         .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero), or an inactive location"),
@@ -275,8 +286,10 @@ pub const OPERATIONS: &[Operation] = &[
         .refused("A transition not listed (completing needs in_progress; a completed stock take cannot be cancelled), or counts or notes after counting ended"),
     op("delete", "/api/stock-takes", "Stock takes", "deleteStockTake", "Delete a draft or cancelled stock take", S, Delete)
         .refused("The stock take is neither draft nor cancelled"),
-    op("get", "/api/reports/stock-valuation", "Reports", "stockValuation", "Stock valuation report", S, BareReport("StockValuation", &[ByEntity, ByLocation]))
-        .rules("One row per stock row with a non-zero quantity and, without `locationId`, one per product with non-zero unallocated stock (`location_id` null, `location_name` Unallocated). Inactive products and locations are included. Row values are rounded half away from zero to 2 places; summary totals are sums of the unrounded values, rounded once. `locationId` restricts rows and summary to that location; one of another entity than `entityId` is 400."),
+    op("get", "/api/reports/stock-valuation", "Reports", "stockValuation", "Stock valuation report", S, BareReport("StockValuation", &[ByEntity, ByLocation, AsOf]))
+        .rules("With `asOf`: the same shape as of the end of that day (a future day is 400), without the summary's in-transit figures. One row per stock row with a non-zero quantity and, without `locationId`, one per product with non-zero unallocated stock (`location_id` null, `location_name` Unallocated). Inactive products and locations are included. Row values are rounded half away from zero to 2 places; summary totals are sums of the unrounded values, rounded once. `locationId` restricts rows and summary to that location; one of another entity than `entityId` is 400."),
+    op("get", "/api/reports/gross-margin", "Reports", "grossMargin", "Gross margin per product over posted invoices", S, BareReport("GrossMargin", &[ByEntity, IssuedFrom, IssuedTo]))
+        .rules("Posted invoices (sent, paid) issued in the range. One row per product with invoice lines, by product name: quantity and sales (line nets) from the lines, cost_of_sales from the invoices' stock movements, gross_margin = sales − cost_of_sales, margin = gross_margin / sales × 100 (0 without sales). Money rounded half away from zero to 2 places, once."),
     op("get", "/api/inventory/summary", "Reports", "inventorySummary", "Dashboard figures", S, Report("InventorySummary", &[ByEntity])),
     op("get", "/api/inventory/alerts", "Reports", "inventoryAlerts", "Low-stock alerts", S, ReportList("InventoryAlert", &[ByEntity, ByLocation]))
         .rules("Active products only. Global alerts (a product's `stock_qty` at or below its `low_stock_threshold`) by product name, then location alerts (a stock row's `quantity` at or below its `reorder_point`) by location and product name. With `locationId`, that location's alerts only; one of another entity than `entityId` is 400."),
@@ -288,13 +301,23 @@ pub const OPERATIONS: &[Operation] = &[
     op("put", "/api/contacts", "Contacts", "updateContact", "Update a contact", S, Update { body: "ContactUpdate", record: "Contact" }),
     op("delete", "/api/contacts", "Contacts", "deleteContact", "Delete a contact no record uses", S, Delete),
     op("get", "/api/invoices", "Invoices", "listInvoices", "List invoices with lines", S, List("Invoice")),
-    op("post", "/api/invoices", "Invoices", "createInvoice", "Create an invoice", S, Create { body: "InvoiceCreate", record: "Invoice" }),
-    op("put", "/api/invoices", "Invoices", "updateInvoice", "Update an invoice", S, Update { body: "InvoiceUpdate", record: "Invoice" }),
-    op("delete", "/api/invoices", "Invoices", "deleteInvoice", "Delete an invoice", S, Delete),
+    op("post", "/api/invoices", "Invoices", "createInvoice", "Create an invoice", S, Create { body: "InvoiceCreate", record: "Invoice" })
+        .rules("Posted (sent or paid) with a location, an invoice's product lines are taken out of stock there as `sale` movements (unit_cost: the product's cost price then, the cost of sales); every change of status, lines or location writes the difference (stock back is a `return`), dated today, referencing the document (`document_id`). Imported invoices never move stock.")
+        .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+    op("put", "/api/invoices", "Invoices", "updateInvoice", "Update an invoice", S, Update { body: "InvoiceUpdate", record: "Invoice" })
+        .rules("Posted (sent or paid) with a location, an invoice's product lines are taken out of stock there as `sale` movements (unit_cost: the product's cost price then, the cost of sales); every change of status, lines or location writes the difference (stock back is a `return`), dated today, referencing the document (`document_id`). Imported invoices never move stock.")
+        .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+    op("delete", "/api/invoices", "Invoices", "deleteInvoice", "Delete an invoice", S, Delete)
+        .refused("The invoice is posted and has moved stock: void it first"),
     op("get", "/api/bills", "Bills", "listBills", "List bills with lines", S, List("Bill")),
-    op("post", "/api/bills", "Bills", "createBill", "Create a bill", S, Create { body: "BillCreate", record: "Bill" }),
-    op("put", "/api/bills", "Bills", "updateBill", "Update a bill", S, Update { body: "BillUpdate", record: "Bill" }),
-    op("delete", "/api/bills", "Bills", "deleteBill", "Delete a bill", S, Delete),
+    op("post", "/api/bills", "Bills", "createBill", "Create a bill", S, Create { body: "BillCreate", record: "Bill" })
+        .rules("Posted (awaiting_payment or paid) with a location, a bill's product lines are brought into stock there as `purchase` movements whose unit_cost is the line's net over its quantity (4 places), so the weighted average cost follows; every change of status, lines or location writes the difference (stock taken back is a `return`), dated today, referencing the document (`document_id`). Imported bills never move stock.")
+        .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+    op("put", "/api/bills", "Bills", "updateBill", "Update a bill", S, Update { body: "BillUpdate", record: "Bill" })
+        .rules("Posted (awaiting_payment or paid) with a location, a bill's product lines are brought into stock there as `purchase` movements whose unit_cost is the line's net over its quantity (4 places), so the weighted average cost follows; every change of status, lines or location writes the difference (stock taken back is a `return`), dated today, referencing the document (`document_id`). Imported bills never move stock.")
+        .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+    op("delete", "/api/bills", "Bills", "deleteBill", "Delete a bill", S, Delete)
+        .refused("The bill is posted and has moved stock: void it first"),
     op("get", "/api/expenses", "Expenses", "listExpenses", "List expenses", S, List("Expense")),
     op("post", "/api/expenses", "Expenses", "createExpense", "Create an expense", S, Create { body: "ExpenseCreate", record: "Expense" }),
     op("put", "/api/expenses", "Expenses", "updateExpense", "Update an expense", S, Update { body: "ExpenseUpdate", record: "Expense" }),
@@ -536,6 +559,16 @@ fn document(statuses: &[&str], number: &str) -> Value {
         ("provider", nullable(string())),
         ("provider_ref", nullable(string())),
         ("entity_id", nullable(uuid())),
+        ("location_id", {
+            let mut v = nullable(uuid());
+            v["description"] = json!("Where the document takes (invoice) or brings (bill) stock once posted (invoice sent or paid, bill awaiting_payment or paid).");
+            v
+        }),
+        ("cost_of_sales", {
+            let mut v = nullable(money(""));
+            v["description"] = json!("Invoices posted with a location: Σ −qty × unit_cost of their movements, rounded to 2 places. Null otherwise, and on bills.");
+            v
+        }),
         ("created_at", timestamp()),
         ("updated_at", timestamp()),
     ])
@@ -560,6 +593,7 @@ fn document_create(statuses: &[&str], number: &str) -> Value {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
+            ("location_id", nullable(id_of("A location of the document's entity (another entity's: 400). Omitted: the entity's default_location_id; null: none."))),
         ],
     )
 }
@@ -583,6 +617,7 @@ fn document_update(statuses: &[&str]) -> Value {
             ("amount_paid", money("")),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
+            ("location_id", nullable(id_of("A location of the document's entity; null: none. Moving a posted document moves its stock."))),
         ],
     )
 }
@@ -650,6 +685,7 @@ pub fn schemas() -> Map<String, Value> {
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
             ("currency", json!({ "type": "string", "const": "GBP" })),
+            ("default_location_id", nullable(id_of("A location of this entity: new invoices and bills without location_id take it."))),
             ("created_at", timestamp()),
         ])),
         ("EntityCreate", object(&["name"], vec![
@@ -662,6 +698,7 @@ pub fn schemas() -> Map<String, Value> {
             ("name", string()),
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
+            ("default_location_id", nullable(id_of("A location of this entity (another entity's: 400; unknown or foreign: 404); null clears it."))),
         ])),
         ("Contact", record(vec![
             ("id", uuid()),
@@ -1196,8 +1233,13 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
                 ("reference", opt_text()),
                 ("notes", opt_text()),
                 ("date", date()),
-                ("unit_cost", nullable(price("A purchase's cost per unit."))),
+                ("unit_cost", nullable(price("A purchase's cost per unit; on a sale or return written for an invoice, the cost of sales per unit."))),
                 ("entity_id", nullable(uuid())),
+                ("document_id", {
+                    let mut v = nullable(uuid());
+                    v["description"] = json!("The invoice or bill the movement was written for; null otherwise.");
+                    v
+                }),
                 ("created_at", timestamp()),
             ]);
             v["description"] = json!("An immutable ledger entry.");
@@ -1334,13 +1376,38 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("total_retail", figure(2, "quantity × unit_price, rounded half away from zero.")),
             ("margin", figure(2, "Percentage: (unit_price − cost_price) / unit_price × 100, 0 when unit_price is 0; rounded half away from zero.")),
         ])),
-        ("StockValuationSummary", record(vec![
+        ("StockValuationSummary", {
+            let mut v = record(vec![
             ("totalCostValue", figure(2, "Σ quantity × cost_price over the rows, rounded once.")),
             ("totalRetailValue", figure(2, "Σ quantity × unit_price over the rows, rounded once.")),
             ("totalUnits", figure(3, "Σ quantity over the rows.")),
             ("avgMargin", figure(2, "Percentage: the mean of the unrounded margins of the distinct products with a row, rounded; 0 without rows.")),
-            ("inTransitUnits", figure(3, "Units in in-transit transfer orders (from the location, with locationId): in no row.")),
-            ("inTransitCostValue", figure(2, "Their value at cost, rounded.")),
+            ("inTransitUnits", figure(3, "Units in in-transit transfer orders (from the location, with locationId): in no row. Absent with asOf.")),
+            ("inTransitCostValue", figure(2, "Their value at cost, rounded. Absent with asOf.")),
+            ]);
+            // Without asOf every figure is present; with it, the in-transit ones are not.
+            v["required"] = json!(["totalCostValue", "totalRetailValue", "totalUnits", "avgMargin"]);
+            v
+        }),
+        ("GrossMargin", object(&["data", "summary"], vec![
+            ("data", array(reference("GrossMarginRow"))),
+            ("summary", reference("GrossMarginSummary")),
+        ])),
+        ("GrossMarginRow", record(vec![
+            ("product_id", uuid()),
+            ("product_name", string()),
+            ("product_sku", string()),
+            ("quantity", qty("Σ line quantities.")),
+            ("sales", figure(2, "Σ line nets, rounded.")),
+            ("cost_of_sales", figure(2, "Σ −qty × unit_cost of the invoices' movements, rounded.")),
+            ("gross_margin", figure(2, "sales − cost_of_sales, rounded.")),
+            ("margin", figure(2, "Percentage: gross_margin / sales × 100, 0 without sales; rounded.")),
+        ])),
+        ("GrossMarginSummary", record(vec![
+            ("sales", figure(2, "Σ over the rows, unrounded, rounded once.")),
+            ("costOfSales", figure(2, "")),
+            ("grossMargin", figure(2, "")),
+            ("margin", figure(2, "Percentage of the sums.")),
         ])),
         ("InventorySummary", record(vec![
             ("totalProducts", json!({ "type": "integer", "description": "Active products." })),
@@ -1489,6 +1556,31 @@ fn filter_param(f: Filter) -> Value {
             "active",
             "true: active products only; false: deactivated products only.",
             boolean(),
+        ),
+        Filter::Document => query_param(
+            "documentId",
+            "Only the movements written for this invoice or bill.",
+            uuid(),
+        ),
+        Filter::Format => query_param(
+            "format",
+            "`json` (default) or `csv`: the same rows as `text/csv` with a header row, streamed, for download.",
+            one_of_values(&["json", "csv"], ""),
+        ),
+        Filter::AsOf => query_param(
+            "asOf",
+            "The valuation as of the end of this day (YYYY-MM-DD, not in the future): quantities from the movements dated up to it, cost prices in force then, current unit prices; no in-transit figures in the summary.",
+            date(),
+        ),
+        Filter::IssuedFrom => query_param(
+            "dateFrom",
+            "Only invoices issued on or after this day (YYYY-MM-DD).",
+            date(),
+        ),
+        Filter::IssuedTo => query_param(
+            "dateTo",
+            "Only invoices issued on or before this day (YYYY-MM-DD).",
+            date(),
         ),
     }
 }

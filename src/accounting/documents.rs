@@ -9,6 +9,9 @@
 //!   (409). Status `draft | awaiting_payment | paid | void`.
 //! - `lines` give `subtotal`, `vat_total` and `total` (see [`super::lines`]);
 //!   `amount_paid` is a non-negative money amount, default 0.
+//! - `location_id` (a location of the document's entity; on create, when omitted, the
+//!   entity's `default_location_id`): where a posted document takes or brings stock
+//!   ([`super::stock`], DECISIONS §13). Imported documents never move stock.
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
@@ -19,6 +22,7 @@ use super::common::{
     reference, requested_entity, ListSql, Reference,
 };
 use super::lines::{self, Line, LineInput, PriceSource, Totals};
+use super::stock;
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
@@ -26,7 +30,7 @@ use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
 use crate::http::paging::Order;
 use crate::http::paging::Page;
-use crate::scope::Scope;
+use crate::scope::{same_entity, Scope};
 
 /// Days from issue to due date when `due_date` is omitted.
 pub const DEFAULT_TERMS_DAYS: i64 = 30;
@@ -110,13 +114,21 @@ pub struct Document {
     pub provider: Option<String>,
     pub provider_ref: Option<String>,
     pub entity_id: Option<String>,
+    /// Where the document takes (invoice) or brings (bill) stock once posted.
+    pub location_id: Option<String>,
+    /// Invoices posted with a location: Σ -qty × unit_cost of their movements (2 dp);
+    /// null otherwise, and always on bills.
+    pub cost_of_sales: Option<Money>,
     pub created_at: String,
     pub updated_at: String,
+    /// False for imported documents: they never move stock.
+    #[serde(skip)]
+    pub moves_stock: bool,
 }
 
 const COLUMNS: &str = "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
     t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
-    t.entity_id, t.created_at, t.updated_at";
+    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
     Ok(Document {
@@ -136,8 +148,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
         provider: r.get(12)?,
         provider_ref: r.get(13)?,
         entity_id: r.get(14)?,
+        location_id: r.get(17)?,
+        cost_of_sales: None,
         created_at: r.get(15)?,
         updated_at: r.get(16)?,
+        moves_stock: r.get(18)?,
     })
 }
 
@@ -164,6 +179,9 @@ pub struct CreateDocument {
     pub provider_ref: Option<String>,
     #[serde(default)]
     pub entity_id: Option<String>,
+    /// Absent: the entity's default location; null: none.
+    #[serde(default, deserialize_with = "nullable")]
+    pub location_id: Option<Option<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -190,11 +208,41 @@ pub struct UpdateDocument {
     pub provider: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub provider_ref: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub location_id: Option<Option<String>>,
 }
 
 fn with_lines(conn: &Connection, kind: DocKind, mut d: Document) -> AppResult<Document> {
     d.lines = lines::load(conn, kind.lines_table(), &d.id)?;
+    d.cost_of_sales = stock::cost_of_sales(conn, kind, &d)?;
     Ok(d)
+}
+
+/// Resolves a `location_id` sent for a document of `entity`: 400 when not a UUID, 404
+/// when unknown or foreign, 400 when of another entity.
+fn location(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    raw: &str,
+) -> AppResult<String> {
+    let id = parse_id("location_id", raw)?;
+    let l = crate::inventory::location_ref(conn, scope, &id)?;
+    same_entity("location_id", Some(&l.entity_id), entity)?;
+    Ok(l.id)
+}
+
+/// The entity's default location (none without entity).
+fn default_location(conn: &Connection, entity: Option<&str>) -> AppResult<Option<String>> {
+    let Some(e) = entity else { return Ok(None) };
+    Ok(conn
+        .query_row(
+            "SELECT default_location_id FROM entities WHERE id = ?1",
+            [e],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten())
 }
 
 pub fn get(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
@@ -331,7 +379,8 @@ pub enum Numbering {
     KeepNull,
 }
 
-/// Creates an invoice or a bill (session API and public API).
+/// Creates an invoice or a bill (session API and public API); a posted one with a
+/// location moves stock ([`stock::sync`]).
 pub fn create(
     tx: &Transaction,
     scope: &Scope,
@@ -339,11 +388,18 @@ pub fn create(
     b: CreateDocument,
     ctx: &Ctx,
 ) -> AppResult<Document> {
-    create_with(tx, scope, kind, b, ctx, Numbering::Generate)
+    let mut d = insert(tx, scope, kind, b, ctx, Numbering::Generate, true)?;
+    if stock::is_posted(kind, &d.status) {
+        stock::check_active_products(tx, scope, &d)?;
+    }
+    stock::sync(tx, scope, kind, &d, ctx)?;
+    d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
+    Ok(d)
 }
 
-/// Creates an invoice or a bill; `numbering` decides what an invoice without a number
-/// gets (imports keep it null).
+/// Creates an invoice or a bill as history (imports): `numbering` decides what an
+/// invoice without a number gets; the document never moves stock, and takes no default
+/// location (DECISIONS §11, §13).
 pub fn create_with(
     tx: &Transaction,
     scope: &Scope,
@@ -351,6 +407,18 @@ pub fn create_with(
     b: CreateDocument,
     ctx: &Ctx,
     numbering: Numbering,
+) -> AppResult<Document> {
+    insert(tx, scope, kind, b, ctx, numbering, false)
+}
+
+fn insert(
+    tx: &Transaction,
+    scope: &Scope,
+    kind: DocKind,
+    b: CreateDocument,
+    ctx: &Ctx,
+    numbering: Numbering,
+    moves_stock: bool,
 ) -> AppResult<Document> {
     let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let (contact_ref, contact_name) = contact(tx, scope, &b.contact_id)?;
@@ -366,6 +434,14 @@ pub fn create_with(
         None => issue + Duration::days(DEFAULT_TERMS_DAYS),
     };
     check_dates(issue, due)?;
+    let location_id = match b.location_id.as_ref() {
+        Some(Some(raw)) if !raw.trim().is_empty() => {
+            Some(location(tx, scope, entity.as_deref(), raw)?)
+        }
+        Some(_) => None,
+        None if moves_stock => default_location(tx, entity.as_deref())?,
+        None => None,
+    };
     let status = match b.status.as_deref() {
         Some(s) => one_of("status", s, kind.statuses())?,
         None => "draft".to_owned(),
@@ -420,16 +496,19 @@ pub fn create_with(
         provider: clean(b.provider),
         provider_ref: clean(b.provider_ref),
         entity_id: entity,
+        location_id,
+        cost_of_sales: None,
         created_at: ctx.now.clone(),
         updated_at: ctx.now.clone(),
+        moves_stock,
     };
     tx.execute(
         &format!(
             "INSERT INTO {} (id, owner_id, entity_id, number, number_seq, contact_id, issue_date,
                  due_date, status, notes, subtotal, vat_total, total, amount_paid, provider,
-                 provider_ref, created_at, updated_at)
+                 provider_ref, created_at, updated_at, location_id, moves_stock)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                 ?17, ?17)",
+                 ?17, ?17, ?18, ?19)",
             kind.table()
         ),
         params![
@@ -449,7 +528,9 @@ pub fn create_with(
             d.amount_paid,
             d.provider,
             d.provider_ref,
-            d.created_at
+            d.created_at,
+            d.location_id,
+            d.moves_stock
         ],
     )?;
     lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
@@ -467,6 +548,7 @@ pub fn update(
 ) -> AppResult<Document> {
     let id = parse_id("id", &b.id)?;
     let mut d = get(tx, scope, kind, &id)?;
+    let was_posted = stock::is_posted(kind, &d.status);
     if let Some(raw) = b.contact_id.as_deref() {
         let (r, name) = contact(tx, scope, raw)?;
         check_refs(d.entity_id.as_deref(), &[&r])?;
@@ -499,6 +581,13 @@ pub fn update(
     if let Some(v) = clean_nullable(b.provider_ref) {
         d.provider_ref = v;
     }
+    let old_location = d.location_id.clone();
+    if let Some(l) = b.location_id {
+        d.location_id = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(raw) => Some(location(tx, scope, d.entity_id.as_deref(), raw)?),
+            None => None,
+        };
+    }
     if let Some(n) = clean_nullable(b.number) {
         if n.is_none() && kind == DocKind::Invoice {
             return Err(AppError::invalid("number", "an invoice keeps a number"));
@@ -518,6 +607,7 @@ pub fn update(
             return Err(duplicate(kind, n));
         }
     }
+    let lines_replaced = b.lines.is_some();
     if let Some(inputs) = b.lines {
         d.lines = lines::build(
             tx,
@@ -538,7 +628,7 @@ pub fn update(
             "UPDATE {} SET number = ?1, number_seq = ?2, contact_id = ?3, issue_date = ?4,
                  due_date = ?5, status = ?6, notes = ?7, subtotal = ?8, vat_total = ?9,
                  total = ?10, amount_paid = ?11, provider = ?12, provider_ref = ?13,
-                 updated_at = ?14
+                 updated_at = ?14, location_id = ?16
              WHERE id = ?15",
             kind.table()
         ),
@@ -557,14 +647,31 @@ pub fn update(
             d.provider,
             d.provider_ref,
             d.updated_at,
-            d.id
+            d.id,
+            d.location_id
         ],
     )?;
+    if d.moves_stock {
+        let location_changed = d.location_id != old_location;
+        if stock::is_posted(kind, &d.status) && (!was_posted || lines_replaced || location_changed)
+        {
+            stock::check_active_products(tx, scope, &d)?;
+        }
+        stock::sync(tx, scope, kind, &d, ctx)?;
+    }
+    d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
     Ok(d)
 }
 
 pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppResult<()> {
     let d = kind.sql().one(tx, scope, kind.label(), id, from_row)?;
+    if stock::is_posted(kind, &d.status) && stock::has_movements(tx, &d.id)? {
+        return Err(AppError::conflict(format!(
+            "{} {} is posted and has moved stock: void it before deleting it",
+            kind.label(),
+            d.number.as_deref().unwrap_or(&d.id)
+        )));
+    }
     tx.execute(
         &format!("DELETE FROM {} WHERE id = ?1", kind.table()),
         [&d.id],

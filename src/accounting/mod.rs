@@ -20,6 +20,7 @@ pub mod invoices;
 pub mod lines;
 pub mod projects;
 pub mod recurring_invoices;
+pub mod stock;
 pub mod time_entries;
 pub mod transactions;
 

@@ -13,6 +13,17 @@ pub struct ListQuery {
     pub offset: Option<String>,
 }
 
+/// Which order a list comes back in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// The session API's order for the resource (names alphabetically, dated records
+    /// newest first).
+    #[default]
+    Session,
+    /// Creation order (`seq`): the public API's stable paging order.
+    Creation,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Page {
     pub limit: Option<i64>,
@@ -69,17 +80,6 @@ pub fn parse_page(
         }
     };
     Ok(Page { limit, offset })
-}
-
-/// Which order a list comes back in.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// The session API's order for the resource (names alphabetically, dated records
-    /// newest first).
-    #[default]
-    Session,
-    /// Creation order (`seq`): the public API's stable paging order.
-    Creation,
 }
 
 /// Query parameters of the accounting lists and of the public API's lists: `entityId`,

@@ -65,6 +65,28 @@ where
     }
 }
 
+/// The same streamed body answered as `text/csv`, offered for download as `filename`
+/// (the movement history, DECISIONS §14): [`stream_json`] writes any text.
+pub struct CsvStream<S> {
+    pub body: JsonStream<S>,
+    pub filename: &'static str,
+}
+
+impl<'r, S> Responder<'r, 'r> for CsvStream<S>
+where
+    S: Stream<Item = Vec<u8>> + Send + 'r,
+{
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
+        let mut res = self.body.respond_to(req)?;
+        res.set_header(ContentType::new("text", "csv").with_params(("charset", "utf-8")));
+        res.set_raw_header(
+            "Content-Disposition",
+            format!("attachment; filename=\"{}\"", self.filename),
+        );
+        Ok(res)
+    }
+}
+
 /// Collects JSON text into chunks and sends each once it holds `chunk` bytes.
 pub struct ChunkWriter<'a> {
     pub out: Vec<u8>,

@@ -884,6 +884,7 @@ impl<'a> Writer<'a> {
                 provider: self.provider.clone(),
                 provider_ref: doc.provider_ref.clone(),
                 entity_id: Some(self.entity.clone()),
+                location_id: None,
             },
             &self.ctx,
             Numbering::KeepNull,

@@ -8,6 +8,11 @@
 //!
 //! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
 //! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).
+//!
+//! Invoices and bills write their movements through [`apply_document_movement`], the same
+//! function with the document's id attached (DECISIONS §13): a `sale` written for an
+//! invoice records the product's `cost_price` at that moment as its `unit_cost` (the cost
+//! of sales), read here, inside the transaction that writes it.
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
@@ -99,6 +104,8 @@ pub struct Movement {
     pub date: String,
     pub unit_cost: Option<Price>,
     pub entity_id: Option<String>,
+    /// The invoice or bill the movement was written for (DECISIONS §13).
+    pub document_id: Option<String>,
     pub created_at: String,
 }
 
@@ -135,6 +142,29 @@ pub fn apply_movement(
     allow_negative: bool,
     now: &str,
 ) -> AppResult<Movement> {
+    apply(tx, m, None, allow_negative, now)
+}
+
+/// Applies one movement written for an invoice or a bill (`document_id`), with every rule
+/// of [`apply_movement`]. A document may carry a `unit_cost` on any movement type; a
+/// `sale` without one records the product's `cost_price` at this moment.
+pub fn apply_document_movement(
+    tx: &Transaction,
+    m: &NewMovement<'_>,
+    document_id: &str,
+    allow_negative: bool,
+    now: &str,
+) -> AppResult<Movement> {
+    apply(tx, m, Some(document_id), allow_negative, now)
+}
+
+fn apply(
+    tx: &Transaction,
+    m: &NewMovement<'_>,
+    document_id: Option<&str>,
+    allow_negative: bool,
+    now: &str,
+) -> AppResult<Movement> {
     let product = m.product;
     if m.origin == Origin::Client {
         if m.kind == MovementType::TransferCancelled {
@@ -144,7 +174,7 @@ pub fn apply_movement(
             ));
         }
         check_sign(m.kind, m.qty)?;
-        if m.unit_cost.is_some() && m.kind != MovementType::Purchase {
+        if m.unit_cost.is_some() && m.kind != MovementType::Purchase && document_id.is_none() {
             return Err(AppError::invalid(
                 "unit_cost",
                 "only a purchase may carry a unit cost",
@@ -208,8 +238,12 @@ pub fn apply_movement(
         }
     }
 
+    let unit_cost = match (document_id, m.kind, m.unit_cost) {
+        (Some(_), MovementType::Sale, None) => Some(cost_price),
+        (_, _, given) => given,
+    };
     let mut new_cost = cost_price;
-    if let (MovementType::Purchase, Some(unit_cost)) = (m.kind, m.unit_cost) {
+    if let (MovementType::Purchase, Some(unit_cost)) = (m.kind, unit_cost) {
         new_cost = weighted_average_cost(stock_qty, cost_price, m.qty, unit_cost);
     }
     tx.execute(
@@ -230,14 +264,15 @@ pub fn apply_movement(
         reference: m.reference.clone(),
         notes: m.notes.clone(),
         date: m.date.to_string(),
-        unit_cost: m.unit_cost,
+        unit_cost,
         entity_id: product.entity_id.clone(),
+        document_id: document_id.map(str::to_owned),
         created_at: now.to_owned(),
     };
     tx.execute(
         "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty, type,
-             reference, notes, date, unit_cost, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             reference, notes, date, unit_cost, created_at, document_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             mv.id,
             product.owner_id,
@@ -250,7 +285,8 @@ pub fn apply_movement(
             mv.notes,
             mv.date,
             mv.unit_cost,
-            now
+            now,
+            mv.document_id
         ],
     )?;
     Ok(mv)

@@ -9,10 +9,12 @@
 //! share lives in [`lookup`] (products and locations by id) and [`documents`] (the
 //! numbered documents with lines: transfer orders and stock takes).
 
+pub mod check;
 pub mod documents;
 pub mod ledger;
 pub mod locations;
 pub mod lookup;
+pub mod margin;
 pub mod movements;
 pub mod products;
 pub mod reports;
@@ -34,5 +36,6 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(transfers::routes());
     r.extend(stock_takes::routes());
     r.extend(reports::routes());
+    r.extend(rocket::routes![margin::gross_margin_report]);
     r
 }

@@ -5,8 +5,9 @@
 //! sign rules, the negative-stock refusal and weighted-average costing all live there.
 //! There is no PUT or DELETE: the ledger is immutable (the catcher answers 405).
 
+use rocket::futures::Stream;
 use rocket::serde::json::Json;
-use rocket::{get, post, routes, FromForm, Route, State};
+use rocket::{get, post, routes, Either, FromForm, Route, State};
 use rusqlite::types::Type;
 use rusqlite::{params_from_iter, Connection, Row, Transaction};
 use serde::Deserialize;
@@ -22,6 +23,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
 use crate::http::paging::parse_page;
+use crate::http::stream::{stream_json, ChunkWriter, CsvStream, Sink, CHUNK};
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
 
@@ -44,6 +46,8 @@ pub struct MovementFilter {
     pub product_id: Option<String>,
     pub location_id: Option<String>,
     pub entity_id: Option<String>,
+    /// The invoice or bill the movements were written for (DECISIONS §13).
+    pub document_id: Option<String>,
     pub kind: Option<MovementType>,
     pub date_from: Option<Date>,
     pub date_to: Option<Date>,
@@ -52,7 +56,7 @@ pub struct MovementFilter {
 }
 
 const SELECT: &str = "SELECT m.id, p.id, p.name, p.sku, m.qty, m.type, m.location_id,
-        m.reference, m.notes, m.date, m.unit_cost, m.entity_id, m.created_at
+        m.reference, m.notes, m.date, m.unit_cost, m.entity_id, m.created_at, m.document_id
      FROM stock_movements m
      JOIN products p ON p.id = m.product_id";
 
@@ -81,6 +85,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Movement> {
         unit_cost: r.get(10)?,
         entity_id: r.get(11)?,
         created_at: r.get(12)?,
+        document_id: r.get(13)?,
     })
 }
 
@@ -91,6 +96,25 @@ pub fn list_movements(
     scope: &Scope,
     f: &MovementFilter,
 ) -> AppResult<Vec<Movement>> {
+    let (cond, args) = filter_condition(conn, scope, f)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE {cond} ORDER BY m.date DESC, m.seq DESC LIMIT {} OFFSET {}",
+        f.limit.unwrap_or(-1),
+        f.offset
+    ))?;
+    let rows = stmt
+        .query_map(params_from_iter(args.iter()), from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The `WHERE` condition (on `stock_movements m`) and its arguments for `f`; a product or
+/// location filter naming an unknown or foreign record is a 404.
+fn filter_condition(
+    conn: &Connection,
+    scope: &Scope,
+    f: &MovementFilter,
+) -> AppResult<(String, Vec<String>)> {
     let (mut cond, mut args) = scope.condition("m");
     if let Some(p) = &f.product_id {
         product_ref(conn, scope, p)?;
@@ -118,15 +142,93 @@ pub fn list_movements(
         cond.push_str(" AND m.date <= ?");
         args.push(d.to_string());
     }
-    let mut stmt = conn.prepare_cached(&format!(
-        "{SELECT} WHERE {cond} ORDER BY m.date DESC, m.seq DESC LIMIT {} OFFSET {}",
+    if let Some(d) = &f.document_id {
+        cond.push_str(" AND m.document_id = ?");
+        args.push(d.clone());
+    }
+    Ok((cond, args))
+}
+
+/// The header row of the CSV movement history.
+pub const CSV_HEADER: &str = "date,type,product_id,product_sku,product_name,qty,location_id,\
+    location_name,unit_cost,reference,notes,document_id,entity_id,id,created_at";
+
+/// Writes the movements `f` selects as CSV (RFC 4180, `\r\n` line ends, a header row), newest
+/// first, through `send` in chunks of `chunk` bytes. Paging (`limit`, `offset`) applies
+/// as in the JSON list. Text that a spreadsheet would read as a formula (starting with
+/// `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `'`.
+pub fn write_movements_csv(
+    conn: &Connection,
+    scope: &Scope,
+    f: &MovementFilter,
+    chunk: usize,
+    send: Sink<'_>,
+) -> AppResult<()> {
+    let (cond, args) = filter_condition(conn, scope, f)?;
+    let mut w = ChunkWriter::new(chunk, send);
+    w.out.extend_from_slice(CSV_HEADER.as_bytes());
+    w.out.extend_from_slice(b"\r\n");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT m.date, m.type, p.id, p.sku, p.name, m.qty, m.location_id, l.name, m.unit_cost,
+             m.reference, m.notes, m.document_id, m.entity_id, m.id, m.created_at
+         FROM stock_movements m
+         JOIN products p ON p.id = m.product_id
+         LEFT JOIN warehouse_locations l ON l.id = m.location_id
+         WHERE {cond} ORDER BY m.date DESC, m.seq DESC LIMIT {} OFFSET {}",
         f.limit.unwrap_or(-1),
         f.offset
     ))?;
-    let rows = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = rows.next()? {
+        for i in 0..15 {
+            if i > 0 {
+                w.out.push(b',');
+            }
+            match i {
+                5 => w
+                    .out
+                    .extend_from_slice(r.get::<_, Qty>(i)?.to_string().as_bytes()),
+                8 => {
+                    if let Some(c) = r.get::<_, Option<Price>>(i)? {
+                        w.out.extend_from_slice(c.to_string().as_bytes());
+                    }
+                }
+                _ => {
+                    if let Some(s) = r.get::<_, Option<String>>(i)? {
+                        csv_cell(&mut w.out, &s);
+                    }
+                }
+            }
+        }
+        w.out.extend_from_slice(b"\r\n");
+        if !w.flush_if_full() {
+            return Ok(());
+        }
+    }
+    w.flush();
+    Ok(())
+}
+
+/// One CSV cell: quoted when it holds a comma, a quote or a line break; a leading formula
+/// character is neutralised with `'`.
+fn csv_cell(out: &mut Vec<u8>, s: &str) {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let quote = formula || s.contains([',', '"', '\r', '\n']);
+    if quote {
+        out.push(b'"');
+    }
+    if formula {
+        out.push(b'\'');
+    }
+    for b in s.bytes() {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    if quote {
+        out.push(b'"');
+    }
 }
 
 /// The body of `POST /api/stock-movements`.
@@ -210,6 +312,10 @@ struct ListParams {
     date_from: Option<String>,
     #[field(name = "dateTo")]
     date_to: Option<String>,
+    #[field(name = "documentId")]
+    document_id: Option<String>,
+    /// `csv` for the history as a spreadsheet (DECISIONS §14); JSON otherwise.
+    format: Option<String>,
     limit: Option<String>,
     offset: Option<String>,
 }
@@ -221,9 +327,19 @@ fn opt_date(field: &str, s: Option<&str>) -> AppResult<Option<Date>> {
 }
 
 #[get("/stock-movements?<params..>")]
-async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
+async fn list(
+    user: SessionUser,
+    params: ListParams,
+    db: &State<Db>,
+) -> AppResult<Either<Json<Value>, CsvStream<impl Stream<Item = Vec<u8>> + Send>>> {
+    let csv = match params.format.as_deref().map(str::trim) {
+        None | Some("" | "json") => false,
+        Some("csv") => true,
+        Some(_) => return Err(AppError::invalid("format", "must be json or csv")),
+    };
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
     let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
+    let document_id = parse_opt_id("documentId", params.document_id.as_deref())?;
     let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
     let kind = match params.kind.as_deref().filter(|k| !k.is_empty()) {
         None => None,
@@ -237,23 +353,40 @@ async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResul
     let date_from = opt_date("dateFrom", params.date_from.as_deref())?;
     let date_to = opt_date("dateTo", params.date_to.as_deref())?;
     let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity_id = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
-            let filter = MovementFilter {
-                product_id,
-                location_id,
-                entity_id,
-                kind,
-                date_from,
-                date_to,
-                limit: page.limit,
-                offset: page.offset,
-            };
-            list_movements(conn, &scope, &filter)
+    let entity = params.entity_id;
+    let filter = move |conn: &Connection| -> AppResult<MovementFilter> {
+        Ok(MovementFilter {
+            product_id,
+            location_id,
+            entity_id: scope_entity(conn, &scope, entity.as_deref())?,
+            document_id,
+            kind,
+            date_from,
+            date_to,
+            limit: page.limit,
+            offset: page.offset,
+        })
+    };
+    let scope = user.scope();
+    if csv {
+        let body = stream_json(db, move |conn, send| {
+            let f = filter(conn)?;
+            write_movements_csv(conn, &scope, &f, CHUNK, send)
         })
         .await?;
-    Ok(data(rows))
+        return Ok(Either::Right(CsvStream {
+            body,
+            filename: "stock-movements.csv",
+        }));
+    }
+    let rows = db
+        .read(move |conn| list_movements(conn, &scope, &filter(conn)?))
+        .await?;
+    Ok(Either::Left(data(rows)))
+}
+
+fn scope_entity(conn: &Connection, scope: &Scope, raw: Option<&str>) -> AppResult<Option<String>> {
+    scope.entity_opt(conn, "entityId", raw)
 }
 
 #[post("/stock-movements", data = "<body>")]

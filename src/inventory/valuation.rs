@@ -8,9 +8,15 @@
 //! time, in location order, each location's rows sent while the next is read. The first
 //! byte leaves after the product scan, and the whole answer is never held in memory. The
 //! summary comes last in the body, so it is summed while the rows are written.
+//!
+//! With `asOf` (DECISIONS §14), [`write_valuation_as_of`] answers the same shape as of the
+//! end of that day, from the ledger and the cost-price history; see its documentation.
+
+use std::collections::HashMap;
 
 use rocket::futures::Stream;
 use rocket::{get, State};
+use rusqlite::types::ValueRef;
 use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
 use serde::Serialize;
@@ -21,9 +27,10 @@ use super::reports::{
     round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,
 };
 use crate::auth::SessionUser;
+use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::scope::Scope;
 
@@ -344,18 +351,229 @@ pub fn write_valuation(
     Ok(())
 }
 
-#[get("/reports/stock-valuation?<entityId>&<locationId>")]
+/// The summary of the valuation as at a date: no in-transit figures (§14).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AsOfSummary {
+    #[serde(serialize_with = "ser_decimal")]
+    pub total_cost_value: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub total_retail_value: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub total_units: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub avg_margin: Decimal,
+}
+
+/// Σ qty per product and location (null: unallocated) of the movements dated up to a day,
+/// in product order. The index `(product_id, location_id, date, qty)` (migration V10)
+/// covers it: one pass over the index, grouped as it is read, no sort, no table rows.
+pub const QTY_AS_OF: &str = "SELECT product_id, location_id, SUM(qty) FROM stock_movements
+     WHERE date <= ?1 GROUP BY product_id, location_id ORDER BY product_id, location_id";
+
+/// Every recorded cost price, in product then date order (the history's primary key).
+pub const COST_HISTORY: &str =
+    "SELECT product_id, date, cost_price FROM product_cost_history ORDER BY product_id, date";
+
+/// Writes the valuation as of the end of `as_of` (`YYYY-MM-DD`, not in the future: the
+/// caller checks), in the shape of [`write_valuation`]:
+///
+/// - quantities are Σ `qty` of the movements dated up to `as_of`, per product and location
+///   (no location: unallocated), one row per non-zero sum;
+/// - the cost price is the last one recorded on or before that day; before a product's
+///   history starts, its earliest recorded one (the history begins with the cost each
+///   product had when the history was introduced);
+/// - the unit price is the current one; in-transit units are not reconstructed, so the
+///   summary has no in-transit figures.
+///
+/// Two passes over covering indexes (the cost history, then the movement sums), each
+/// merged with the products by id, whatever the number of products: no query per product.
+pub fn write_valuation_as_of(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    location: Option<&str>,
+    as_of: &str,
+    chunk: usize,
+    send: Sink<'_>,
+) -> AppResult<()> {
+    let locations = locations(conn, scope, entity, location)?;
+    let mut products = products(conn, scope, entity, None)?;
+    let mut by_id: Vec<u32> = (0..products.len() as u32).collect();
+    by_id.sort_unstable_by(|&a, &b| {
+        products[a as usize]
+            .id
+            .as_bytes()
+            .cmp(products[b as usize].id.as_bytes())
+    });
+
+    // Cost in force at the end of the day, per product.
+    {
+        let mut stmt = conn.prepare(COST_HISTORY)?;
+        let mut q = stmt.query([])?;
+        let mut next = by_id.iter().peekable();
+        // The product whose history is being read: its first row sets the earliest cost,
+        // each later one dated on or before the day replaces it (dates ascend).
+        let mut current: Option<(Vec<u8>, Option<u32>)> = None;
+        while let Some(r) = q.next()? {
+            let id = bytes_col(r, 0)?;
+            let first = current.as_ref().is_none_or(|(c, _)| c.as_slice() != id);
+            if first {
+                while next
+                    .next_if(|&&p| products[p as usize].id.as_bytes() < id)
+                    .is_some()
+                {}
+                let rank = next
+                    .next_if(|&&p| products[p as usize].id.as_bytes() == id)
+                    .copied();
+                current = Some((id.to_vec(), rank));
+            }
+            let Some((_, Some(rank))) = current else {
+                continue;
+            };
+            if first || bytes_col(r, 1)? <= as_of.as_bytes() {
+                products[rank as usize].cost = r.get(2)?;
+            }
+        }
+    }
+
+    // Quantities at the end of the day.
+    let order: HashMap<&[u8], u32> = locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.id.as_bytes(), i as u32))
+        .collect();
+    let mut located: Vec<(u32, u32, i64)> = Vec::new();
+    let mut unallocated: Vec<(u32, i64)> = Vec::new();
+    {
+        let mut stmt = conn.prepare(QTY_AS_OF)?;
+        let mut q = stmt.query([as_of])?;
+        let mut next = by_id.iter().peekable();
+        let mut current: Option<(Vec<u8>, Option<u32>)> = None;
+        while let Some(r) = q.next()? {
+            let id = bytes_col(r, 0)?;
+            if current.as_ref().is_none_or(|(c, _)| c.as_slice() != id) {
+                while next
+                    .next_if(|&&p| products[p as usize].id.as_bytes() < id)
+                    .is_some()
+                {}
+                let rank = next
+                    .next_if(|&&p| products[p as usize].id.as_bytes() == id)
+                    .copied();
+                current = Some((id.to_vec(), rank));
+            }
+            let Some((_, Some(rank))) = current else {
+                continue;
+            };
+            let qty: i64 = r.get(2)?;
+            if qty == 0 {
+                continue;
+            }
+            match r.get_ref(1)? {
+                ValueRef::Null if location.is_none() => unallocated.push((rank, qty)),
+                ValueRef::Text(l) => {
+                    if let Some(&o) = order.get(l) {
+                        located.push((o, rank, qty));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    located.sort_unstable();
+    unallocated.sort_unstable();
+
+    let mut body = Body {
+        products: &products,
+        pieces: vec![Pieces::default(); products.len()],
+        w: ChunkWriter::new(chunk, send),
+        rows: 0,
+        units: 0,
+        cost: 0,
+        retail: 0,
+        margin_sum: Decimal::ZERO,
+        with_rows: 0,
+    };
+    body.w.out.extend_from_slice(b"{\"data\":[");
+    let mut i = 0;
+    while i < located.len() {
+        let l = &locations[located[i].0 as usize];
+        let mut piece = Vec::with_capacity(80);
+        piece.extend_from_slice(b"\"location_id\":");
+        push_str(&mut piece, &l.id);
+        piece.extend_from_slice(b",\"location_name\":");
+        push_str(&mut piece, &l.name);
+        piece.extend_from_slice(b",\"quantity\":");
+        let at = located[i].0;
+        while i < located.len() && located[i].0 == at {
+            if !body.row(located[i].1, &piece, located[i].2) {
+                return Ok(());
+            }
+            i += 1;
+        }
+    }
+    for (rank, qty) in unallocated {
+        if !body.row(rank, UNALLOCATED, qty) {
+            return Ok(());
+        }
+    }
+    let avg_margin = if body.with_rows == 0 {
+        Decimal::ZERO
+    } else {
+        round2(body.margin_sum / Decimal::from(body.with_rows))
+    };
+    let summary = AsOfSummary {
+        total_cost_value: money(body.cost),
+        total_retail_value: money(body.retail),
+        total_units: scaled_decimal(body.units, QTY_PLACES),
+        avg_margin,
+    };
+    body.w.out.extend_from_slice(b"],\"summary\":");
+    body.w.json(&summary)?;
+    body.w.out.push(b'}');
+    body.w.flush();
+    Ok(())
+}
+
+/// Parses `asOf`: a date in the form `YYYY-MM-DD`, not after today (400 otherwise).
+fn as_of_date(raw: &str, today: time::Date) -> AppResult<String> {
+    let d = crate::http::body::parse_date("asOf", raw.trim())?;
+    if d > today {
+        return Err(AppError::invalid("asOf", "must not be in the future"));
+    }
+    Ok(d.to_string())
+}
+
+#[get("/reports/stock-valuation?<entityId>&<locationId>&<asOf>")]
 #[allow(non_snake_case)]
 pub(super) async fn stock_valuation(
     user: SessionUser,
     entityId: Option<String>,
     locationId: Option<String>,
+    asOf: Option<String>,
     db: &State<Db>,
+    clock: &State<Clock>,
 ) -> AppResult<JsonStream<impl Stream<Item = Vec<u8>> + Send>> {
     let scope = user.scope();
+    let as_of = asOf
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| as_of_date(s, clock.today()))
+        .transpose()?;
     stream_json(db, move |conn, send| {
         let (entity, location) =
             resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
+        if let Some(as_of) = as_of {
+            return write_valuation_as_of(
+                conn,
+                &scope,
+                entity.as_deref(),
+                location.as_deref(),
+                &as_of,
+                CHUNK,
+                send,
+            );
+        }
         write_valuation(
             conn,
             &scope,

@@ -20,6 +20,7 @@ mod auth;
 mod config;
 mod connectors;
 mod database;
+mod documents_stock;
 mod entities;
 mod errors;
 mod import_api;

@@ -592,6 +592,23 @@ fn inventory_answers_match_their_documented_schemas() {
         ),
     );
     assert_eq!(counted["data"]["lines"][0]["variance"], json!(-0.5));
+    // A posted bill and invoice at `a`: movements with a document, and a gross margin.
+    let bill = id_of(&check(
+        "createBill",
+        t.post(
+            "/api/bills",
+            json!({ "contact_id": session_contact(&t, Some(&e), "Supplier"), "status": "paid",
+                "location_id": a, "lines": [{ "product_id": p, "quantity": 2 }] }),
+        ),
+    ));
+    check(
+        "createInvoice",
+        t.post(
+            "/api/invoices",
+            json!({ "contact_id": session_contact(&t, Some(&e), "Customer"), "status": "sent",
+                "location_id": a, "lines": [{ "product_id": p, "quantity": 1 }] }),
+        ),
+    );
 
     // Every documented read, with every documented parameter, answers as documented; the
     // inventory ones have something to show.
@@ -608,6 +625,9 @@ fn inventory_answers_match_their_documented_schemas() {
             "active" => "true".into(),
             "limit" => "50".into(),
             "offset" => "0".into(),
+            "documentId" => bill.clone(),
+            "format" => "json".into(),
+            "asOf" => t.clock.today().to_string(),
             other => panic!("a documented parameter this test does not know: {other}"),
         }
     };
@@ -659,7 +679,7 @@ fn inventory_answers_match_their_documented_schemas() {
             assert!(shown, "{uri} shows nothing: {v}");
         }
     }
-    assert_eq!(reads, 10);
+    assert_eq!(reads, 11);
 
     // The valuation without a location: a row at the location and the unallocated one.
     let (_, v) = t.get("/api/reports/stock-valuation");

@@ -256,3 +256,76 @@ pub fn try_check_invariants(
     }
     Ok(snap)
 }
+
+/// Is a document with this status posted (DECISIONS §13)?
+pub fn is_posted(status: &str) -> bool {
+    matches!(status, "sent" | "paid" | "awaiting_payment")
+}
+
+/// The invariant of DECISIONS §13, through the API: for each posted invoice (bill) with a
+/// `location_id`, its movements (`document_id`) sum, per product, to minus (plus) its lines'
+/// quantities of that product, all at its location; for every other document, and for
+/// movements of documents that no longer exist, the sums are zero.
+pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), String> {
+    // (document id, product id, location id) → Σ qty.
+    let mut moved: BTreeMap<(String, String, String), Decimal> = BTreeMap::new();
+    for m in get_list(t, "/api/stock-movements", entity_id)? {
+        let Value::String(doc) = &m["document_id"] else {
+            if m.get("document_id").is_none() {
+                return Err(format!("a movement without a document_id field: {m}"));
+            }
+            continue;
+        };
+        let product = id_of(&m["product_id"], "movement product")?;
+        let location = m["location_id"].as_str().unwrap_or("").to_owned();
+        *moved.entry((doc.clone(), product, location)).or_default() += dec(&m["qty"]);
+    }
+    let mut wanted: BTreeMap<(String, String, String), Decimal> = BTreeMap::new();
+    for (path, sign) in [
+        ("/api/invoices", Decimal::NEGATIVE_ONE),
+        ("/api/bills", Decimal::ONE),
+    ] {
+        for d in get_list(t, path, entity_id)? {
+            let id = id_of(&d["id"], "document")?;
+            let status = d["status"].as_str().unwrap_or_default();
+            let Some(location) = d["location_id"].as_str() else {
+                continue;
+            };
+            if !is_posted(status) {
+                continue;
+            }
+            for l in d["lines"].as_array().ok_or("document without lines")? {
+                if let Some(p) = l["product_id"].as_str() {
+                    *wanted
+                        .entry((id.clone(), p.to_owned(), location.to_owned()))
+                        .or_default() += sign * dec(&l["quantity"]);
+                }
+            }
+        }
+    }
+    for (key, w) in &wanted {
+        let m = moved.get(key).copied().unwrap_or_default();
+        if *w != m {
+            return Err(format!(
+                "document {} should hold {w} of product {} at location {}, its movements sum to {m}",
+                key.0, key.1, key.2
+            ));
+        }
+    }
+    for (key, m) in &moved {
+        if !m.is_zero() && !wanted.contains_key(key) {
+            return Err(format!(
+                "document {} holds nothing of product {} at location {}, yet its movements sum to {m}",
+                key.0, key.1, key.2
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// [`check_invariants_in`] and [`try_check_documents`]; panics on a breach.
+pub fn check_all(t: &TestApp, entity_id: Option<&str>) -> LedgerSnapshot {
+    let snap = check_invariants_in(t, entity_id);
+    try_check_documents(t, entity_id).unwrap_or_else(|e| panic!("§13 invariant broken: {e}"));
+    snap
+}

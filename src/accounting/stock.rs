@@ -1,0 +1,221 @@
+//! How invoices and bills move stock (DECISIONS §13; docs/documents-stock.md).
+//!
+//! The whole rule is one invariant, kept after every request: for each *posted* document
+//! (invoice `sent`/`paid`, bill `awaiting_payment`/`paid`) with a location, the movements
+//! written for it sum, per product, to minus (invoice) or plus (bill) its lines'
+//! quantities of that product, all at its location; for every other document they sum to
+//! zero. [`sync`] is called in the transaction of every create, PUT and DELETE of a
+//! document that moves stock; it compares what the document asks for with what its
+//! movements already hold, per product and location, and writes the difference through
+//! [`ledger::apply_document_movement`], so every stock rule (insufficient stock, inactive
+//! locations, weighted average cost) applies unchanged. Movements are never changed.
+//!
+//! - Invoice stock out is a `sale` (its `unit_cost` is the product's cost price at that
+//!   moment, set by the ledger); stock back is a `return` at the document's own average
+//!   sale cost of that product, so a reduced line takes back the cost it booked.
+//! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net over their
+//!   quantity (4 dp); stock back is a `return` without cost.
+//! - `reference` is the document's number, `date` today (UTC).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, Transaction};
+use rust_decimal::Decimal;
+
+use super::documents::{DocKind, Document};
+use crate::ctx::Ctx;
+use crate::db::decimal::{Money, Price, Qty};
+use crate::error::{AppError, AppResult};
+use crate::inventory::ledger::{self, MovementType, NewMovement, Origin};
+use crate::inventory::{location_ref, product_ref};
+use crate::scope::Scope;
+
+/// Is a document with this status posted (it then holds stock, given a location)?
+pub fn is_posted(kind: DocKind, status: &str) -> bool {
+    match kind {
+        DocKind::Invoice => matches!(status, "sent" | "paid"),
+        DocKind::Bill => matches!(status, "awaiting_payment" | "paid"),
+    }
+}
+
+/// +1 for bills (stock in), -1 for invoices (stock out).
+fn sign(kind: DocKind) -> Decimal {
+    match kind {
+        DocKind::Invoice => Decimal::NEGATIVE_ONE,
+        DocKind::Bill => Decimal::ONE,
+    }
+}
+
+/// What a document's movements hold, per (product, location).
+#[derive(Debug, Default)]
+struct Held {
+    qty: Decimal,
+    /// Σ -qty × unit_cost and Σ -qty of its sales (invoices), per product.
+    cost: Decimal,
+    sold: Decimal,
+}
+
+fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, String), Held>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT product_id, location_id, qty, unit_cost, type FROM stock_movements
+         WHERE document_id = ?1",
+    )?;
+    let mut rows = stmt.query([document_id])?;
+    let mut out: BTreeMap<(String, String), Held> = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let location: Option<String> = r.get(1)?;
+        let qty: Qty = r.get(2)?;
+        let cost: Option<Price> = r.get(3)?;
+        let kind: String = r.get(4)?;
+        let h = out
+            .entry((r.get(0)?, location.unwrap_or_default()))
+            .or_default();
+        h.qty += qty.value();
+        if kind == "sale" {
+            h.sold -= qty.value();
+            h.cost -= qty.value() * cost.unwrap_or(Price::ZERO).value();
+        }
+    }
+    Ok(out)
+}
+
+/// What the document asks for, per (product, location): its signed line quantities when
+/// posted with a location, nothing otherwise; and, per product, Σ net and Σ quantity of
+/// its lines (a bill's unit cost).
+fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, Nets) {
+    let mut want = BTreeMap::new();
+    let mut nets = Nets::new();
+    let Some(location) = d.location_id.as_deref() else {
+        return (want, nets);
+    };
+    if !is_posted(kind, &d.status) {
+        return (want, nets);
+    }
+    for l in &d.lines {
+        if let Some(p) = &l.product_id {
+            *want
+                .entry((p.clone(), location.to_owned()))
+                .or_insert(Decimal::ZERO) += sign(kind) * l.quantity.value();
+            let n = nets.entry(p.clone()).or_default();
+            n.0 += l.net.value();
+            n.1 += l.quantity.value();
+        }
+    }
+    (want, nets)
+}
+
+type Nets = BTreeMap<String, (Decimal, Decimal)>;
+
+/// Refuses (409) to post lines whose product is inactive. Called when a request leaves
+/// the document posted and either posts it or replaces its lines.
+pub fn check_active_products(conn: &Connection, scope: &Scope, d: &Document) -> AppResult<()> {
+    for l in &d.lines {
+        if let Some(p) = &l.product_id {
+            let p = product_ref(conn, scope, p)?;
+            if !p.active {
+                return Err(AppError::conflict(format!(
+                    "Product {} ({}) is inactive and cannot be posted on a document",
+                    p.name, p.sku
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes the difference between what `d` asks for and what its movements hold (see the
+/// module documentation). `d` is the document as it stands after the request.
+pub fn sync(
+    tx: &Transaction,
+    scope: &Scope,
+    kind: DocKind,
+    d: &Document,
+    ctx: &Ctx,
+) -> AppResult<()> {
+    let (want, nets) = wanted(kind, d);
+    let have = held(tx, &d.id)?;
+    let mut keys: Vec<&(String, String)> = want.keys().chain(have.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let w = want.get(key).copied().unwrap_or_default();
+        let h = have.get(key).map_or(Decimal::ZERO, |h| h.qty);
+        let diff = w - h;
+        if diff.is_zero() {
+            continue;
+        }
+        let (product_id, location_id) = key;
+        let product = product_ref(tx, scope, product_id)?;
+        let location = location_ref(tx, scope, location_id)?;
+        let (kind_of_move, unit_cost, origin) = match (kind, diff > Decimal::ZERO) {
+            (DocKind::Invoice, false) => (MovementType::Sale, None, Origin::Client),
+            (DocKind::Invoice, true) => {
+                let (cost, sold) = have
+                    .iter()
+                    .filter(|((p, _), _)| p == product_id)
+                    .fold((Decimal::ZERO, Decimal::ZERO), |(c, s), (_, h)| {
+                        (c + h.cost, s + h.sold)
+                    });
+                let unit = if sold > Decimal::ZERO {
+                    Price::rounded(cost / sold)
+                } else {
+                    product.cost_price
+                };
+                (MovementType::Return, Some(unit), Origin::System)
+            }
+            (DocKind::Bill, true) => {
+                let unit = nets.get(product_id).and_then(|(net, qty)| {
+                    (*qty > Decimal::ZERO && *net >= Decimal::ZERO)
+                        .then(|| Price::rounded(net / qty))
+                });
+                (MovementType::Purchase, unit, Origin::Client)
+            }
+            (DocKind::Bill, false) => (MovementType::Return, None, Origin::System),
+        };
+        ledger::apply_document_movement(
+            tx,
+            &NewMovement {
+                product: &product,
+                location: Some(&location),
+                qty: Qty::rounded(diff),
+                kind: kind_of_move,
+                reference: d.number.clone(),
+                notes: None,
+                date: ctx.today,
+                unit_cost,
+                origin,
+            },
+            &d.id,
+            ctx.allow_negative,
+            &ctx.now,
+        )?;
+    }
+    Ok(())
+}
+
+/// Does the document have any movement (then, while posted, it cannot be deleted)?
+pub fn has_movements(conn: &Connection, document_id: &str) -> AppResult<bool> {
+    let n: i64 = conn
+        .prepare_cached("SELECT COUNT(*) FROM stock_movements WHERE document_id = ?1")?
+        .query_row([document_id], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+/// `cost_of_sales` of an invoice: Σ -qty × unit_cost over its movements, to 2 dp; `None`
+/// for bills and for invoices not posted or without a location.
+pub fn cost_of_sales(conn: &Connection, kind: DocKind, d: &Document) -> AppResult<Option<Money>> {
+    if kind != DocKind::Invoice || d.location_id.is_none() || !is_posted(kind, &d.status) {
+        return Ok(None);
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT qty, unit_cost FROM stock_movements WHERE document_id = ?1 AND unit_cost IS NOT NULL",
+    )?;
+    let mut rows = stmt.query([&d.id])?;
+    let mut total = Decimal::ZERO;
+    while let Some(r) = rows.next()? {
+        let qty: Qty = r.get(0)?;
+        let cost: Price = r.get(1)?;
+        total -= qty.value() * cost.value();
+    }
+    Ok(Some(Money::rounded(total)))
+}

@@ -1,0 +1,283 @@
+//! The ledger check (`stockbook check`, DECISIONS §16): verifies, over the whole database,
+//! the invariants every request keeps, and describes each breach in words.
+//!
+//! - §5 invariant 1: each stock row's `quantity` = Σ `qty` of its product's movements at
+//!   its location (and no location holds movements of a product without a stock row,
+//!   unless they sum to zero);
+//! - §5 invariant 2: each product's `stock_qty` = Σ `qty` of all its movements;
+//! - §5 invariant 3: each stock row's `reserved_quantity` is at least what in-transit
+//!   transfer orders from its location hold of its product;
+//! - §13: for each posted invoice (bill) with a location that moves stock, its movements
+//!   sum, per product, to minus (plus) its lines' quantities, all at its location; for
+//!   every other document, imported ones included, and for movements whose document no
+//!   longer exists, to zero.
+//!
+//! Sums are computed in Rust from the scaled integers (`i128`), so no stored value can
+//! overflow them.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::db::decimal::Qty;
+use crate::error::AppResult;
+
+/// One broken invariant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breach {
+    /// Which rule: `§5.1`, `§5.2`, `§5.3` or `§13`.
+    pub rule: &'static str,
+    /// What is wrong, naming the records.
+    pub message: String,
+}
+
+fn qty(v: i128) -> String {
+    i64::try_from(v).map_or_else(|_| format!("{v}/1000"), |v| Qty::from_scaled(v).to_string())
+}
+
+fn product_name(conn: &Connection, id: &str) -> AppResult<String> {
+    Ok(conn
+        .query_row(
+            "SELECT sku || ' (' || name || ')' FROM products WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or_else(|| format!("unknown product {id}")))
+}
+
+fn location_name(conn: &Connection, id: &str) -> AppResult<String> {
+    Ok(conn
+        .query_row(
+            "SELECT name FROM warehouse_locations WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or_else(|| format!("unknown location {id}")))
+}
+
+/// Every breach of the invariants (see the module documentation); empty when the ledger
+/// is sound. Read it inside one transaction for a consistent answer.
+pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
+    let mut out = Vec::new();
+
+    // Σ qty per product, and per (product, location).
+    let mut per_product: BTreeMap<String, i128> = BTreeMap::new();
+    let mut per_row: BTreeMap<(String, String), i128> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare("SELECT product_id, location_id, qty FROM stock_movements")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let p: String = r.get(0)?;
+            let l: Option<String> = r.get(1)?;
+            let v = i128::from(r.get::<_, i64>(2)?);
+            *per_product.entry(p.clone()).or_default() += v;
+            if let Some(l) = l {
+                *per_row.entry((p, l)).or_default() += v;
+            }
+        }
+    }
+
+    // §5.1 and §5.3.
+    let mut held: BTreeMap<(String, String), i128> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT tl.product_id, o.source_location_id, tl.quantity
+             FROM transfer_order_lines tl JOIN transfer_orders o ON o.id = tl.order_id
+             WHERE o.status = 'in_transit'",
+        )?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            *held.entry((r.get(0)?, r.get(1)?)).or_default() += i128::from(r.get::<_, i64>(2)?);
+        }
+    }
+    let mut rows: BTreeMap<(String, String), (i64, i64)> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT product_id, location_id, quantity, reserved_quantity FROM warehouse_stock",
+        )?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            rows.insert((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?));
+        }
+    }
+    for ((p, l), (quantity, reserved)) in &rows {
+        let sum = per_row.get(&(p.clone(), l.clone())).copied().unwrap_or(0);
+        if i128::from(*quantity) != sum {
+            out.push(Breach {
+                rule: "§5.1",
+                message: format!(
+                    "The stock row of {} at {} holds {}, but its movements sum to {}",
+                    product_name(conn, p)?,
+                    location_name(conn, l)?,
+                    qty(i128::from(*quantity)),
+                    qty(sum)
+                ),
+            });
+        }
+        let h = held.get(&(p.clone(), l.clone())).copied().unwrap_or(0);
+        if i128::from(*reserved) < h {
+            out.push(Breach {
+                rule: "§5.3",
+                message: format!(
+                    "{} at {} has reserved_quantity {}, below the {} held by in-transit \
+                     transfer orders",
+                    product_name(conn, p)?,
+                    location_name(conn, l)?,
+                    qty(i128::from(*reserved)),
+                    qty(h)
+                ),
+            });
+        }
+    }
+    for ((p, l), sum) in &per_row {
+        if *sum != 0 && !rows.contains_key(&(p.clone(), l.clone())) {
+            out.push(Breach {
+                rule: "§5.1",
+                message: format!(
+                    "The movements of {} at {} sum to {}, but there is no stock row",
+                    product_name(conn, p)?,
+                    location_name(conn, l)?,
+                    qty(*sum)
+                ),
+            });
+        }
+    }
+    for ((p, l), h) in &held {
+        if !rows.contains_key(&(p.clone(), l.clone())) {
+            out.push(Breach {
+                rule: "§5.3",
+                message: format!(
+                    "In-transit transfer orders hold {} of {} from {}, which has no stock row",
+                    qty(*h),
+                    product_name(conn, p)?,
+                    location_name(conn, l)?
+                ),
+            });
+        }
+    }
+
+    // §5.2.
+    {
+        let mut stmt = conn.prepare("SELECT id, stock_qty FROM products")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let p: String = r.get(0)?;
+            let stock = i128::from(r.get::<_, i64>(1)?);
+            let sum = per_product.remove(&p).unwrap_or(0);
+            if stock != sum {
+                out.push(Breach {
+                    rule: "§5.2",
+                    message: format!(
+                        "{} has stock_qty {}, but its movements sum to {}",
+                        product_name(conn, &p)?,
+                        qty(stock),
+                        qty(sum)
+                    ),
+                });
+            }
+        }
+    }
+
+    out.extend(document_breaches(conn)?);
+    Ok(out)
+}
+
+/// (document id, product id, location id)
+type DocKey = (String, String, String);
+
+/// The §13 invariant for every invoice and bill.
+fn document_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
+    let mut moved: BTreeMap<DocKey, i128> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT document_id, product_id, COALESCE(location_id, ''), qty FROM stock_movements
+             WHERE document_id IS NOT NULL",
+        )?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            *moved.entry((r.get(0)?, r.get(1)?, r.get(2)?)).or_default() +=
+                i128::from(r.get::<_, i64>(3)?);
+        }
+    }
+    let mut wanted: BTreeMap<DocKey, i128> = BTreeMap::new();
+    // document id → how to name it.
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for (table, lines, label, posted, sign) in [
+        (
+            "invoices",
+            "invoice_lines",
+            "Invoice",
+            "'sent', 'paid'",
+            -1_i128,
+        ),
+        (
+            "bills",
+            "bill_lines",
+            "Bill",
+            "'awaiting_payment', 'paid'",
+            1,
+        ),
+    ] {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, number FROM {table} WHERE id IN (SELECT document_id FROM stock_movements
+                 WHERE document_id IS NOT NULL)
+             UNION SELECT id, number FROM {table}
+                 WHERE status IN ({posted}) AND location_id IS NOT NULL AND moves_stock = 1"
+        ))?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let id: String = r.get(0)?;
+            let number: Option<String> = r.get(1)?;
+            names.insert(
+                id.clone(),
+                format!("{label} {}", number.unwrap_or_else(|| id.clone())),
+            );
+        }
+        drop(q);
+        let mut stmt = conn.prepare(&format!(
+            "SELECT d.id, l.product_id, d.location_id, l.quantity
+             FROM {table} d JOIN {lines} l ON l.document_id = d.id
+             WHERE d.status IN ({posted}) AND d.location_id IS NOT NULL AND d.moves_stock = 1
+                 AND l.product_id IS NOT NULL"
+        ))?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            *wanted.entry((r.get(0)?, r.get(1)?, r.get(2)?)).or_default() +=
+                sign * i128::from(r.get::<_, i64>(3)?);
+        }
+    }
+
+    let mut out = Vec::new();
+    let mut keys: Vec<&DocKey> = wanted.keys().chain(moved.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let w = wanted.get(key).copied().unwrap_or(0);
+        let m = moved.get(key).copied().unwrap_or(0);
+        if w == m {
+            continue;
+        }
+        let (doc, product, location) = key;
+        let name = names
+            .get(doc)
+            .cloned()
+            .unwrap_or_else(|| format!("Deleted document {doc}"));
+        let at = if location.is_empty() {
+            "without location".to_owned()
+        } else {
+            format!("at {}", location_name(conn, location)?)
+        };
+        out.push(Breach {
+            rule: "§13",
+            message: format!(
+                "{name} should hold {} of {} {at}, but its movements sum to {}",
+                qty(w),
+                product_name(conn, product)?,
+                qty(m)
+            ),
+        });
+    }
+    Ok(out)
+}

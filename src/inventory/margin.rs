@@ -1,0 +1,207 @@
+//! The gross-margin report: `GET /api/reports/gross-margin?entityId&dateFrom&dateTo`
+//! (DECISIONS §14).
+//!
+//! Over posted invoices (`sent`, `paid`) issued in the range (inclusive, all bounds
+//! optional), one row per product with invoice lines: `quantity` and `sales` (Σ line net)
+//! from the lines, `cost_of_sales` from the invoices' movements (Σ -qty × unit_cost,
+//! §13), `gross_margin` = sales - cost_of_sales and `margin` = gross_margin / sales × 100
+//! (0 without sales). Rows in product name order. Money is rounded to 2 dp once: each row
+//! from its exact figures, the summary from the exact sums.
+//!
+//! Two queries whatever the number of invoices (lines, then movements through the
+//! document index), summed in exact decimals.
+
+use std::collections::HashMap;
+
+use rocket::serde::json::Json;
+use rocket::{get, State};
+use rusqlite::{params_from_iter, Connection};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::lookup::and_eq;
+use super::reports::round2;
+use crate::auth::SessionUser;
+use crate::db::decimal::{ser_decimal, Money, Price, Qty};
+use crate::db::Db;
+use crate::error::AppResult;
+use crate::http::body::parse_date;
+use crate::scope::Scope;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MarginRow {
+    pub product_id: String,
+    pub product_name: String,
+    pub product_sku: String,
+    #[serde(serialize_with = "ser_decimal")]
+    pub quantity: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub sales: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub cost_of_sales: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub gross_margin: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub margin: Decimal,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MarginSummary {
+    #[serde(serialize_with = "ser_decimal")]
+    pub sales: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub cost_of_sales: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub gross_margin: Decimal,
+    #[serde(serialize_with = "ser_decimal")]
+    pub margin: Decimal,
+}
+
+fn margin_pct(gross: Decimal, sales: Decimal) -> Decimal {
+    if sales.is_zero() {
+        Decimal::ZERO
+    } else {
+        gross / sales * Decimal::ONE_HUNDRED
+    }
+}
+
+#[derive(Default)]
+struct Sums {
+    name: String,
+    sku: String,
+    seq: i64,
+    quantity: Decimal,
+    sales: Decimal,
+    cost: Decimal,
+}
+
+/// The report for `scope`, optionally one entity (already resolved) and a date range.
+pub fn gross_margin(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> AppResult<(Vec<MarginRow>, MarginSummary)> {
+    let (cond, mut args) = scope.condition("i");
+    let mut filter = format!("i.status IN ('sent', 'paid') AND {cond}");
+    and_eq(&mut filter, &mut args, "i.entity_id", entity);
+    if let Some(d) = from {
+        filter.push_str(" AND i.issue_date >= ?");
+        args.push(d.to_owned());
+    }
+    if let Some(d) = to {
+        filter.push_str(" AND i.issue_date <= ?");
+        args.push(d.to_owned());
+    }
+
+    let mut by_product: HashMap<String, Sums> = HashMap::new();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT l.product_id, p.name, p.sku, p.seq, l.quantity, l.net
+         FROM invoices i
+         JOIN invoice_lines l ON l.document_id = i.id
+         JOIN products p ON p.id = l.product_id
+         WHERE {filter}"
+    ))?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = q.next()? {
+        let id: String = r.get(0)?;
+        let qty: Qty = r.get(4)?;
+        let net: Money = r.get(5)?;
+        let s = match by_product.get_mut(&id) {
+            Some(s) => s,
+            None => by_product.entry(id).or_insert(Sums {
+                name: r.get(1)?,
+                sku: r.get(2)?,
+                seq: r.get(3)?,
+                ..Sums::default()
+            }),
+        };
+        s.quantity += qty.value();
+        s.sales += net.value();
+    }
+    drop(q);
+
+    let mut stmt = conn.prepare(&format!(
+        "SELECT m.product_id, m.qty, m.unit_cost
+         FROM invoices i
+         JOIN stock_movements m ON m.document_id = i.id
+         WHERE m.unit_cost IS NOT NULL AND {filter}"
+    ))?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = q.next()? {
+        let id: String = r.get(0)?;
+        let qty: Qty = r.get(1)?;
+        let cost: Price = r.get(2)?;
+        // A product whose lines were all removed no longer has a row; its movements sum
+        // to zero anyway (§13).
+        if let Some(s) = by_product.get_mut(&id) {
+            s.cost -= qty.value() * cost.value();
+        }
+    }
+    drop(q);
+
+    let mut rows: Vec<(String, Sums)> = by_product.into_iter().collect();
+    rows.sort_by(|a, b| super::reports::name_order(&a.1.name, a.1.seq, &b.1.name, b.1.seq));
+    let (mut sales, mut cost) = (Decimal::ZERO, Decimal::ZERO);
+    let rows = rows
+        .into_iter()
+        .map(|(id, s)| {
+            sales += s.sales;
+            cost += s.cost;
+            let gross = s.sales - s.cost;
+            MarginRow {
+                product_id: id,
+                product_name: s.name,
+                product_sku: s.sku,
+                quantity: s.quantity.normalize(),
+                sales: round2(s.sales),
+                cost_of_sales: round2(s.cost),
+                gross_margin: round2(gross),
+                margin: round2(margin_pct(gross, s.sales)),
+            }
+        })
+        .collect();
+    let gross = sales - cost;
+    let summary = MarginSummary {
+        sales: round2(sales),
+        cost_of_sales: round2(cost),
+        gross_margin: round2(gross),
+        margin: round2(margin_pct(gross, sales)),
+    };
+    Ok((rows, summary))
+}
+
+#[get("/reports/gross-margin?<entityId>&<dateFrom>&<dateTo>")]
+#[allow(non_snake_case)]
+pub(super) async fn gross_margin_report(
+    user: SessionUser,
+    entityId: Option<String>,
+    dateFrom: Option<String>,
+    dateTo: Option<String>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let date = |field: &str, v: Option<String>| -> AppResult<Option<String>> {
+        v.filter(|s| !s.trim().is_empty())
+            .map(|s| parse_date(field, s.trim()).map(|d| d.to_string()))
+            .transpose()
+    };
+    let from = date("dateFrom", dateFrom)?;
+    let to = date("dateTo", dateTo)?;
+    let scope = user.scope();
+    let (rows, summary) = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
+            gross_margin(
+                conn,
+                &scope,
+                entity.as_deref(),
+                from.as_deref(),
+                to.as_deref(),
+            )
+        })
+        .await?;
+    Ok(Json(json!({ "data": rows, "summary": summary })))
+}

@@ -1,0 +1,604 @@
+//! Property tests of documents moving stock (DECISIONS §13) and of stock as at a date
+//! (§14).
+//!
+//! 1. Random sequences of invoice and bill creates, status changes, line edits, location
+//!    changes and deletes, interleaved with plain movements, transfer orders and stock
+//!    takes, with and without `allow_negative_stock`. After EACH step the §5 and §13
+//!    invariants hold (read through the API, `common::invariants`), every answer is a
+//!    success or a 409, and a refused request changed nothing at all.
+//! 2. Random ledgers over several days (movements, purchases with a unit cost, cost
+//!    price PUTs, bills): the valuation as at each day equals a naive replay of the
+//!    movements and of the cost prices seen at the end of each day.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::invariants::{dec, is_posted, try_check_documents, try_check_invariants};
+use common::stock_fixtures::{get_product, location, num};
+use common::{app_with, TestApp};
+use proptest::prelude::*;
+use proptest::test_runner::{FileFailurePersistence, TestCaseError};
+use rocket::http::Status;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+const PRODUCTS: usize = 2;
+const LOCATIONS: usize = 2;
+const INVOICE_STATUSES: [&str; 4] = ["draft", "sent", "paid", "void"];
+const BILL_STATUSES: [&str; 4] = ["draft", "awaiting_payment", "paid", "void"];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Create {
+        bill: bool,
+        status: usize,
+        lines: Vec<(usize, i64)>,
+        location: Option<usize>,
+    },
+    Status {
+        doc: usize,
+        status: usize,
+    },
+    Lines {
+        doc: usize,
+        lines: Vec<(usize, i64)>,
+    },
+    Location {
+        doc: usize,
+        location: Option<usize>,
+    },
+    Delete {
+        doc: usize,
+    },
+    /// A plain adjustment of `qty` units.
+    Move {
+        product: usize,
+        location: usize,
+        qty: i64,
+    },
+    /// A transfer order of `qty` units, shipped, and received when `receive`.
+    Transfer {
+        product: usize,
+        from: usize,
+        qty: i64,
+        receive: bool,
+    },
+    /// A stock take of a location counting its first line at `count` units.
+    StockTake {
+        location: usize,
+        count: i64,
+    },
+}
+
+fn lines() -> impl Strategy<Value = Vec<(usize, i64)>> {
+    prop::collection::vec((0..PRODUCTS, 1i64..=6), 0..3)
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (any::<bool>(), 0..4usize, lines(), prop::option::weighted(0.8, 0..LOCATIONS))
+            .prop_map(|(bill, status, lines, location)| Op::Create { bill, status, lines, location }),
+        4 => (0..8usize, 0..4usize).prop_map(|(doc, status)| Op::Status { doc, status }),
+        2 => (0..8usize, lines()).prop_map(|(doc, lines)| Op::Lines { doc, lines }),
+        2 => (0..8usize, prop::option::weighted(0.8, 0..LOCATIONS))
+            .prop_map(|(doc, location)| Op::Location { doc, location }),
+        1 => (0..8usize).prop_map(|doc| Op::Delete { doc }),
+        2 => (0..PRODUCTS, 0..LOCATIONS, -4i64..=8)
+            .prop_filter("not zero", |(_, _, q)| *q != 0)
+            .prop_map(|(product, location, qty)| Op::Move { product, location, qty }),
+        1 => (0..PRODUCTS, 0..LOCATIONS, 1i64..=5, any::<bool>())
+            .prop_map(|(product, from, qty, receive)| Op::Transfer { product, from, qty, receive }),
+        1 => (0..LOCATIONS, 0i64..=6).prop_map(|(location, count)| Op::StockTake { location, count }),
+    ]
+}
+
+struct World {
+    t: TestApp,
+    entity: String,
+    products: Vec<String>,
+    locations: Vec<String>,
+    customer: String,
+    supplier: String,
+    /// (is a bill, id) of every document created (deleted ones stay; a request for them is 404).
+    docs: Vec<(bool, String)>,
+}
+
+fn fail(msg: String) -> TestCaseError {
+    TestCaseError::fail(msg)
+}
+
+fn setup(allow_negative: bool) -> World {
+    let t = app_with(&[("allow_negative_stock", json!(allow_negative))]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Acme Ltd");
+    let locations: Vec<String> = (0..LOCATIONS)
+        .map(|i| location(&t, &entity, &format!("Location {i}")))
+        .collect();
+    let products: Vec<String> = (0..PRODUCTS)
+        .map(|i| {
+            let (s, v) = t.post(
+                "/api/products",
+                json!({ "name": format!("Product {i}"), "entity_id": entity,
+                        "unit_price": 10, "cost_price": 2 + i }),
+            );
+            assert_eq!(s, Status::Created, "{v}");
+            v["data"]["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    for p in &products {
+        for l in &locations {
+            let (s, v) = t.post(
+                "/api/stock-movements",
+                json!({ "product_id": p, "location_id": l, "type": "adjustment", "qty": 5 }),
+            );
+            assert_eq!(s, Status::Created, "{v}");
+        }
+    }
+    let contact = |name: &str, kind: &str| {
+        let (s, v) = t.post(
+            "/api/contacts",
+            json!({ "name": name, "type": kind, "entity_id": entity }),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+        v["data"]["id"].as_str().unwrap().to_owned()
+    };
+    let customer = contact("Customer", "customer");
+    let supplier = contact("Supplier", "supplier");
+    World {
+        t,
+        entity,
+        products,
+        locations,
+        customer,
+        supplier,
+        docs: Vec::new(),
+    }
+}
+
+impl World {
+    fn lines(&self, lines: &[(usize, i64)]) -> Value {
+        Value::Array(
+            lines
+                .iter()
+                .map(|(p, q)| json!({ "product_id": self.products[*p], "quantity": q, "unit_price": 3 }))
+                .collect(),
+        )
+    }
+
+    fn location(&self, l: Option<usize>) -> Value {
+        l.map_or(Value::Null, |l| json!(self.locations[l]))
+    }
+
+    fn doc(&self, i: usize) -> Option<&(bool, String)> {
+        if self.docs.is_empty() {
+            None
+        } else {
+            self.docs.get(i % self.docs.len())
+        }
+    }
+
+    fn path(bill: bool) -> &'static str {
+        if bill {
+            "/api/bills"
+        } else {
+            "/api/invoices"
+        }
+    }
+
+    /// Everything a refused request must leave as it was.
+    fn fingerprint(&self) -> Vec<Value> {
+        [
+            "/api/stock-movements",
+            "/api/warehouse-stock",
+            "/api/products",
+            "/api/invoices",
+            "/api/bills",
+            "/api/transfer-orders",
+        ]
+        .iter()
+        .map(|p| self.t.get(p).1)
+        .collect()
+    }
+}
+
+/// Sends one request of a document operation; checks a refusal changed nothing.
+fn single(
+    w: &mut World,
+    what: &str,
+    send: impl FnOnce(&World) -> (Status, Value),
+) -> Result<Option<Value>, TestCaseError> {
+    let before = w.fingerprint();
+    let (s, v) = send(w);
+    if s.code < 300 {
+        return Ok(Some(v));
+    }
+    if s != Status::Conflict && s != Status::NotFound {
+        return Err(fail(format!("{what}: unexpected {s}: {v}")));
+    }
+    if w.fingerprint() != before {
+        return Err(fail(format!(
+            "{what} was refused ({v}) yet changed something"
+        )));
+    }
+    Ok(None)
+}
+
+fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
+    match op {
+        Op::Create {
+            bill,
+            status,
+            lines,
+            location,
+        } => {
+            let body = json!({
+                "contact_id": if *bill { &w.supplier } else { &w.customer },
+                "entity_id": w.entity,
+                "status": if *bill { BILL_STATUSES[*status] } else { INVOICE_STATUSES[*status] },
+                "lines": w.lines(lines),
+                "location_id": w.location(*location),
+            });
+            if let Some(v) = single(w, "create", |w| w.t.post(World::path(*bill), body))? {
+                w.docs
+                    .push((*bill, v["data"]["id"].as_str().unwrap().to_owned()));
+            }
+        }
+        Op::Status { doc, status } => {
+            let Some((bill, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            let s = if bill {
+                BILL_STATUSES[*status]
+            } else {
+                INVOICE_STATUSES[*status]
+            };
+            single(w, "status", |w| {
+                w.t.put(World::path(bill), json!({ "id": id, "status": s }))
+            })?;
+        }
+        Op::Lines { doc, lines } => {
+            let Some((bill, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            let body = json!({ "id": id, "lines": w.lines(lines) });
+            single(w, "lines", |w| w.t.put(World::path(bill), body))?;
+        }
+        Op::Location { doc, location } => {
+            let Some((bill, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            let body = json!({ "id": id, "location_id": w.location(*location) });
+            single(w, "location", |w| w.t.put(World::path(bill), body))?;
+        }
+        Op::Delete { doc } => {
+            let Some((bill, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            // Posted with movements: refused, whatever else holds.
+            let (_, list) = w.t.get(World::path(bill));
+            let current = list["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["id"] == json!(id))
+                .cloned();
+            let deleted = single(w, "delete", |w| {
+                w.t.delete(World::path(bill), json!({ "id": id }))
+            })?;
+            if let (Some(d), Some(_)) = (current, deleted) {
+                let moved = d["location_id"].is_string()
+                    && d["lines"].as_array().is_some_and(|l| !l.is_empty())
+                    && is_posted(d["status"].as_str().unwrap());
+                if moved {
+                    return Err(fail(format!(
+                        "a posted document with stock was deleted: {d}"
+                    )));
+                }
+            }
+        }
+        Op::Move {
+            product,
+            location,
+            qty,
+        } => {
+            let body = json!({ "product_id": w.products[*product], "type": "adjustment",
+                               "location_id": w.locations[*location], "qty": qty });
+            single(w, "movement", |w| w.t.post("/api/stock-movements", body))?;
+        }
+        Op::Transfer {
+            product,
+            from,
+            qty,
+            receive,
+        } => {
+            let (s, v) = w.t.post(
+                "/api/transfer-orders",
+                json!({ "entity_id": w.entity, "source_location_id": w.locations[*from],
+                        "destination_location_id": w.locations[(from + 1) % LOCATIONS],
+                        "lines": [{ "product_id": w.products[*product], "quantity": qty }] }),
+            );
+            if s != Status::Created {
+                return Err(fail(format!("transfer create: {s} {v}")));
+            }
+            let id = v["data"]["id"].clone();
+            let shipped = single(w, "ship", |w| {
+                w.t.put(
+                    "/api/transfer-orders",
+                    json!({ "id": id, "status": "in_transit" }),
+                )
+            })?;
+            if shipped.is_some() && *receive {
+                single(w, "receive", |w| {
+                    w.t.put(
+                        "/api/transfer-orders",
+                        json!({ "id": id, "status": "completed" }),
+                    )
+                })?;
+            }
+        }
+        Op::StockTake { location, count } => {
+            let (s, v) = w.t.post(
+                "/api/stock-takes",
+                json!({ "entity_id": w.entity, "location_id": w.locations[*location] }),
+            );
+            if s != Status::Created {
+                return Err(fail(format!("stock take create: {s} {v}")));
+            }
+            let id = v["data"]["id"].clone();
+            let Some(line) = v["data"]["lines"].get(0).map(|l| l["id"].clone()) else {
+                return Ok(());
+            };
+            single(w, "count", |w| {
+                w.t.put(
+                    "/api/stock-takes",
+                    json!({ "id": id, "status": "in_progress",
+                            "lines": [{ "id": line, "counted_quantity": count }] }),
+                )
+            })?;
+            single(w, "complete", |w| {
+                w.t.put(
+                    "/api/stock-takes",
+                    json!({ "id": id, "status": "completed" }),
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut w = setup(allow_negative);
+    for op in ops {
+        step(&mut w, op)?;
+        try_check_invariants(&w.t, Some(&w.entity))
+            .map_err(|e| fail(format!("§5 broken after {op:?}: {e}")))?;
+        try_check_documents(&w.t, Some(&w.entity))
+            .map_err(|e| fail(format!("§13 broken after {op:?}: {e}")))?;
+    }
+    let conn = w.t.db.conn().unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    prop_assert!(breaches.is_empty(), "the ledger check: {:?}", breaches);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn documents_keep_the_ledger_and_document_invariants_after_every_step(
+        allow_negative in any::<bool>(),
+        ops in prop::collection::vec(op(), 1..16),
+    ) {
+        run(allow_negative, &ops)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Stock as at a date against a naive replay
+
+#[derive(Debug, Clone)]
+enum Step {
+    /// A movement of `qty` units (`location` None: unallocated), a purchase with a unit
+    /// cost in pence when `cost` is given.
+    Move {
+        product: usize,
+        location: Option<usize>,
+        qty: i64,
+        cost: Option<i64>,
+    },
+    /// A product PUT of `cost_price` in pence.
+    Cost { product: usize, cost: i64 },
+    /// A paid bill of `qty` units at `price` pence at a location.
+    Bill {
+        product: usize,
+        location: usize,
+        qty: i64,
+        price: i64,
+    },
+    /// The clock moves to the next day.
+    NextDay,
+}
+
+fn day_op() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..PRODUCTS, prop::option::weighted(0.8, 0..LOCATIONS), 1i64..=9, prop::option::of(1i64..=900))
+            .prop_map(|(product, location, qty, cost)| Step::Move { product, location, qty, cost }),
+        1 => (0..PRODUCTS, 0i64..=900).prop_map(|(product, cost)| Step::Cost { product, cost }),
+        2 => (0..PRODUCTS, 0..LOCATIONS, 1i64..=9, 1i64..=900)
+            .prop_map(|(product, location, qty, price)| Step::Bill { product, location, qty, price }),
+        3 => Just(Step::NextDay),
+    ]
+}
+
+fn pence(p: i64) -> Value {
+    num(&(Decimal::new(p, 2)).to_string())
+}
+
+/// The valuation rows as `(product, location or "", quantity, cost_price)`, and the total.
+fn rows(v: &Value) -> (Vec<(String, String, Decimal, Decimal)>, Decimal) {
+    let mut out: Vec<_> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["product_id"].as_str().unwrap().to_owned(),
+                r["location_id"].as_str().unwrap_or("").to_owned(),
+                dec(&r["quantity"]),
+                dec(&r["cost_price"]),
+            )
+        })
+        .collect();
+    out.sort();
+    (out, dec(&v["summary"]["totalCostValue"]))
+}
+
+fn run_days(ops: &[Step]) -> Result<(), TestCaseError> {
+    let w = setup(true);
+    w.t.clock.freeze();
+    // Every movement as (date, product, location, qty), and the cost price of each
+    // product at the end of each day.
+    let mut ledger: Vec<(String, String, String, Decimal)> = Vec::new();
+    for m in w.t.get("/api/stock-movements").1["data"]
+        .as_array()
+        .unwrap()
+    {
+        ledger.push((
+            m["date"].as_str().unwrap().to_owned(),
+            m["product_id"]["id"].as_str().unwrap().to_owned(),
+            m["location_id"].as_str().unwrap_or("").to_owned(),
+            dec(&m["qty"]),
+        ));
+    }
+    let mut cost_at: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+    let record_costs = |w: &World, cost_at: &mut BTreeMap<(String, String), Decimal>| {
+        for p in &w.products {
+            let c = dec(&get_product(&w.t, p)["cost_price"]);
+            cost_at.insert((w.t.clock.today().to_string(), p.clone()), c);
+        }
+    };
+    record_costs(&w, &mut cost_at);
+    let mut days = vec![w.t.clock.today()];
+    for op in ops {
+        let today = w.t.clock.today().to_string();
+        match op {
+            Step::Move {
+                product,
+                location,
+                qty,
+                cost,
+            } => {
+                let mut body = json!({ "product_id": w.products[*product], "qty": qty,
+                                       "type": if cost.is_some() { "purchase" } else { "adjustment" } });
+                if let Some(l) = location {
+                    body["location_id"] = json!(w.locations[*l]);
+                }
+                if let Some(c) = cost {
+                    body["unit_cost"] = pence(*c);
+                }
+                let (s, v) = w.t.post("/api/stock-movements", body);
+                prop_assert_eq!(s, Status::Created, "{}", v);
+                ledger.push((
+                    today,
+                    w.products[*product].clone(),
+                    location.map_or(String::new(), |l| w.locations[l].clone()),
+                    Decimal::from(*qty),
+                ));
+            }
+            Step::Cost { product, cost } => {
+                let (s, v) = w.t.put(
+                    "/api/products",
+                    json!({ "id": w.products[*product], "cost_price": pence(*cost) }),
+                );
+                prop_assert_eq!(s, Status::Ok, "{}", v);
+            }
+            Step::Bill {
+                product,
+                location,
+                qty,
+                price,
+            } => {
+                let (s, v) = w.t.post(
+                    "/api/bills",
+                    json!({ "contact_id": w.supplier, "entity_id": w.entity, "status": "paid",
+                            "location_id": w.locations[*location],
+                            "lines": [{ "product_id": w.products[*product], "quantity": qty,
+                                        "unit_price": pence(*price) }] }),
+                );
+                prop_assert_eq!(s, Status::Created, "{}", v);
+                ledger.push((
+                    today,
+                    w.products[*product].clone(),
+                    w.locations[*location].clone(),
+                    Decimal::from(*qty),
+                ));
+            }
+            Step::NextDay => {
+                w.t.clock.advance(86_400);
+                days.push(w.t.clock.today());
+            }
+        }
+        record_costs(&w, &mut cost_at);
+    }
+
+    for day in days {
+        let d = day.to_string();
+        let mut qty: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+        for (date, p, l, q) in &ledger {
+            if *date <= d {
+                *qty.entry((p.clone(), l.clone())).or_default() += *q;
+            }
+        }
+        let cost = |p: &str| -> Decimal {
+            cost_at
+                .iter()
+                .rev()
+                .find(|((date, pid), _)| pid == p && *date <= d)
+                .map(|(_, c)| *c)
+                .unwrap()
+        };
+        let mut want: Vec<(String, String, Decimal, Decimal)> = qty
+            .into_iter()
+            .filter(|(_, q)| !q.is_zero())
+            .map(|((p, l), q)| {
+                let c = cost(&p);
+                (p, l, q, c)
+            })
+            .collect();
+        want.sort();
+        let total: Decimal = want.iter().map(|(_, _, q, c)| q * c).sum();
+        let (s, v) = w.t.get(&format!("/api/reports/stock-valuation?asOf={d}"));
+        prop_assert_eq!(s, Status::Ok, "{}", v);
+        let (got, got_total) = rows(&v);
+        prop_assert_eq!(&got, &want, "as of {}", d);
+        prop_assert_eq!(
+            got_total,
+            total.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero),
+            "total as of {}",
+            d
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        max_shrink_iters: 200,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_valuation_as_at_any_day_equals_a_replay_of_the_ledger_and_the_costs(
+        ops in prop::collection::vec(day_op(), 1..16),
+    ) {
+        run_days(&ops)?;
+    }
+}
