@@ -177,6 +177,7 @@ pub fn apply_movement(
         }
         let held = stock_row_quantity(tx, &product.id, &loc.id)?;
         let after = held.unwrap_or(Qty::ZERO) + m.qty;
+        storable(after, || format!("at {}", loc.name), product)?;
         if after.is_sign_negative() && !allow_negative {
             return Err(AppError::conflict(format!(
                 "Insufficient stock at {}: {} needs {}, has {}",
@@ -208,6 +209,7 @@ pub fn apply_movement(
         }
     }
 
+    storable(stock_qty + m.qty, || "in all".to_owned(), product)?;
     let mut new_cost = cost_price;
     if let (MovementType::Purchase, Some(unit_cost)) = (m.kind, m.unit_cost) {
         new_cost = weighted_average_cost(stock_qty, cost_price, m.qty, unit_cost);
@@ -254,6 +256,20 @@ pub fn apply_movement(
         ],
     )?;
     Ok(mv)
+}
+
+/// Refuses (409) a stock figure the ledger cannot store: the quantities are 64-bit
+/// integers of thousandths, and a saturated figure would break the ledger's sums.
+fn storable(q: Qty, place: impl FnOnce() -> String, product: &ProductRef) -> AppResult<()> {
+    if q.fits() {
+        return Ok(());
+    }
+    Err(AppError::conflict(format!(
+        "Quantity too large: the stock of {} {} would be {q}, above the {} the ledger can hold",
+        product.sku,
+        place(),
+        Qty::max_stored()
+    )))
 }
 
 /// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive
