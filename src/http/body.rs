@@ -180,6 +180,66 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// Most lines a document (invoice, bill, recurring invoice, transfer order) or a list of
+/// stock-take counts may have (DECISIONS §17).
+pub const MAX_LINES: usize = 10_000;
+
+/// 400 unless `n` is at most [`MAX_LINES`]: for lines that do not come through
+/// [`at_most_lines`] (imports).
+pub fn check_line_count(field: &str, n: usize) -> Result<(), AppError> {
+    if n > MAX_LINES {
+        return Err(AppError::invalid(field, too_many_lines()));
+    }
+    Ok(())
+}
+
+fn too_many_lines() -> String {
+    format!("at most {MAX_LINES} lines")
+}
+
+/// For an optional list of lines (`#[serde(default, deserialize_with = "at_most_lines")]`):
+/// refuses the body (400 naming the field) at the first line beyond [`MAX_LINES`], without
+/// reading the rest into memory.
+pub fn at_most_lines<'de, D, T>(d: D) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Lines<T>(Vec<T>);
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lines<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(std::marker::PhantomData<T>);
+
+            impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+                type Value = Lines<T>;
+
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    write!(f, "a list of at most {MAX_LINES} lines")
+                }
+
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Self::Value, A::Error> {
+                    let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1_024));
+                    while let Some(line) = seq.next_element()? {
+                        if out.len() == MAX_LINES {
+                            return Err(serde::de::Error::custom(too_many_lines()));
+                        }
+                        out.push(line);
+                    }
+                    Ok(Lines(out))
+                }
+            }
+
+            d.deserialize_seq(V(std::marker::PhantomData))
+        }
+    }
+
+    Option::<Lines<T>>::deserialize(d).map(|o| o.map(|l| l.0))
+}
+
 /// Parses an identifier sent by a client (body field or query parameter): 400 when it is
 /// not a UUID. Returns the canonical lower-case hyphenated form.
 pub fn parse_id(field: &str, s: &str) -> Result<String, AppError> {

@@ -337,7 +337,7 @@ struct UpdateBody {
     id: String,
     #[serde(default)]
     status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     lines: Option<Vec<CountBody>>,
     #[serde(default, deserialize_with = "nullable")]
     notes: Option<Option<String>>,

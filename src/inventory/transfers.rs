@@ -366,7 +366,7 @@ struct CreateBody {
     entity_id: Option<String>,
     #[serde(default)]
     notes: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     lines: Option<Vec<NewLine>>,
 }
 
@@ -453,7 +453,7 @@ struct UpdateBody {
     id: String,
     #[serde(default)]
     status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     lines: Option<Vec<PutLine>>,
     #[serde(default, deserialize_with = "nullable")]
     notes: Option<Option<String>>,
