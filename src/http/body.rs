@@ -85,6 +85,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
             "Invalid request body: expected a JSON object",
         ));
     }
+    refuse_nul(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -93,6 +94,113 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     de.end()
         .map_err(|e| AppError::bad_request(format!("Malformed JSON: {e}")))?;
     Ok(value)
+}
+
+/// The message of a text with a NUL character (DECISIONS §17).
+pub const NUL_MESSAGE: &str = "must not contain a NUL character";
+const NUL_KEY_MESSAGE: &str = "has a key with a NUL character";
+
+/// 400 naming the field when any string of the body, at any depth, keys included, holds
+/// U+0000. JSON can only carry one as the escape `\u0000` (a raw control character is
+/// malformed JSON), so bodies without that escape are not walked at all.
+fn refuse_nul(bytes: &[u8]) -> Result<(), AppError> {
+    const ESCAPE: &[u8] = br"\u0000";
+    if !bytes.windows(ESCAPE.len()).any(|w| w == ESCAPE) {
+        return Ok(());
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, NoNul>(&mut de) {
+        Ok(NoNul) => Ok(()),
+        Err(e) => {
+            let why = strip_position(&e.inner().to_string());
+            if why != NUL_MESSAGE && why != NUL_KEY_MESSAGE {
+                // Malformed JSON: the real parse reports it.
+                return Ok(());
+            }
+            let path = e.path().to_string();
+            if path.is_empty() || path == "." {
+                Err(AppError::bad_request(format!(
+                    "Invalid request body: {why}"
+                )))
+            } else {
+                Err(AppError::invalid(&path, why))
+            }
+        }
+    }
+}
+
+/// Any JSON value; an error at the first string or key that holds U+0000.
+struct NoNul;
+
+impl<'de> Deserialize<'de> for NoNul {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoNulVisitor)
+    }
+}
+
+struct NoNulKey;
+
+impl<'de> Deserialize<'de> for NoNulKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NoNulVisitor)
+            .map(|_| NoNulKey)
+            .map_err(|e: D::Error| {
+                if e.to_string().starts_with(NUL_MESSAGE) {
+                    serde::de::Error::custom(NUL_KEY_MESSAGE)
+                } else {
+                    e
+                }
+            })
+    }
+}
+
+struct NoNulVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoNulVisitor {
+    type Value = NoNul;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<NoNul, E> {
+        if s.contains('\0') {
+            return Err(E::custom(NUL_MESSAGE));
+        }
+        Ok(NoNul)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_unit<E>(self) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_none<E>(self) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<NoNul, A::Error> {
+        while seq.next_element::<NoNul>()?.is_some() {}
+        Ok(NoNul)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<NoNul, A::Error> {
+        // (`arbitrary_precision` numbers arrive as one-entry maps too: harmless here.)
+        while map.next_key::<NoNulKey>()?.is_some() {
+            map.next_value::<NoNul>()?;
+        }
+        Ok(NoNul)
+    }
 }
 
 /// Does `T` deserialise as a struct? Asks `T` to deserialise from a probe that notes which
