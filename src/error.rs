@@ -85,6 +85,18 @@ impl AppError {
     }
 }
 
+/// A computed value (a stock total, a document total) that does not fit the 64-bit scaled
+/// integer SQLite stores. Writing one fails the statement; [`AppError`]
+/// turns it into a 409: the request is refused rather than the value saturated, which
+/// would silently break the ledger's sums (DECISIONS §5). (Defined here, not in `db`, so `error` imports no module.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("The {kind} {value} is too large: the ledger stores at most {max}")]
+pub struct TooLarge {
+    pub kind: &'static str,
+    pub value: String,
+    pub max: String,
+}
+
 /// The §7 error body.
 #[derive(Serialize)]
 pub struct ErrorBody {
@@ -138,7 +150,7 @@ impl From<rusqlite::Error> for AppError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode;
         if let rusqlite::Error::ToSqlConversionFailure(cause) = &e {
-            if let Some(big) = cause.downcast_ref::<crate::db::decimal::TooLarge>() {
+            if let Some(big) = cause.downcast_ref::<TooLarge>() {
                 return Self::Conflict(big.to_string());
             }
         }

@@ -18,6 +18,8 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::error::TooLarge;
+
 /// Largest magnitude accepted from a client.
 pub const MAX_MAGNITUDE: i64 = 1_000_000_000_000;
 
@@ -48,18 +50,6 @@ pub fn round(value: Decimal, dp: u32) -> Decimal {
     value
         .round_dp_with_strategy(dp, rust_decimal::RoundingStrategy::MidpointAwayFromZero)
         .normalize()
-}
-
-/// A computed value (a stock total, a document total) that does not fit the 64-bit scaled
-/// integer SQLite stores. Writing one fails the statement; [`crate::error::AppError`]
-/// turns it into a 409: the request is refused rather than the value saturated, which
-/// would silently break the ledger's sums (DECISIONS §5).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("The {kind} {value} is too large: the ledger stores at most {max}")]
-pub struct TooLarge {
-    pub kind: &'static str,
-    pub value: String,
-    pub max: String,
 }
 
 macro_rules! scaled_decimal {

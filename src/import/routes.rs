@@ -3,7 +3,7 @@
 //! - `POST /api/import/preview` `{mode: "csv", entityType?, csv, platform?, mapping?,
 //!   entity_id?}`: what the file is and what a run would do, changing nothing.
 //! - `POST /api/import/csv` `{entityType, csv, mapping?, platform?, entity_id}`: the run,
-//!   one write transaction, `{imported, skipped, failed}`.
+//!   one write transaction, `{imported, skipped, failed, errorCount}`.
 //!
 //! Both need a session and the Pro plan ([`ProPlan`]: 403 `Import requires the Pro
 //! plan` on an `essential` installation).
@@ -198,7 +198,7 @@ async fn preview(
     Ok(data(answer))
 }
 
-/// The run: one write transaction; `{imported, skipped, failed}`.
+/// The run: one write transaction; `{imported, skipped, failed, errorCount}`.
 #[post("/import/csv", data = "<body>")]
 async fn run_csv(
     user: SessionUser,
