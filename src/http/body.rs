@@ -117,8 +117,16 @@ fn refuse_nul(bytes: &[u8]) -> Result<(), AppError> {
                 // Malformed JSON: the real parse reports it.
                 return Ok(());
             }
-            let path = e.path().to_string();
-            if path.is_empty() || path == "." {
+            // A bad key is the path's last segment: name the object that holds it, and
+            // never echo the NUL.
+            let segments: Vec<_> = e.path().iter().collect();
+            let keep = if why == NUL_KEY_MESSAGE {
+                segments.len().saturating_sub(1)
+            } else {
+                segments.len()
+            };
+            let path = path_text(&segments[..keep]);
+            if path.is_empty() {
                 Err(AppError::bad_request(format!(
                     "Invalid request body: {why}"
                 )))
@@ -127,6 +135,25 @@ fn refuse_nul(bytes: &[u8]) -> Result<(), AppError> {
             }
         }
     }
+}
+
+/// `lines[1].description`, as `serde_path_to_error` writes a path.
+fn path_text(segments: &[&serde_path_to_error::Segment]) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for s in segments {
+        match s {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    out
 }
 
 /// Any JSON value; an error at the first string or key that holds U+0000.
