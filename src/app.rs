@@ -74,6 +74,8 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())
         .register("/", catchers::all())
+        // First: its 400 replaces the whole answer, which the later fairings then dress.
+        .attach(crate::http::nul::fairing())
         .attach(AdHoc::on_response("security headers", |req, res| {
             Box::pin(async move {
                 res.set_header(Header::new("X-Content-Type-Options", "nosniff"));

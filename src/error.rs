@@ -85,6 +85,18 @@ impl AppError {
     }
 }
 
+/// A computed value (a stock total, a document total) that does not fit the 64-bit scaled
+/// integer SQLite stores. Writing one fails the statement; [`AppError`]
+/// turns it into a 409: the request is refused rather than the value saturated, which
+/// would silently break the ledger's sums (DECISIONS §5). (Defined here, not in `db`, so `error` imports no module.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("The {kind} {value} is too large: the ledger stores at most {max}")]
+pub struct TooLarge {
+    pub kind: &'static str,
+    pub value: String,
+    pub max: String,
+}
+
 /// The §7 error body.
 #[derive(Serialize)]
 pub struct ErrorBody {
@@ -137,6 +149,11 @@ impl<'r> Responder<'r, 'static> for AppError {
 impl From<rusqlite::Error> for AppError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode;
+        if let rusqlite::Error::ToSqlConversionFailure(cause) = &e {
+            if let Some(big) = cause.downcast_ref::<TooLarge>() {
+                return Self::Conflict(big.to_string());
+            }
+        }
         if let rusqlite::Error::SqliteFailure(code, msg) = &e {
             match code.code {
                 ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
@@ -153,6 +170,12 @@ impl From<rusqlite::Error> for AppError {
                         275 | 1299 => Self::BadRequest(format!("Invalid value: {detail}")),
                         _ => Self::Internal(e.to_string()),
                     };
+                }
+                // A SQL SUM beyond 64 bits: SQLite refuses rather than wraps.
+                ErrorCode::Unknown if msg.as_deref() == Some("integer overflow") => {
+                    return Self::Conflict(
+                        "A total is too large: the ledger stores at most 64-bit amounts".into(),
+                    );
                 }
                 _ => {}
             }
@@ -231,5 +254,18 @@ mod tests {
         assert_eq!(failure(787), Status::Conflict); // FOREIGN KEY
         assert_eq!(failure(275), Status::BadRequest); // CHECK
         assert_eq!(failure(1299), Status::BadRequest); // NOT NULL
+    }
+
+    #[test]
+    fn a_sql_sum_beyond_64_bits_is_a_409_not_a_500() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let e = conn
+            .query_row(
+                "SELECT SUM(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 1)",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_err();
+        assert_eq!(AppError::from(e).status(), Status::Conflict);
     }
 }

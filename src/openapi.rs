@@ -970,16 +970,18 @@ pub fn schemas() -> Map<String, Value> {
         ])),
         ("ImportRowError", object(&["row", "message"], vec![
             ("row", json!({ "type": "integer", "description": "Spreadsheet row number (the header is row 1)." })),
-            ("column", text("The column to blame, when one is.")),
+            ("column", text("The column to blame, when one is: its header, cut to 40 characters.")),
+            ("columnIndex", json!({ "type": "integer", "description": "The 1-based position of that column." })),
             ("message", string()),
         ])),
-        ("ImportOutcome", object(&["imported", "skipped", "failed"], vec![
+        ("ImportOutcome", object(&["imported", "skipped", "failed", "errorCount"], vec![
             ("imported", json!({ "type": "integer", "description": "Records created (a document or template counts once)." })),
             ("skipped", json!({ "type": "integer", "description": "Records skipped as duplicates of stored records or of earlier rows." })),
             ("failed", array(reference("ImportRowError"))),
+            ("errorCount", json!({ "type": "integer", "description": "Every row error; `failed` lists the first 1,000." })),
         ])),
         ("ImportPreview", object(
-            &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors"],
+            &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors", "errorCount"],
             vec![
                 ("platform", string()),
                 ("detected", json!({ "type": "boolean", "description": "A known export layout was recognised (false: the mapping is a suggestion from header names)." })),
@@ -991,6 +993,7 @@ pub fn schemas() -> Map<String, Value> {
                 ("totalRows", integer()),
                 ("duplicates", json!({ "type": "integer", "description": "Records the run would skip as duplicates (0 without entity_id)." })),
                 ("errors", array(reference("ImportRowError"))),
+                ("errorCount", json!({ "type": "integer", "description": "Every row error; `errors` lists the first 1,000." })),
                 ("layout", nullable(string())),
                 ("missingRequired", array(string())),
                 ("leftOut", json!({ "type": "integer", "description": "Rows of other transaction types left out." })),

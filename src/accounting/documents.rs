@@ -169,7 +169,7 @@ pub struct CreateDocument {
     pub status: Option<String>,
     #[serde(default)]
     pub notes: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
@@ -200,7 +200,7 @@ pub struct UpdateDocument {
     #[serde(default, deserialize_with = "nullable")]
     pub notes: Option<Option<String>>,
     /// When present, replaces every line.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
@@ -431,7 +431,17 @@ fn insert(
         .filter(|s| !s.is_empty())
     {
         Some(s) => parse_date("due_date", s)?,
-        None => issue + Duration::days(DEFAULT_TERMS_DAYS),
+        None => issue
+            .checked_add(Duration::days(DEFAULT_TERMS_DAYS))
+            .ok_or_else(|| {
+                AppError::invalid(
+                    "due_date",
+                    format!(
+                        "required when issue_date + {DEFAULT_TERMS_DAYS} days is past the \
+                         last date the calendar holds (9999-12-31)"
+                    ),
+                )
+            })?,
     };
     check_dates(issue, due)?;
     let location_id = match b.location_id.as_ref() {

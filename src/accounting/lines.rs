@@ -114,6 +114,7 @@ pub fn build(
     inputs: Vec<LineInput>,
     price_source: PriceSource,
 ) -> AppResult<Vec<Line>> {
+    crate::http::body::check_line_count("lines", inputs.len())?;
     let mut out = Vec::with_capacity(inputs.len());
     for (i, l) in inputs.into_iter().enumerate() {
         let field = |name: &str| format!("lines[{i}].{name}");

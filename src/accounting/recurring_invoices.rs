@@ -87,7 +87,7 @@ pub struct CreateRecurring {
     pub next_date: Option<String>,
     #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub provider: Option<String>,
@@ -110,7 +110,7 @@ pub struct UpdateRecurring {
     pub next_date: Option<String>,
     #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<LineInput>>,
     #[serde(default, deserialize_with = "nullable")]
     pub provider: Option<Option<String>>,

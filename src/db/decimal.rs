@@ -7,6 +7,8 @@
 //!
 //! Parsing refuses more decimal places than the kind allows (trailing zeros do not
 //! count) and magnitudes above 10^12: a 400, never a silent rounding (DECISIONS §12).
+//! A value the service computed (a stock total, a document total) that does not fit the
+//! stored 64-bit integer is never saturated: writing it fails with [`TooLarge`], a 409.
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,6 +17,8 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::TooLarge;
 
 /// Largest magnitude accepted from a client.
 pub const MAX_MAGNITUDE: i64 = 1_000_000_000_000;
@@ -49,7 +53,7 @@ pub fn round(value: Decimal, dp: u32) -> Decimal {
 }
 
 macro_rules! scaled_decimal {
-    ($(#[$doc:meta])* $name:ident, $places:expr) => {
+    ($(#[$doc:meta])* $name:ident, $places:expr, $kind:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
         pub struct $name(Decimal);
@@ -85,12 +89,22 @@ macro_rules! scaled_decimal {
                 self.0 < Decimal::ZERO
             }
 
-            /// The scaled integer stored in SQLite.
-            pub fn to_scaled(self) -> i64 {
-                (self.0 * Decimal::from(10_i64.pow($places)))
-                    .trunc()
-                    .to_i64()
-                    .unwrap_or(i64::MAX)
+            /// The scaled integer stored in SQLite; `None` when it does not fit in 64 bits
+            /// (a total the ledger cannot hold: refused, never saturated).
+            pub fn to_scaled(self) -> Option<i64> {
+                self.0
+                    .checked_mul(Decimal::from(10_i64.pow($places)))
+                    .and_then(|v| v.trunc().to_i64())
+            }
+
+            /// Whether the value can be stored (see [`Self::to_scaled`]).
+            pub fn fits(self) -> bool {
+                self.to_scaled().is_some()
+            }
+
+            /// The largest value that can be stored.
+            pub fn max_stored() -> Self {
+                Self::from_scaled(i64::MAX)
             }
 
             pub fn from_scaled(v: i64) -> Self {
@@ -156,7 +170,13 @@ macro_rules! scaled_decimal {
 
         impl ToSql for $name {
             fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.to_scaled()))
+                self.to_scaled().map(ToSqlOutput::from).ok_or_else(|| {
+                    rusqlite::Error::ToSqlConversionFailure(Box::new(TooLarge {
+                        kind: $kind,
+                        value: self.to_string(),
+                        max: Self::max_stored().to_string(),
+                    }))
+                })
             }
         }
 
@@ -174,23 +194,27 @@ macro_rules! scaled_decimal {
 scaled_decimal!(
     /// A stock quantity: up to 3 decimal places.
     Qty,
-    3
+    3,
+    "quantity"
 );
 scaled_decimal!(
     /// A unit price or cost: up to 4 decimal places.
     Price,
-    4
+    4,
+    "price"
 );
 scaled_decimal!(
     /// A money amount (or hours): up to 2 decimal places.
     Money,
-    2
+    2,
+    "amount"
 );
 
 scaled_decimal!(
     /// A percentage (VAT rate, discount, margin): up to 2 decimal places.
     Percent,
-    2
+    2,
+    "percentage"
 );
 
 /// A percentage such as a VAT rate or a discount: 0 to 100, up to 2 decimal places.
@@ -214,4 +238,31 @@ pub fn ser_decimal<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> 
         .parse()
         .map_err(serde::ser::Error::custom)?;
     n.serialize(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_beyond_64_bits_scaled_is_refused_not_saturated() {
+        let max = Qty::max_stored();
+        assert_eq!(max.to_string(), "9223372036854775.807");
+        assert_eq!(max.to_scaled(), Some(i64::MAX));
+        let over = max + Qty::from_scaled(1);
+        assert_eq!(over.to_scaled(), None);
+        assert!(!over.fits());
+        assert_eq!((-max).to_scaled(), Some(-i64::MAX));
+        // Storing it fails with `TooLarge`, which the service answers with a 409.
+        let e = over.to_sql().unwrap_err();
+        let app = crate::error::AppError::from(e);
+        assert_eq!(app.status(), rocket::http::Status::Conflict);
+        assert_eq!(
+            app.to_string(),
+            "The quantity 9223372036854775.808 is too large: the ledger stores at most \
+             9223372036854775.807"
+        );
+        let huge = Money::rounded(Decimal::from(10_i64.pow(18)) * Decimal::from(10_i64.pow(6)));
+        assert_eq!(huge.to_scaled(), None);
+    }
 }

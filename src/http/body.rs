@@ -97,6 +97,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
             "Invalid request body: expected a JSON object",
         ));
     }
+    refuse_nul(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -105,6 +106,140 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     de.end()
         .map_err(|e| AppError::bad_request(format!("Malformed JSON: {e}")))?;
     Ok(value)
+}
+
+/// The message of a text with a NUL character (DECISIONS §17).
+pub const NUL_MESSAGE: &str = "must not contain a NUL character";
+const NUL_KEY_MESSAGE: &str = "has a key with a NUL character";
+
+/// 400 naming the field when any string of the body, at any depth, keys included, holds
+/// U+0000. JSON can only carry one as the escape `\u0000` (a raw control character is
+/// malformed JSON), so bodies without that escape are not walked at all.
+fn refuse_nul(bytes: &[u8]) -> Result<(), AppError> {
+    const ESCAPE: &[u8] = br"\u0000";
+    if !bytes.windows(ESCAPE.len()).any(|w| w == ESCAPE) {
+        return Ok(());
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize::<_, NoNul>(&mut de) {
+        Ok(NoNul) => Ok(()),
+        Err(e) => {
+            let why = strip_position(&e.inner().to_string());
+            if why != NUL_MESSAGE && why != NUL_KEY_MESSAGE {
+                // Malformed JSON: the real parse reports it.
+                return Ok(());
+            }
+            // A bad key is the path's last segment: name the object that holds it, and
+            // never echo the NUL.
+            let segments: Vec<_> = e.path().iter().collect();
+            let keep = if why == NUL_KEY_MESSAGE {
+                segments.len().saturating_sub(1)
+            } else {
+                segments.len()
+            };
+            let path = path_text(&segments[..keep]);
+            if path.is_empty() {
+                Err(AppError::bad_request(format!(
+                    "Invalid request body: {why}"
+                )))
+            } else {
+                Err(AppError::invalid(&path, why))
+            }
+        }
+    }
+}
+
+/// `lines[1].description`, as `serde_path_to_error` writes a path.
+fn path_text(segments: &[&serde_path_to_error::Segment]) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for s in segments {
+        match s {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    out
+}
+
+/// Any JSON value; an error at the first string or key that holds U+0000.
+struct NoNul;
+
+impl<'de> Deserialize<'de> for NoNul {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoNulVisitor)
+    }
+}
+
+struct NoNulKey;
+
+impl<'de> Deserialize<'de> for NoNulKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NoNulVisitor)
+            .map(|_| NoNulKey)
+            .map_err(|e: D::Error| {
+                if e.to_string().starts_with(NUL_MESSAGE) {
+                    serde::de::Error::custom(NUL_KEY_MESSAGE)
+                } else {
+                    e
+                }
+            })
+    }
+}
+
+struct NoNulVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoNulVisitor {
+    type Value = NoNul;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<NoNul, E> {
+        if s.contains('\0') {
+            return Err(E::custom(NUL_MESSAGE));
+        }
+        Ok(NoNul)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_unit<E>(self) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+    fn visit_none<E>(self) -> Result<NoNul, E> {
+        Ok(NoNul)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<NoNul, A::Error> {
+        while seq.next_element::<NoNul>()?.is_some() {}
+        Ok(NoNul)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<NoNul, A::Error> {
+        // (`arbitrary_precision` numbers arrive as one-entry maps too: harmless here.)
+        while map.next_key::<NoNulKey>()?.is_some() {
+            map.next_value::<NoNul>()?;
+        }
+        Ok(NoNul)
+    }
 }
 
 /// Does `T` deserialise as a struct? Asks `T` to deserialise from a probe that notes which
@@ -239,6 +374,66 @@ pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
     let year = i32::try_from(y).map_err(|_| bad())?;
     let day = u8::try_from(d).map_err(|_| bad())?;
     Date::from_calendar_date(year, month, day).map_err(|_| bad())
+}
+
+/// Most lines a document (invoice, bill, recurring invoice, transfer order) or a list of
+/// stock-take counts may have (DECISIONS §17).
+pub const MAX_LINES: usize = 10_000;
+
+/// 400 unless `n` is at most [`MAX_LINES`]: for lines that do not come through
+/// [`at_most_lines`] (imports).
+pub fn check_line_count(field: &str, n: usize) -> Result<(), AppError> {
+    if n > MAX_LINES {
+        return Err(AppError::invalid(field, too_many_lines()));
+    }
+    Ok(())
+}
+
+fn too_many_lines() -> String {
+    format!("at most {MAX_LINES} lines")
+}
+
+/// For an optional list of lines (`#[serde(default, deserialize_with = "at_most_lines")]`):
+/// refuses the body (400 naming the field) at the first line beyond [`MAX_LINES`], without
+/// reading the rest into memory.
+pub fn at_most_lines<'de, D, T>(d: D) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Lines<T>(Vec<T>);
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lines<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(std::marker::PhantomData<T>);
+
+            impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+                type Value = Lines<T>;
+
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    write!(f, "a list of at most {MAX_LINES} lines")
+                }
+
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Self::Value, A::Error> {
+                    let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1_024));
+                    while let Some(line) = seq.next_element()? {
+                        if out.len() == MAX_LINES {
+                            return Err(serde::de::Error::custom(too_many_lines()));
+                        }
+                        out.push(line);
+                    }
+                    Ok(Lines(out))
+                }
+            }
+
+            d.deserialize_seq(V(std::marker::PhantomData))
+        }
+    }
+
+    Option::<Lines<T>>::deserialize(d).map(|o| o.map(|l| l.0))
 }
 
 /// Parses an identifier sent by a client (body field or query parameter): 400 when it is

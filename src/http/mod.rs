@@ -6,6 +6,7 @@
 pub mod assets;
 pub mod body;
 pub mod catchers;
+pub mod nul;
 pub mod paging;
 pub mod stash;
 pub mod stream;

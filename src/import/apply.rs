@@ -46,7 +46,8 @@ use crate::connectors::ImportRow;
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
-use crate::import::csv::{Document, Mapping, ParsedFile, RowError, Template};
+use crate::import::csv::header::short;
+use crate::import::csv::{Document, ErrorList, Mapping, ParsedFile, RowError, Template};
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
 use crate::import::records::{
@@ -57,12 +58,16 @@ use crate::import::ImportError;
 use crate::inventory::products::{create_product, NewProduct};
 use crate::scope::Scope;
 
-/// What a run did: `{imported, skipped, failed: [{row, message, column?}]}`.
+/// What a run did: `{imported, skipped, failed: [{row, message, column?, columnIndex?}],
+/// errorCount}`: `failed` lists the first [`crate::import::csv::MAX_LISTED_ERRORS`] row errors in row order,
+/// `errorCount` counts them all (DECISIONS §17).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ImportOutcome {
     pub imported: usize,
     pub skipped: usize,
     pub failed: Vec<RowError>,
+    #[serde(rename = "errorCount")]
+    pub error_count: usize,
 }
 
 /// Writes a parsed file into `entity_id` inside the caller's transaction: dedups against
@@ -264,10 +269,12 @@ pub struct Writer<'a> {
     entity: String,
     provider: Option<String>,
     contact_codes: bool,
-    /// The first header of each field, to name the column of a writer-side failure.
-    columns: Vec<(Field, String)>,
+    /// The first column of each field (0-based position, short header), to name the
+    /// column of a writer-side failure.
+    columns: Vec<(Field, usize, String)>,
     ctx: Ctx,
     outcome: ImportOutcome,
+    errors: ErrorList,
 }
 
 impl<'a> Writer<'a> {
@@ -283,11 +290,11 @@ impl<'a> Writer<'a> {
     ) -> AppResult<Self> {
         let entity = scope.entity(tx, "entity_id", entity_id)?;
         let now = clock.now();
-        let mut columns: Vec<(Field, String)> = Vec::new();
+        let mut columns: Vec<(Field, usize, String)> = Vec::new();
         for c in &mapping.0 {
             if let Some(f) = c.field {
-                if !columns.iter().any(|(g, _)| *g == f) {
-                    columns.push((f, c.header.clone()));
+                if !columns.iter().any(|(g, ..)| *g == f) {
+                    columns.push((f, c.column, short(&c.header)));
                 }
             }
         }
@@ -304,25 +311,26 @@ impl<'a> Writer<'a> {
                 allow_negative: false,
             },
             outcome: ImportOutcome::default(),
+            errors: ErrorList::default(),
         })
     }
 
     /// The outcome, failures in row order.
     pub fn finish(mut self) -> ImportOutcome {
-        self.outcome.failed.sort_by_key(|e| e.row);
+        (self.outcome.failed, self.outcome.error_count) = self.errors.finish();
         self.outcome
     }
 
     /// Adds rows that failed before the writer saw them (the parser's row errors).
     pub fn fail_rows(&mut self, errors: impl IntoIterator<Item = RowError>) {
-        self.outcome.failed.extend(errors);
+        self.errors.extend(errors);
     }
 
-    fn column(&self, f: Field) -> Option<String> {
+    fn column(&self, f: Field) -> Option<(usize, String)> {
         self.columns
             .iter()
-            .find(|(g, _)| *g == f)
-            .map(|(_, h)| h.clone())
+            .find(|(g, ..)| *g == f)
+            .map(|(_, i, h)| (*i, h.clone()))
     }
 
     /// Runs one record's write. `atomic`: wrap it in a savepoint (records that write more
@@ -369,12 +377,13 @@ impl<'a> Writer<'a> {
                 let message = format!("{}: {why}", label());
                 for &row in rows {
                     let message = match &column {
-                        Some(c) => format!("Column `{c}`: {message}"),
+                        Some((_, c)) => format!("Column `{c}`: {message}"),
                         None => message.clone(),
                     };
-                    self.outcome.failed.push(RowError {
+                    self.errors.push(RowError {
                         row,
-                        column: column.clone(),
+                        column: column.as_ref().map(|(_, name)| name.clone()),
+                        column_index: column.as_ref().map(|(i, _)| i + 1),
                         message,
                     });
                 }

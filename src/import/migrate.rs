@@ -36,8 +36,8 @@
 //!    that stops answering mid-pull (5xx or 429 beyond the retry budget, unreachable, a
 //!    malformed page) is a 503 and nothing of the run is kept.
 //!
-//! Answer (200): `{data: {<type>: {imported, skipped, failed}}}`, one key per imported
-//! type, also for a single type (one shape for both). With `all`, a type the platform
+//! Answer (200): `{data: {<type>: {imported, skipped, failed, errorCount}}}`, one key per
+//! imported type, also for a single type (one shape for both). With `all`, a type the platform
 //! supports but this account does not offer (a WooCommerce site without the
 //! Subscriptions extension) is `{<type>: {unavailable: message}}` and the other types
 //! import; asked for alone, it is a 400.

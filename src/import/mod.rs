@@ -39,6 +39,11 @@ pub enum ImportError {
     Empty,
     #[error("The CSV file could not be read: {0}")]
     Malformed(String),
+    #[error(
+        "A CSV header or cell may hold at most 1,024 characters: row {row}, column {column} \
+         holds more"
+    )]
+    CellTooLong { row: usize, column: usize },
     #[error("Unknown platform `{0}`")]
     UnknownPlatform(String),
     #[error("`{0}` has no CSV import")]

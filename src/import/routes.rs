@@ -3,7 +3,7 @@
 //! - `POST /api/import/preview` `{mode: "csv", entityType?, csv, platform?, mapping?,
 //!   entity_id?}`: what the file is and what a run would do, changing nothing.
 //! - `POST /api/import/csv` `{entityType, csv, mapping?, platform?, entity_id}`: the run,
-//!   one write transaction, `{imported, skipped, failed}`.
+//!   one write transaction, `{imported, skipped, failed, errorCount}`.
 //!
 //! Both need a session and the Pro plan ([`ProPlan`]: 403 `Import requires the Pro
 //! plan` on an `essential` installation).
@@ -114,7 +114,14 @@ struct RunBody {
 
 /// The preview answer: DECISIONS §11's fields, then `layout`, `missingRequired`,
 /// `leftOut` and `notes`.
-fn preview_json(file: &ParsedFile, duplicates: usize, errors: &[RowError]) -> Value {
+/// `errors` lists the first [`csv::MAX_LISTED_ERRORS`] row errors, `errorCount` counts
+/// them all (DECISIONS §17).
+fn preview_json(
+    file: &ParsedFile,
+    duplicates: usize,
+    errors: &[RowError],
+    error_count: usize,
+) -> Value {
     json!({
         "platform": file.platform,
         "detected": file.detected,
@@ -126,6 +133,7 @@ fn preview_json(file: &ParsedFile, duplicates: usize, errors: &[RowError]) -> Va
         "totalRows": file.total_rows,
         "duplicates": duplicates,
         "errors": errors,
+        "errorCount": error_count,
         "layout": file.layout,
         "missingRequired": file.missing_required,
         "leftOut": file.left_out,
@@ -170,14 +178,19 @@ async fn preview(
                     stream(prepared, Some((tx, &scope, &entity, &clock)), PREVIEW_ROWS)
                 })?;
                 let outcome = s.outcome.unwrap_or_default();
-                Ok(preview_json(&s.file, outcome.skipped, &outcome.failed))
+                Ok(preview_json(
+                    &s.file,
+                    outcome.skipped,
+                    &outcome.failed,
+                    outcome.error_count,
+                ))
             }
             entity => {
                 if let Some(e) = entity {
                     db.read_sync(|conn| scope.entity(conn, "entity_id", &e))?;
                 }
                 let s = stream(prepared, None, PREVIEW_ROWS)?;
-                Ok(preview_json(&s.file, 0, &s.file.errors))
+                Ok(preview_json(&s.file, 0, &s.file.errors, s.error_count))
             }
         }
     })
@@ -185,7 +198,7 @@ async fn preview(
     Ok(data(answer))
 }
 
-/// The run: one write transaction; `{imported, skipped, failed}`.
+/// The run: one write transaction; `{imported, skipped, failed, errorCount}`.
 #[post("/import/csv", data = "<body>")]
 async fn run_csv(
     user: SessionUser,

@@ -16,8 +16,8 @@ use crate::clock::Clock;
 use crate::error::AppResult;
 use crate::import::apply::{check_complete, doc_kind, ImportOutcome, Writer};
 use crate::import::csv::{
-    document_key, template_key, Document, GroupKey, LeftOut, MappedRow, ParsedFile, Prepared,
-    Template,
+    document_key, template_key, Document, ErrorList, GroupKey, LeftOut, MappedRow, ParsedFile,
+    Prepared, Template,
 };
 use crate::import::fields::EntityType;
 use crate::import::records::{LineRow, RowData, SubscriptionRow};
@@ -29,6 +29,9 @@ pub struct Streamed {
     pub file: ParsedFile,
     /// What the writer did (`None` without one).
     pub outcome: Option<ImportOutcome>,
+    /// Without a writer: how many row errors the file has (`file.errors` lists the
+    /// first [`crate::import::csv::MAX_LISTED_ERRORS`]).
+    pub error_count: usize,
 }
 
 /// Documents and templates: records made of several rows.
@@ -214,7 +217,7 @@ pub fn stream(
         }
     };
     let Some((tx, scope, entity_id, clock)) = write else {
-        let mut errors = Vec::new();
+        let mut errors = ErrorList::default();
         let left = prepared.each_row(|r| -> AppResult<()> {
             match r {
                 Ok(row) => keep(&row),
@@ -224,11 +227,13 @@ pub fn stream(
         })?;
         let mut file = prepared.file;
         file.add_left_out(&left);
-        file.errors = errors;
+        let (listed, error_count) = errors.finish();
+        file.errors = listed;
         file.rows = rows;
         return Ok(Streamed {
             file,
             outcome: None,
+            error_count,
         });
     };
     check_complete(&prepared.file)?;
@@ -264,6 +269,7 @@ pub fn stream(
     file.rows = rows;
     Ok(Streamed {
         file,
+        error_count: outcome.error_count,
         outcome: Some(outcome),
     })
 }

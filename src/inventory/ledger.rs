@@ -207,6 +207,7 @@ fn apply(
         }
         let held = stock_row_quantity(tx, &product.id, &loc.id)?;
         let after = held.unwrap_or(Qty::ZERO) + m.qty;
+        storable(after, || format!("at {}", loc.name), product)?;
         if after.is_sign_negative() && !allow_negative {
             return Err(AppError::conflict(format!(
                 "Insufficient stock at {}: {} needs {}, has {}",
@@ -238,6 +239,7 @@ fn apply(
         }
     }
 
+    storable(stock_qty + m.qty, || "in all".to_owned(), product)?;
     let unit_cost = match (document_id, m.kind, m.unit_cost) {
         (Some(_), MovementType::Sale, None) => Some(cost_price),
         (_, _, given) => given,
@@ -290,6 +292,20 @@ fn apply(
         ],
     )?;
     Ok(mv)
+}
+
+/// Refuses (409) a stock figure the ledger cannot store: the quantities are 64-bit
+/// integers of thousandths, and a saturated figure would break the ledger's sums.
+fn storable(q: Qty, place: impl FnOnce() -> String, product: &ProductRef) -> AppResult<()> {
+    if q.fits() {
+        return Ok(());
+    }
+    Err(AppError::conflict(format!(
+        "Quantity too large: the stock of {} {} would be {q}, above the {} the ledger can hold",
+        product.sku,
+        place(),
+        Qty::max_stored()
+    )))
 }
 
 /// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive

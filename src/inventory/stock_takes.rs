@@ -245,7 +245,7 @@ pub struct StockTakeUpdate {
     pub id: String,
     #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<LineCount>>,
     #[serde(default, deserialize_with = "nullable")]
     pub notes: Option<Option<String>>,

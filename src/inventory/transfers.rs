@@ -276,7 +276,7 @@ pub struct NewTransfer {
     pub entity_id: Option<String>,
     #[serde(default)]
     pub notes: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<NewTransferLine>>,
 }
 
@@ -357,7 +357,7 @@ pub struct TransferUpdate {
     pub id: String,
     #[serde(default)]
     pub status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
     pub lines: Option<Vec<TransferLineUpdate>>,
     #[serde(default, deserialize_with = "nullable")]
     pub notes: Option<Option<String>>,

@@ -53,7 +53,7 @@ fn find<'a>(records: &'a [Value], key: &str, value: &str) -> &'a Value {
 }
 
 fn outcome(imported: usize, skipped: usize) -> Value {
-    json!({"imported": imported, "skipped": skipped, "failed": []})
+    json!({"imported": imported, "skipped": skipped, "failed": [], "errorCount": 0})
 }
 
 fn n(v: &Value) -> String {

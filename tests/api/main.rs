@@ -26,6 +26,7 @@ mod errors;
 mod import_api;
 mod import_csv;
 mod import_parse;
+mod input_bounds;
 mod locations;
 mod movements;
 mod openapi;

@@ -26,6 +26,18 @@ pub fn display(header: &str) -> String {
     header.trim_start_matches('\u{feff}').trim().to_owned()
 }
 
+/// Longest header text a row error repeats; a longer one is cut (with `…`): each error
+/// names its column briefly and by position, never by copying a long header.
+pub const SHORT_HEADER_CHARS: usize = 40;
+
+/// The header as a row error names it: at most [`SHORT_HEADER_CHARS`] characters.
+pub fn short(header: &str) -> String {
+    match header.char_indices().nth(SHORT_HEADER_CHARS) {
+        None => header.to_owned(),
+        Some((cut, _)) => format!("{}…", &header[..cut]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +66,14 @@ mod tests {
         assert_eq!(normalise("Invoice #"), normalise("Invoice Number"));
         assert_eq!(normalise("Item Tax %"), "itemtaxpercent");
         assert_eq!(normalise("Terms & Conditions"), "termsandconditions");
+    }
+
+    #[test]
+    fn a_long_header_is_cut_to_forty_characters() {
+        assert_eq!(short("Price"), "Price");
+        let long = "é".repeat(100);
+        assert_eq!(short(&long), format!("{}…", "é".repeat(40)));
+        assert_eq!(short(&"x".repeat(40)), "x".repeat(40));
     }
 
     #[test]

@@ -111,13 +111,61 @@ impl Serialize for Mapping {
 }
 
 /// A problem with one row: its spreadsheet row number (header = row 1), the column when
-/// one is to blame, and a message that names both.
+/// one is to blame (its header, cut to [`header::SHORT_HEADER_CHARS`] characters, and
+/// its 1-based position), and a message that names both.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RowError {
     pub row: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
+    #[serde(rename = "columnIndex", skip_serializing_if = "Option::is_none")]
+    pub column_index: Option<usize>,
     pub message: String,
+}
+
+/// Most row errors an import answer lists (DECISIONS §17); `errorCount` gives the total.
+pub const MAX_LISTED_ERRORS: usize = 1_000;
+
+/// Row errors as an answer lists them: the first [`MAX_LISTED_ERRORS`] in row order, and
+/// how many there were. Memory stays bounded whatever the file: at most twice the cap is
+/// held before the list is sorted and cut.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorList {
+    list: Vec<RowError>,
+    count: usize,
+}
+
+impl ErrorList {
+    pub fn push(&mut self, e: RowError) {
+        self.count += 1;
+        self.list.push(e);
+        if self.list.len() == 2 * MAX_LISTED_ERRORS {
+            self.cut();
+        }
+    }
+
+    fn cut(&mut self) {
+        self.list.sort_by_key(|e| e.row);
+        self.list.truncate(MAX_LISTED_ERRORS);
+    }
+
+    /// The listed errors in row order, and the total.
+    pub fn finish(mut self) -> (Vec<RowError>, usize) {
+        self.cut();
+        (self.list, self.count)
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+}
+
+impl Extend<RowError> for ErrorList {
+    fn extend<I: IntoIterator<Item = RowError>>(&mut self, iter: I) {
+        for e in iter {
+            self.push(e);
+        }
+    }
 }
 
 /// A row that passed validation.
@@ -234,6 +282,13 @@ fn delimiter(text: &str) -> u8 {
     }
 }
 
+/// Longest header or cell a file may have, in characters (DECISIONS §17).
+pub const MAX_CELL_CHARS: usize = 1_024;
+
+fn too_long(cell: &str) -> bool {
+    cell.len() > MAX_CELL_CHARS && cell.chars().count() > MAX_CELL_CHARS
+}
+
 /// The file's records, each with its spreadsheet row number (1-based), skipping none.
 struct Records<'t> {
     reader: ::csv::Reader<&'t [u8]>,
@@ -255,11 +310,18 @@ impl<'t> Records<'t> {
         }
     }
 
-    /// The next record and its row number, reusing one buffer.
+    /// The next record and its row number, reusing one buffer. A header or cell longer
+    /// than [`MAX_CELL_CHARS`] refuses the file.
     fn next(&mut self) -> Result<Option<(usize, &StringRecord)>, ImportError> {
         match self.reader.read_record(&mut self.record) {
             Ok(true) => {
                 self.index += 1;
+                if let Some(i) = self.record.iter().position(too_long) {
+                    return Err(ImportError::CellTooLong {
+                        row: self.index,
+                        column: i + 1,
+                    });
+                }
                 Ok(Some((self.index, &self.record)))
             }
             Ok(false) => Ok(None),

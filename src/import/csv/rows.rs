@@ -23,6 +23,7 @@ use super::{Mapping, RowError};
 pub(super) struct Columns {
     by_field: Vec<Vec<usize>>,
     by_aux: Vec<Vec<usize>>,
+    /// Short header names ([`super::header::short`]).
     headers: Vec<String>,
 }
 
@@ -41,7 +42,11 @@ impl Columns {
         Self {
             by_field,
             by_aux,
-            headers: mapping.0.iter().map(|c| c.header.clone()).collect(),
+            headers: mapping
+                .0
+                .iter()
+                .map(|c| super::header::short(&c.header))
+                .collect(),
         }
     }
 
@@ -131,14 +136,15 @@ impl<'a> Row<'a> {
     }
 
     fn fail(&mut self, column: Option<usize>, message: String) {
-        let column = column.map(|i| self.ctx.cols.header(i));
-        let message = match &column {
+        let name = column.map(|i| self.ctx.cols.header(i));
+        let message = match &name {
             Some(c) => format!("Column `{c}`: {message}"),
             None => message,
         };
         self.errors.push(RowError {
             row: self.row,
-            column,
+            column: name,
+            column_index: column.map(|i| i + 1),
             message,
         });
     }
