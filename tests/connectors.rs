@@ -456,6 +456,17 @@ fn woocommerce_products_follow_link_pages_with_basic_auth_and_expand_variations(
     assert_eq!(get(&rows[0], "unit_price"), "1234.56");
     assert_eq!(get(&rows[0], "description"), "Solid oak, seats six");
     assert_eq!(get(&rows[0], "category"), "Furniture");
+    let rates: Vec<String> = rows.iter().map(|r| get(r, "vat_rate")).collect();
+    assert_eq!(
+        rates,
+        ["20", "5", "0", "0"],
+        "standard, reduced (the variation's `parent`), zero-rate, zero-rate"
+    );
+    assert_eq!(
+        server.count(|r| r.path == "/wp-json/wc/v3/taxes"),
+        1,
+        "the shop's rates are read once"
+    );
     assert_eq!(
         (get(&rows[1], "sku"), get(&rows[1], "provider_ref")),
         ("TS-S".into(), "111".into())

@@ -374,7 +374,11 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
         find(&products, "sku", "TBL-OAK")["unit_price"],
         json!(1234.56)
     );
-    find(&products, "sku", "TS-M");
+    let vat = |sku: &str| find(&products, "sku", sku)["vat_rate"].clone();
+    assert_eq!(vat("TBL-OAK"), json!(20));
+    assert_eq!(vat("TS-S"), json!(5), "reduced-rate, the parent's class");
+    assert_eq!(vat("TS-M"), json!(0), "a zero-rated variation is not 20%");
+    assert_eq!(vat("WRAP"), json!(0), "a zero-rate product is not 20%");
     let invoices = list_of(&t, "invoices", &entity);
     let order = find(&invoices, "number", "1042");
     assert_eq!(

@@ -257,9 +257,10 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
         match (r.path.as_str(), r.param("page").as_deref()) {
             ("/wp-json/wc/v3/products", None) => Response::ok(&json!([
                 {"id": 10, "name": "Oak table", "type": "simple", "status": "publish", "sku": "TBL-OAK",
-                 "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
+                 "tax_status": "taxable", "tax_class": "", "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
                  "short_description": "<p>Solid <strong>oak</strong>, seats six</p>", "categories": [{"id": 9, "name": "Furniture"}]},
                 {"id": 11, "name": "T-shirt", "type": "variable", "sku": "", "price": "12.00", "regular_price": "",
+                 "tax_status": "taxable", "tax_class": "reduced-rate",
                  "short_description": "", "categories": [{"id": 15, "name": "Apparel"}]}
             ]))
             .header("X-WP-Total", "3")
@@ -270,14 +271,28 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
                     return Response::too_many(3);
                 }
                 Response::ok(&json!([{"id": 12, "name": "Gift wrap", "type": "simple", "sku": "WRAP",
+                                      "tax_status": "taxable", "tax_class": "zero-rate",
                                       "price": "2.50", "regular_price": "2.50", "categories": []}]))
                 .header("X-WP-Total", "3")
                 .header("X-WP-TotalPages", "2")
                 .header("Link", &format!("<{base}/products?per_page=100&page=1>; rel=\"prev\""))
             }
             ("/wp-json/wc/v3/products/11/variations", None) => Response::ok(&json!([
-                {"id": 111, "sku": "TS-S", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
-                {"id": 112, "sku": "TS-M", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+                {"id": 111, "sku": "TS-S", "tax_status": "taxable", "tax_class": "parent", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
+                {"id": 112, "sku": "TS-M", "tax_status": "taxable", "tax_class": "zero-rate", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+            ])),
+            // The shop's rates (documented shape: one rate per country/state/class; `rate`
+            // as 4-decimal text; `class` the tax class slug). A US rate is not the shop's
+            // UK VAT; the reduced rate is read from here, not assumed.
+            ("/wp-json/wc/v3/taxes", None) => Response::ok(&json!([
+                {"id": 1, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "20.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 1, "class": "standard"},
+                {"id": 2, "country": "US", "state": "AL", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "4.0000", "name": "State Tax", "priority": 1, "compound": false, "shipping": false, "order": 2, "class": "reduced-rate"},
+                {"id": 3, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "5.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 3, "class": "reduced-rate"},
+                {"id": 4, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "0.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 4, "class": "zero-rate"}
             ])),
             ("/wp-json/wc/v3/orders", None) => Response::ok(&json!([{
                 "id": 727, "number": "1042", "status": "completed", "currency": "GBP", "prices_include_tax": true,
