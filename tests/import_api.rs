@@ -145,6 +145,31 @@ fn count(reqs: &[Request], pred: impl Fn(&Request) -> bool) -> usize {
     reqs.iter().filter(|r| pred(r)).count()
 }
 
+/// Asserts that one run read each collection at most once: its first page (a request
+/// without a page, cursor or `starting_after`) was asked for once. A collection is the
+/// method, path and query (and a search's body) less the paging parameters; FreeAgent's
+/// contact views (`all`, `clients`, `suppliers`) are three lists of the API.
+fn assert_each_collection_read_once(reqs: &[Request]) {
+    const PAGING: [&str; 4] = ["page", "cursor", "starting_after", "after"];
+    let mut firsts: std::collections::HashMap<String, usize> = Default::default();
+    for r in reqs {
+        let params = r.params();
+        let body: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
+        if params.iter().any(|(k, _)| PAGING.contains(&k.as_str())) || body.get("cursor").is_some()
+        {
+            continue;
+        }
+        let key = format!("{} {} {:?} {}", r.method, r.path, params, r.body);
+        *firsts.entry(key).or_default() += 1;
+    }
+    let twice: Vec<_> = firsts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "collections read more than once: {twice:#?}"
+    );
+    assert!(!firsts.is_empty());
+}
+
 fn platforms_for(id: &str, server: &MockServer) -> Value {
     json!({ id: {"base_url": server.url()} })
 }
@@ -236,7 +261,8 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(sub2["interval"], "week");
 
     // Everything at once, again: all of it is already there.
-    let again = migrate_ok(&t, "stripe", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "stripe", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(
         again.as_object().unwrap().len(),
         4,
@@ -320,7 +346,8 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     assert_eq!(find(&products, "sku", "TS-L")["unit_price"], json!(12.5));
     find(&products, "name", "Gift card");
 
-    let again = migrate_ok(&t, "shopify", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "shopify", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     for ty in ["contacts", "products", "invoices"] {
         assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
     }
@@ -396,7 +423,8 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
         "{msg}"
     );
 
-    let again = migrate_ok(&t, "woocommerce", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "woocommerce", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "contacts"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 4));
     assert_eq!(counts(&again, "invoices"), (0, 1));
@@ -466,7 +494,8 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
         "Roastery Ltd"
     );
 
-    let again = migrate_ok(&t, "square", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "square", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
 }
@@ -523,7 +552,8 @@ fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply()
         let msg = assert_error(&res, Status::BadRequest);
         assert_eq!(msg, format!("paypal cannot supply {ty}"));
     }
-    let again = migrate_ok(&t, "paypal", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "paypal", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 1));
 }
@@ -574,7 +604,8 @@ fn gocardless_imports_customers_and_subscriptions_through_meta_cursors() {
         assert_error(&res, Status::BadRequest),
         "gocardless cannot supply invoices"
     );
-    let again = migrate_ok(&t, "gocardless", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "gocardless", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "contacts"), (0, 3));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
 }
@@ -722,7 +753,8 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     assert!(connections(&t)[0]["last_used_at"].is_string());
 
     // Everything.
-    let all = migrate_ok(&t, "freeagent", "all", &entity);
+    let (all, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(all.as_object().unwrap().len(), 8, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 3));
     for ty in [
@@ -764,7 +796,8 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     let products = list_of(&t, "products", &entity);
     assert_eq!(find(&products, "sku", "DES-HR")["unit_price"], json!(50));
 
-    let again = migrate_ok(&t, "freeagent", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     for ty in [
         "contacts",
         "invoices",

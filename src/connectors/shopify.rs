@@ -78,6 +78,11 @@ pub fn pull(
 
 /// Every object of a REST list: the `Link` rel="next" URL, verbatim, until there is none.
 fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    client.once_per_run(first, || read_all(client, first, key))
+}
+
+fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);

@@ -61,6 +61,17 @@ fn list_get(
     params: &[(&str, &str)],
     key: &str,
 ) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    let first = format!("GET {path}?{params:?}");
+    client.once_per_run(&first, || read_get(client, path, params, key))
+}
+
+fn read_get(
+    client: &HttpClient,
+    path: &str,
+    params: &[(&str, &str)],
+    key: &str,
+) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
@@ -88,6 +99,16 @@ fn list_get(
 
 /// A search POST: `cursor` in the body until the answer has none.
 fn list_post(
+    client: &HttpClient,
+    path: &str,
+    body: &Value,
+    key: &str,
+) -> ConnectorResult<Vec<Value>> {
+    let first = format!("POST {path} {body}");
+    client.once_per_run(&first, || read_post(client, path, body, key))
+}
+
+fn read_post(
     client: &HttpClient,
     path: &str,
     body: &Value,

@@ -73,8 +73,13 @@ pub fn pull(
     }
 }
 
-/// Every record of a list: `Link` rel="next" verbatim until there is none.
+/// Every record of a list: `Link` rel="next" verbatim until there is none; read once
+/// per run.
 fn list_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
+    client.once_per_run(first, || read_all(client, first))
+}
+
+fn read_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
