@@ -644,6 +644,81 @@ fn square_orders_become_invoices_with_exact_pence_and_inclusive_tax() {
 }
 
 #[test]
+fn square_invoices_take_their_number_status_and_payments_and_their_order_is_not_counted_twice() {
+    let server = square_server(Once::default());
+    let (retry, _) = recording_retry();
+    let creds = json!({"access_token": "EAAAsq"});
+    let rows = connectors::pull(
+        Platform::Square,
+        DataType::Invoices,
+        &creds,
+        &config(&server),
+        &retry,
+    )
+    .unwrap();
+
+    let a = rows_of(&rows, "inv:0-A");
+    assert_eq!(a.len(), 1);
+    assert_eq!(get(a[0], "number"), "000001", "numbered by invoice_number");
+    assert_eq!(get(a[0], "contact_name"), "Roastery Ltd");
+    assert_eq!(get(a[0], "status"), "sent", "PARTIALLY_PAID");
+    assert_eq!(get(a[0], "amount_paid"), "40", "the completed deposit");
+    assert_eq!(get(a[0], "issue_date"), "2024-02-10");
+    assert_eq!(
+        get(a[0], "due_date"),
+        "2024-03-10",
+        "the balance's due date"
+    );
+    assert_eq!(get(a[0], "line_description"), "Wholesale beans - 5kg");
+    assert_total_reproduced(&rows, "inv:0-A", "120");
+
+    let b = rows_of(&rows, "inv:0-B");
+    assert_eq!(
+        (
+            get(b[0], "number"),
+            get(b[0], "status"),
+            get(b[0], "amount_paid")
+        ),
+        ("000002".into(), "paid".into(), "180".into())
+    );
+    assert_eq!(get(b[0], "contact_name"), "Grace Hopper");
+
+    let c = rows_of(&rows, "inv:0-C");
+    assert_eq!(
+        (
+            get(c[0], "number"),
+            get(c[0], "status"),
+            get(c[0], "amount_paid")
+        ),
+        ("000003".into(), "draft".into(), "0".into())
+    );
+    assert_eq!(get(c[0], "contact_name"), "Ada Lovelace");
+    assert_total_reproduced(&rows, "inv:0-C", "6");
+
+    for order in ["ORD-3", "ORD-4", "ORD-5"] {
+        assert!(
+            rows_of(&rows, order).is_empty(),
+            "{order} is an invoice's order"
+        );
+    }
+    assert!(rows
+        .iter()
+        .all(|r| !["ORD-3", "ORD-4", "ORD-5"].contains(&get(r, "number").as_str())));
+    assert_eq!(
+        rows_of(&rows, "ORD-1").len(),
+        2,
+        "orders without invoice stay"
+    );
+    assert_eq!(rows_of(&rows, "ORD-2").len(), 1);
+
+    let invoices_of = |loc: &str| {
+        server.count(|r| r.path == "/v2/invoices" && r.param("location_id").as_deref() == Some(loc))
+    };
+    assert_eq!((invoices_of("L1"), invoices_of("L2")), (2, 1));
+    assert_eq!(server.count(|r| r.path == "/v2/orders/ORD-5"), 1);
+}
+
+#[test]
 fn square_catalog_items_become_one_product_per_variation() {
     let server = square_server(Once::default());
     let (retry, _) = recording_retry();

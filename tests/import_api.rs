@@ -454,7 +454,28 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let (answer, reqs) = pulled(&server, || migrate_ok(&t, "square", "invoices", &entity));
-    assert_eq!(counts(&answer, "invoices"), (2, 0));
+    assert_eq!(counts(&answer, "invoices"), (5, 0), "2 orders and 3 invoices");
+    let invoices = list_of(&t, "invoices", &entity);
+    assert_eq!(invoices.len(), 5, "an invoiced order is not also an invoice");
+    let numbers = |v: &[Value]| {
+        let mut n: Vec<String> = v
+            .iter()
+            .map(|i| i["number"].as_str().unwrap().to_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(
+        numbers(&invoices),
+        ["000001", "000002", "000003", "ORD-1", "WEB-77"]
+    );
+    let partly = find(&invoices, "number", "000001");
+    assert_eq!(partly["status"], "sent");
+    assert_eq!(partly["total"], json!(120));
+    assert_eq!(partly["amount_paid"], json!(40));
+    assert_eq!(partly["contact_name"], "Roastery Ltd");
+    assert_eq!(find(&invoices, "number", "000002")["status"], "paid");
+    assert_eq!(find(&invoices, "number", "000003")["status"], "draft");
     let search = |cursor: Option<&str>| {
         count(&reqs, |r| {
             r.path == "/v2/orders/search"
@@ -466,7 +487,7 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     let all = migrate_ok(&t, "square", "all", &entity);
     assert_eq!(counts(&all, "contacts"), (0, 3));
     assert_eq!(counts(&all, "products"), (2, 0));
-    assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "invoices"), (0, 5));
     assert_eq!(counts(&all, "subscriptions"), (2, 0));
     assert!(server
         .requests()

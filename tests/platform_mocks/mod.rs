@@ -398,10 +398,80 @@ pub fn square_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                                         "base_price_money": gbp(900), "applied_taxes": [{"tax_uid": "vat2", "applied_money": gbp(180)}],
                                         "total_tax_money": gbp(180), "total_money": gbp(1080)}],
                         "total_money": gbp(1080), "net_amount_due_money": gbp(1080)
+                    }, {
+                        // The orders of invoices INV-A and INV-B: OPEN orders with no
+                        // tenders of their own (the invoice is paid, not the order).
+                        "id": "ORD-3", "location_id": "L1", "state": "OPEN", "customer_id": "C2",
+                        "created_at": "2024-02-10T09:00:00Z",
+                        "taxes": [{"uid": "vat3", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li3", "name": "Wholesale beans", "variation_name": "5kg", "quantity": "2",
+                                        "base_price_money": gbp(5000), "applied_taxes": [{"tax_uid": "vat3", "applied_money": gbp(2000)}],
+                                        "total_tax_money": gbp(2000), "total_money": gbp(12000)}],
+                        "total_money": gbp(12000), "net_amount_due_money": gbp(12000)
+                    }, {
+                        "id": "ORD-4", "location_id": "L1", "state": "OPEN", "customer_id": "C3",
+                        "created_at": "2024-02-11T09:00:00Z",
+                        "taxes": [{"uid": "vat4", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li4", "name": "Barista training", "quantity": "1",
+                                        "base_price_money": gbp(15000), "applied_taxes": [{"tax_uid": "vat4", "applied_money": gbp(3000)}],
+                                        "total_tax_money": gbp(3000), "total_money": gbp(18000)}],
+                        "total_money": gbp(18000), "net_amount_due_money": gbp(18000)
                     }]})),
                     Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
                 }
             }
+            // Invoices API: one location per call, `cursor` paging; the list is left
+            // out of a page with none.
+            ("GET", "/v2/invoices") => match (
+                r.param("location_id").as_deref(),
+                r.param("cursor").as_deref(),
+            ) {
+                (Some("L1"), None) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-A", "version": 3, "location_id": "L1", "order_id": "ORD-3",
+                    "invoice_number": "000001", "title": "Wholesale order", "status": "PARTIALLY_PAID",
+                    "primary_recipient": {"customer_id": "C2", "company_name": "Roastery Ltd"},
+                    "payment_requests": [
+                        {"uid": "pr-a1", "request_type": "DEPOSIT", "due_date": "2024-02-17",
+                         "computed_amount_money": gbp(4000), "total_completed_amount_money": gbp(4000)},
+                        {"uid": "pr-a2", "request_type": "BALANCE", "due_date": "2024-03-10",
+                         "computed_amount_money": gbp(8000), "total_completed_amount_money": gbp(0)}
+                    ],
+                    "delivery_method": "EMAIL", "timezone": "Europe/London",
+                    "created_at": "2024-02-10T09:05:00Z", "updated_at": "2024-02-17T10:00:00Z"
+                }], "cursor": "inv-2"})),
+                (Some("L1"), Some("inv-2")) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-B", "version": 2, "location_id": "L1", "order_id": "ORD-4",
+                    "invoice_number": "000002", "status": "PAID",
+                    "primary_recipient": {"customer_id": "C3", "given_name": "Grace", "family_name": "Hopper"},
+                    "payment_requests": [
+                        {"uid": "pr-b1", "request_type": "BALANCE", "due_date": "2024-02-25",
+                         "computed_amount_money": gbp(18000), "total_completed_amount_money": gbp(18000)}
+                    ],
+                    "created_at": "2024-02-11T09:05:00Z"
+                }]})),
+                (Some("L2"), None) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-C", "version": 0, "location_id": "L2", "order_id": "ORD-5",
+                    "invoice_number": "000003", "status": "DRAFT",
+                    "primary_recipient": {"given_name": "Ada", "family_name": "Lovelace"},
+                    "payment_requests": [
+                        {"uid": "pr-c1", "request_type": "BALANCE", "due_date": "2024-03-30",
+                         "computed_amount_money": gbp(600), "total_completed_amount_money": gbp(0)}
+                    ],
+                    "created_at": "2024-03-01T09:05:00Z"
+                }]})),
+                _ => Response::json(
+                    400,
+                    &json!({"errors": [{"detail": "bad location or cursor"}]}),
+                ),
+            },
+            // A draft invoice's order, not among the searched orders, read by id.
+            ("GET", "/v2/orders/ORD-5") => Response::ok(&json!({"order": {
+                "id": "ORD-5", "location_id": "L2", "state": "DRAFT",
+                "created_at": "2024-03-01T09:00:00Z",
+                "line_items": [{"uid": "li5", "name": "Cupping session", "quantity": "1",
+                                "base_price_money": gbp(600), "total_tax_money": gbp(0), "total_money": gbp(600)}],
+                "total_money": gbp(600), "net_amount_due_money": gbp(600)
+            }})),
             ("GET", "/v2/catalog/list")
                 if r.param("types").as_deref() == Some("SUBSCRIPTION_PLAN_VARIATION") =>
             {
