@@ -309,10 +309,26 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let all = migrate_ok(&t, "shopify", "all", &entity);
-    assert_eq!(all.as_object().unwrap().len(), 3, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 4, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 1));
     assert_eq!(counts(&all, "products"), (3, 0));
     assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "subscriptions"), (3, 0));
+    let recurring = list_of(&t, "recurring-invoices", &entity);
+    assert_eq!(recurring.len(), 3);
+    let ada = recurring
+        .iter()
+        .find(|r| r["status"] == "active")
+        .expect("the active contract");
+    assert_eq!(ada["contact_name"], "Ada Lovelace");
+    assert_eq!(ada["interval"], "month");
+    assert_eq!(ada["next_date"], "2024-04-01");
+    assert_eq!(ada["lines"].as_array().unwrap().len(), 2);
+    let bob = recurring.iter().find(|r| r["status"] == "paused").unwrap();
+    assert_eq!(
+        (&bob["interval"], &bob["interval_count"]),
+        (&json!("week"), &json!(2))
+    );
     assert!(server
         .requests()
         .iter()
@@ -351,6 +367,7 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     for ty in ["contacts", "products", "invoices"] {
         assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
     }
+    assert_eq!(counts(&again, "subscriptions"), (0, 3), "{again}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -454,9 +471,17 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let (answer, reqs) = pulled(&server, || migrate_ok(&t, "square", "invoices", &entity));
-    assert_eq!(counts(&answer, "invoices"), (5, 0), "2 orders and 3 invoices");
+    assert_eq!(
+        counts(&answer, "invoices"),
+        (5, 0),
+        "2 orders and 3 invoices"
+    );
     let invoices = list_of(&t, "invoices", &entity);
-    assert_eq!(invoices.len(), 5, "an invoiced order is not also an invoice");
+    assert_eq!(
+        invoices.len(),
+        5,
+        "an invoiced order is not also an invoice"
+    );
     let numbers = |v: &[Value]| {
         let mut n: Vec<String> = v
             .iter()

@@ -182,6 +182,9 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
             );
         }
         let base = format!("{}/admin/api/2025-01", origin(r));
+        if r.path == "/admin/api/2025-01/graphql.json" {
+            return shopify_graphql(r);
+        }
         match (r.path.as_str(), r.param("page_info").as_deref()) {
             ("/admin/api/2025-01/orders.json", None) => {
                 assert_eq!(
@@ -237,6 +240,61 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
             ]})),
             _ => Response::json(404, &json!({"errors": "Not Found"})),
         }
+    }
+}
+
+/// The GraphQL Admin API's `subscriptionContracts` connection: `nodes` and
+/// `pageInfo { hasNextPage endCursor }`, the next page asked for with `after`. Money is
+/// `MoneyV2` (`amount` as decimal text); `nextBillingDate` a DateTime.
+fn shopify_graphql(r: &Request) -> Response {
+    let body = r.json();
+    let query = body["query"].as_str().unwrap_or_default();
+    if r.method != "POST" || !query.contains("subscriptionContracts") {
+        return Response::ok(&json!({"errors": [{"message": "Field doesn't exist"}]}));
+    }
+    let money = |a: &str| json!({"amount": a, "currencyCode": "GBP"});
+    let lines = |nodes: Value| json!({"pageInfo": {"hasNextPage": false}, "nodes": nodes});
+    let cost = json!({"cost": {"requestedQueryCost": 52, "actualQueryCost": 12,
+        "throttleStatus": {"maximumAvailable": 2000.0, "currentlyAvailable": 1988, "restoreRate": 100.0}}});
+    match body["variables"]["after"].as_str() {
+        None => Response::ok(&json!({"data": {"subscriptionContracts": {
+            "pageInfo": {"hasNextPage": true, "endCursor": "cursor-c2"},
+            "nodes": [
+                {"id": "gid://shopify/SubscriptionContract/1", "status": "ACTIVE",
+                 "nextBillingDate": "2024-04-01T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119551", "displayName": "Ada Lovelace",
+                              "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com"},
+                 "billingPolicy": {"interval": "MONTH", "intervalCount": 1},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/a1", "title": "Coffee beans", "variantTitle": "1kg",
+                      "sku": "BEAN-1KG", "quantity": 2, "currentPrice": money("18.50")},
+                     {"id": "gid://shopify/SubscriptionLine/a2", "title": "Grinder cleaning tablets",
+                      "variantTitle": "Default Title", "sku": null, "quantity": 1, "currentPrice": money("6.00")}
+                 ]))},
+                {"id": "gid://shopify/SubscriptionContract/2", "status": "PAUSED",
+                 "nextBillingDate": "2024-04-15T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119552", "displayName": "Bob Stone",
+                              "firstName": "Bob", "lastName": "Stone", "email": null},
+                 "billingPolicy": {"interval": "DAY", "intervalCount": 14},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/b1", "title": "Milk delivery", "variantTitle": null,
+                      "sku": "MILK", "quantity": 3, "currentPrice": money("1.20")}
+                 ]))}
+            ]}}, "extensions": cost})),
+        Some("cursor-c2") => Response::ok(&json!({"data": {"subscriptionContracts": {
+            "pageInfo": {"hasNextPage": false, "endCursor": "cursor-c3"},
+            "nodes": [
+                {"id": "gid://shopify/SubscriptionContract/3", "status": "CANCELLED",
+                 "nextBillingDate": "2025-01-10T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119551", "displayName": "Ada Lovelace",
+                              "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com"},
+                 "billingPolicy": {"interval": "YEAR", "intervalCount": 1},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/c1", "title": "Coffee club membership",
+                      "variantTitle": null, "sku": null, "quantity": 1, "currentPrice": money("60.00")}
+                 ]))}
+            ]}}, "extensions": cost})),
+        Some(_) => Response::ok(&json!({"errors": [{"message": "Invalid cursor"}]})),
     }
 }
 
