@@ -387,8 +387,14 @@ fn path_of(u: &str) -> String {
 }
 
 impl Api {
-    /// Every record of a list, `Link` rel="next" verbatim.
+    /// Every record of a list, `Link` rel="next" verbatim; read once per run and shared
+    /// by the types that need it (contacts' and projects' names).
     fn list(&self, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+        self.client
+            .once_per_run(first, || self.read_list(first, key))
+    }
+
+    fn read_list(&self, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
         let mut out = Vec::new();
         let mut next = Some(self.client.url(first));
         let mut guard = super::PageGuard::new(P);

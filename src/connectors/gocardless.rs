@@ -46,6 +46,11 @@ pub fn pull(
 
 /// Every record of a list: `after` = `meta.cursors.after` until it is null.
 fn list_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    client.once_per_run(path, || read_all(client, path, key))
+}
+
+fn read_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut after: Option<String> = None;
     let mut guard = super::PageGuard::new(P);

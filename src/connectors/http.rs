@@ -22,9 +22,10 @@
 //! [`ConnectorError::BadResponse`]. Messages quote at most a short error text from a
 //! platform's JSON error body, never the body itself.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -110,6 +111,10 @@ struct Used {
     pages: AtomicU64,
     records: AtomicU64,
     bytes: AtomicU64,
+    /// Every collection read so far in the run, by platform, origin and first request,
+    /// so that a type needing another's records (names of contacts, projects …) does not
+    /// read the collection again ([`HttpClient::once_per_run`]).
+    collections: Mutex<HashMap<String, Arc<Vec<serde_json::Value>>>>,
 }
 
 impl fmt::Debug for Pull {
@@ -355,6 +360,37 @@ impl HttpClient {
             headers: Vec::new(),
             pull: pull.clone(),
         }
+    }
+
+    /// A whole collection read at most once per run: the first call for `first` (the
+    /// list's first request: path, query, and for a search its body) runs `read`; every
+    /// later call in the same run gets the records already read, with no request. The
+    /// run's `pulls` limits count them once.
+    pub fn once_per_run(
+        &self,
+        first: &str,
+        read: impl FnOnce() -> ConnectorResult<Vec<serde_json::Value>>,
+    ) -> ConnectorResult<Vec<serde_json::Value>> {
+        let key = format!("{} {}{first}", self.platform, self.base);
+        let known = self
+            .pull
+            .used
+            .collections
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(records) = known {
+            return Ok(records.as_ref().clone());
+        }
+        let records = read()?;
+        self.pull
+            .used
+            .collections
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, Arc::new(records.clone()));
+        Ok(records)
     }
 
     /// Counts `n` records read into the run (refused beyond `pulls.max_records`).

@@ -51,17 +51,20 @@
 //! | platform    | contacts  | products            | invoices          | bills | expenses | projects | time_entries | subscriptions |
 //! |-------------|-----------|---------------------|-------------------|-------|----------|----------|--------------|---------------|
 //! | stripe      | customers | products + default price | invoices     | no    | no       | no       | no           | subscriptions (one row per item) |
-//! | shopify     | customers | product variants    | orders            | no    | no       | no       | no           | no (1)        |
-//! | square      | customers | catalog item variations | orders (2)    | no    | no       | no       | no           | subscriptions + plan variations |
+//! | shopify     | customers | product variants    | orders            | no    | no       | no       | no           | subscription contracts (1) |
+//! | square      | customers | catalog item variations | invoices + orders (2) | no    | no       | no       | no           | subscriptions + plan variations |
 //! | paypal      | no (3)    | catalog products (no price) | invoices  | no    | no       | no       | no           | no (4)        |
 //! | gocardless  | customers | no                  | no                | no    | no       | no       | no           | subscriptions |
 //! | woocommerce | customers | products + variations | orders          | no    | no       | no       | no           | subscriptions (5) |
 //! | freeagent   | contacts  | price list items    | invoices          | bills | expenses | projects | timeslips    | recurring invoices |
 //!
-//! 1. Shopify subscription contracts exist only in GraphQL and an app sees only the
-//!    contracts it owns, so a connection cannot list another app's subscriptions.
-//! 2. Square invoices carry no line items (they live on the order), so orders are read
-//!    (all locations) and become invoices; an invoice's order is among them.
+//! 1. Shopify subscription contracts exist only in the GraphQL Admin API
+//!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
+//!    (`read_own_subscription_contracts`): a token of the shop's own custom app lists the
+//!    contracts that app made, not those of a third-party subscriptions app.
+//! 2. Square invoices carry no line items (they live on the order): each invoice of
+//!    `GET /v2/invoices` takes its order's lines; the orders of no invoice are imported as
+//!    invoices of their own, numbered by `reference_id` or id.
 //! 3. PayPal has no customer directory.
 //! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
 //! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
@@ -159,7 +162,7 @@ impl Platform {
         use DataType::*;
         match self {
             Self::Stripe => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Shopify => &[Contacts, Products, Invoices],
+            Self::Shopify => &[Contacts, Products, Invoices, Subscriptions],
             Self::Square => &[Contacts, Products, Invoices, Subscriptions],
             Self::Paypal => &[Products, Invoices],
             Self::Gocardless => &[Contacts, Subscriptions],

@@ -61,20 +61,33 @@ pub fn access_token(
         password: secret.to_owned(),
     };
     let client = HttpClient::new(P, base, auth, config, retry);
-    let form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
-    let res = client.send(
-        "POST",
-        &client.url("/v1/oauth2/token"),
-        Some(Body::Form(form)),
-    )?;
-    let body = client.json(&res)?;
-    s(&body, "access_token")
-        .map(str::to_owned)
-        .ok_or_else(|| ConnectorError::bad(P, "token response without `access_token`"))
+    // One token serves every data type of a run (it lives hours): asked for once.
+    let token = client.once_per_run(&format!("POST /v1/oauth2/token {client_id}"), || {
+        let form = vec![("grant_type".to_owned(), "client_credentials".to_owned())];
+        let res = client.send(
+            "POST",
+            &client.url("/v1/oauth2/token"),
+            Some(Body::Form(form)),
+        )?;
+        let body = client.json(&res)?;
+        s(&body, "access_token")
+            .map(|t| vec![Value::String(t.to_owned())])
+            .ok_or_else(|| ConnectorError::bad(P, "token response without `access_token`"))
+    })?;
+    Ok(token
+        .first()
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned())
 }
 
 /// Every item of a list, following `links[rel=next]`.
 fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    client.once_per_run(first, || read_all(client, first, key))
+}
+
+fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);

@@ -12,9 +12,16 @@
 //!   `tax_lines[]`, VAT-inclusive when the order has `taxes_included`), plus shipping
 //!   lines; payment status from `financial_status`, amount paid from `total_price` −
 //!   `total_outstanding`.
+//! - subscriptions: only the GraphQL Admin API has them: `POST graphql.json` with the
+//!   `subscriptionContracts(first:, after:)` query, paged by `pageInfo { hasNextPage
+//!   endCursor }`. Each contract is one recurring template: the customer's name,
+//!   `status` (`ACTIVE` active; `PAUSED`, `FAILED` paused; `CANCELLED`, `EXPIRED`
+//!   cancelled), `nextBillingDate`, `billingPolicy { interval intervalCount }` (`DAY`
+//!   counts that are whole weeks become weeks) and its lines' `currentPrice`. A GraphQL
+//!   answer with `errors` (a `THROTTLED` one too) is an error of the pull.
 
 use rust_decimal::Decimal;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::http::{Auth, HttpClient, Pull};
 use super::lines::{fit_document, SourceDoc, SourceLine};
@@ -69,6 +76,7 @@ pub fn pull(
         DataType::Contacts => contacts(&client),
         DataType::Products => products(&client),
         DataType::Invoices => orders(&client),
+        DataType::Subscriptions => subscriptions(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -78,6 +86,11 @@ pub fn pull(
 
 /// Every object of a REST list: the `Link` rel="next" URL, verbatim, until there is none.
 fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    client.once_per_run(first, || read_all(client, first, key))
+}
+
+fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
@@ -272,6 +285,139 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             lines,
         };
         rows.extend(fit_document(&doc));
+    }
+    Ok(rows)
+}
+
+/// The contracts query: 50 contracts a page with up to 250 lines each (the connection's
+/// maximum page); a contract with more lines is refused rather than cut short.
+const CONTRACTS_QUERY: &str = "query Contracts($after: String) {
+  subscriptionContracts(first: 50, after: $after) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      id status nextBillingDate currencyCode
+      customer { id displayName firstName lastName email }
+      billingPolicy { interval intervalCount }
+      lines(first: 250) {
+        pageInfo { hasNextPage }
+        nodes { id title variantTitle sku quantity currentPrice { amount currencyCode } }
+      }
+    }
+  }
+}";
+
+/// Every subscription contract, `after` the last page's `endCursor` while `hasNextPage`.
+fn contracts(client: &HttpClient) -> ConnectorResult<Vec<Value>> {
+    client.once_per_run("graphql subscriptionContracts", || {
+        let mut out = Vec::new();
+        let mut after: Option<String> = None;
+        let mut guard = super::PageGuard::new(P);
+        loop {
+            let body = json!({"query": CONTRACTS_QUERY, "variables": {"after": after}});
+            let (answer, _) = client.post_json(&client.url("/graphql.json"), body)?;
+            if let Some(errors) = answer.get("errors").and_then(Value::as_array) {
+                let message = join(errors.iter().map(|e| s(e, "message")), "; ")
+                    .unwrap_or_else(|| "GraphQL errors".to_owned());
+                return Err(ConnectorError::bad(P, format!("GraphQL: {message}")));
+            }
+            let conn = answer
+                .pointer("/data/subscriptionContracts")
+                .ok_or_else(|| ConnectorError::bad(P, "no `data.subscriptionContracts`"))?;
+            let nodes = req_arr(P, conn, "nodes")?;
+            client.records(nodes.len())?;
+            out.extend(nodes.iter().cloned());
+            let page = conn.get("pageInfo").unwrap_or(&Value::Null);
+            if page.get("hasNextPage").and_then(Value::as_bool) != Some(true) {
+                return Ok(out);
+            }
+            let cursor = s(page, "endCursor")
+                .ok_or_else(|| ConnectorError::bad(P, "`hasNextPage` without `endCursor`"))?;
+            guard.visit(cursor)?;
+            after = Some(cursor.to_owned());
+        }
+    })
+}
+
+fn contract_status(status: Option<&str>) -> &'static str {
+    match status {
+        Some("ACTIVE") => "active",
+        Some("PAUSED" | "FAILED") => "paused",
+        _ => "cancelled",
+    }
+}
+
+/// `billingPolicy` as (interval, count): `DAY` counts that are whole weeks become weeks;
+/// other day counts stay `day` for the importer to refuse.
+fn billing_interval(policy: &Value) -> (&'static str, u64) {
+    let count = policy
+        .get("intervalCount")
+        .and_then(Value::as_u64)
+        .filter(|n| *n > 0)
+        .unwrap_or(1);
+    match s(policy, "interval") {
+        Some("DAY") if count.is_multiple_of(7) => ("week", count / 7),
+        Some("DAY") => ("day", count),
+        Some("WEEK") => ("week", count),
+        Some("YEAR") => ("year", count),
+        _ => ("month", count),
+    }
+}
+
+fn subscriptions(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    let mut rows = Vec::new();
+    for c in contracts(client)? {
+        let id = s(&c, "id").ok_or_else(|| ConnectorError::bad(P, "contract without id"))?;
+        let lines = c.get("lines").unwrap_or(&Value::Null);
+        if lines
+            .pointer("/pageInfo/hasNextPage")
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            return Err(ConnectorError::bad(
+                P,
+                format!("subscription contract {id} has more than 250 lines"),
+            ));
+        }
+        let customer = c.get("customer").unwrap_or(&Value::Null);
+        let name = s(customer, "displayName")
+            .map(str::to_owned)
+            .or_else(|| join([s(customer, "firstName"), s(customer, "lastName")], " "))
+            .or_else(|| s(customer, "email").map(str::to_owned));
+        let (interval, count) = billing_interval(c.get("billingPolicy").unwrap_or(&Value::Null));
+        let base = || {
+            let mut r = Row::new();
+            r.set("contact_name", name.clone())
+                .set("interval", Some(interval.to_owned()))
+                .set("interval_count", Some(count.to_string()))
+                .set("next_date", date_part(s(&c, "nextBillingDate")))
+                .set("status", Some(contract_status(s(&c, "status")).to_owned()))
+                .text("provider_ref", Some(id));
+            r
+        };
+        for l in arr(lines, "nodes") {
+            let title = s(l, "title").unwrap_or("Subscription");
+            let description = match s(l, "variantTitle") {
+                Some(v) if v != "Default Title" => format!("{title} - {v}"),
+                _ => title.to_owned(),
+            };
+            rows.push(
+                base()
+                    .set("line_description", Some(description))
+                    .set(
+                        "line_quantity",
+                        Some(
+                            l.get("quantity")
+                                .and_then(text)
+                                .unwrap_or_else(|| "1".into()),
+                        ),
+                    )
+                    .dec(
+                        "line_unit_price",
+                        l.pointer("/currentPrice/amount").and_then(decimal),
+                    )
+                    .build(),
+            );
+        }
     }
     Ok(rows)
 }

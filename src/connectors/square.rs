@@ -7,11 +7,17 @@
 //! - products: `GET /v2/catalog/list?types=ITEM,CATEGORY,TAX`, one row per item
 //!   variation (`VARIABLE_PRICING` variations have no price); category and VAT rate
 //!   resolved from the CATEGORY and TAX objects of the same listing.
-//! - invoices: orders, read with `POST /v2/orders/search` over every location of
-//!   `GET /v2/locations` (at most 10 location ids per search). Line net is `total_money` −
-//!   `total_tax_money` (taxes ADDITIVE or INCLUSIVE), VAT `total_tax_money`, nominal rate
-//!   from the order's `taxes[].percentage`; service charges and tips are lines. Square
-//!   orders have no number: the order id is the `number`.
+//! - invoices: Square invoices, `GET /v2/invoices?location_id=` for every location of
+//!   `GET /v2/locations` (one location per call, `cursor` paging), and orders, read with
+//!   `POST /v2/orders/search` over the same locations (at most 10 location ids per
+//!   search). An invoice takes its lines and total from its order (`order_id`), its
+//!   number from `invoice_number`, its status from `status` and what was paid from its
+//!   `payment_requests[].total_completed_amount_money`; the order of an invoice is not
+//!   imported again as an order (one missing from the search is read with
+//!   `GET /v2/orders/{id}`). Line net is `total_money` − `total_tax_money` (taxes
+//!   ADDITIVE or INCLUSIVE), VAT `total_tax_money`, nominal rate from the order's
+//!   `taxes[].percentage`; service charges and tips are lines. Orders have no number:
+//!   `reference_id`, else the order id, is the `number`.
 //! - subscriptions: `POST /v2/subscriptions/search`; cadence and price from the
 //!   `SUBSCRIPTION_PLAN_VARIATION` catalog objects, customer names from the customers
 //!   list; `next_date` is the day after `charged_through_date` (else `start_date`).
@@ -61,6 +67,17 @@ fn list_get(
     params: &[(&str, &str)],
     key: &str,
 ) -> ConnectorResult<Vec<Value>> {
+    // Read once per run and shared by the types that need it.
+    let first = format!("GET {path}?{params:?}");
+    client.once_per_run(&first, || read_get(client, path, params, key))
+}
+
+fn read_get(
+    client: &HttpClient,
+    path: &str,
+    params: &[(&str, &str)],
+    key: &str,
+) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut cursor: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
@@ -88,6 +105,16 @@ fn list_get(
 
 /// A search POST: `cursor` in the body until the answer has none.
 fn list_post(
+    client: &HttpClient,
+    path: &str,
+    body: &Value,
+    key: &str,
+) -> ConnectorResult<Vec<Value>> {
+    let first = format!("POST {path} {body}");
+    client.once_per_run(&first, || read_post(client, path, body, key))
+}
+
+fn read_post(
     client: &HttpClient,
     path: &str,
     body: &Value,
@@ -261,7 +288,16 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             .filter_map(|c| Some((s(c, "id")?.to_owned(), customer_name(c)?)))
             .collect()
     };
-    let mut rows = Vec::new();
+    let mut invoices = Vec::new();
+    for id in &ids {
+        invoices.extend(list_get(
+            client,
+            "/v2/invoices",
+            &[("location_id", id), ("limit", "200")],
+            "invoices",
+        )?);
+    }
+    let mut orders = Vec::new();
     for chunk in ids.chunks(10) {
         let body = json!({
             "location_ids": chunk,
@@ -269,14 +305,90 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             "return_entries": false,
             "query": {"sort": {"sort_field": "CREATED_AT", "sort_order": "ASC"}},
         });
-        for o in list_post(client, "/v2/orders/search", &body, "orders")? {
-            rows.extend(order_rows(&o, &names)?);
+        orders.extend(list_post(client, "/v2/orders/search", &body, "orders")?);
+    }
+    let mut by_id: HashMap<String, Value> = orders
+        .iter()
+        .filter_map(|o| Some((s(o, "id")?.to_owned(), o.clone())))
+        .collect();
+    let invoiced: std::collections::HashSet<&str> =
+        invoices.iter().filter_map(|i| s(i, "order_id")).collect();
+    let mut rows = Vec::new();
+    for inv in &invoices {
+        let order_id = s(inv, "order_id")
+            .ok_or_else(|| ConnectorError::bad(P, "invoice without `order_id`"))?;
+        if !by_id.contains_key(order_id) {
+            let (one, _) = client.get_json(&client.url(&format!("/v2/orders/{order_id}")))?;
+            let order = one
+                .get("order")
+                .cloned()
+                .ok_or_else(|| ConnectorError::bad(P, "order answer without `order`"))?;
+            by_id.insert(order_id.to_owned(), order);
         }
+        rows.extend(invoice_rows(inv, &by_id[order_id], &names)?);
+    }
+    for o in &orders {
+        if s(o, "id").is_some_and(|id| invoiced.contains(id)) {
+            continue;
+        }
+        rows.extend(order_rows(o, &names)?);
     }
     Ok(rows)
 }
 
+/// A Square invoice's status into the §12 set: published and not fully paid is `sent`.
+fn invoice_status(status: Option<&str>) -> &'static str {
+    match status {
+        Some("DRAFT") => "draft",
+        Some("PAID" | "PARTIALLY_REFUNDED") => "paid",
+        Some("CANCELED" | "REFUNDED" | "FAILED") => "void",
+        // UNPAID, SCHEDULED, PARTIALLY_PAID, PAYMENT_PENDING.
+        _ => "sent",
+    }
+}
+
+/// One invoice: the lines and total of its order, the invoice's number, recipient, dates,
+/// status and payments.
+fn invoice_rows(
+    inv: &Value,
+    order: &Value,
+    names: &HashMap<String, String>,
+) -> ConnectorResult<Vec<ImportRow>> {
+    let mut doc = order_doc(order, names)?;
+    let requests = arr(inv, "payment_requests");
+    let status = invoice_status(s(inv, "status"));
+    let completed: Decimal = requests
+        .iter()
+        .map(|r| m(r, "total_completed_amount_money"))
+        .sum();
+    doc.amount_paid = Some(match status {
+        "paid" if completed.is_zero() => doc.total,
+        "void" | "draft" => Decimal::ZERO,
+        _ => completed.min(doc.total),
+    });
+    doc.status = Some(status.to_owned());
+    doc.number = s(inv, "invoice_number").or(s(inv, "id")).map(str::to_owned);
+    doc.provider_ref = s(inv, "id").map(str::to_owned);
+    let recipient = inv.get("primary_recipient").unwrap_or(&Value::Null);
+    if let Some(name) = s(recipient, "customer_id")
+        .and_then(|id| names.get(id).cloned())
+        .or_else(|| customer_name(recipient))
+    {
+        doc.contact_name = Some(name);
+    }
+    doc.issue_date = date_part(s(inv, "created_at")).or(doc.issue_date);
+    doc.due_date = requests
+        .iter()
+        .filter_map(|r| date_part(s(r, "due_date")))
+        .max();
+    Ok(fit_document(&doc))
+}
+
 fn order_rows(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(fit_document(&order_doc(o, names)?))
+}
+
+fn order_doc(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<SourceDoc> {
     let rates: HashMap<&str, Decimal> = arr(o, "taxes")
         .iter()
         .filter_map(|t| Some((s(t, "uid")?, t.get("percentage").and_then(decimal)?)))
@@ -345,7 +457,7 @@ fn order_rows(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Vec
         .and_then(|id| names.get(id).cloned())
         .unwrap_or_else(|| "Walk-in customer".to_owned());
     let id = s(o, "id").ok_or_else(|| ConnectorError::bad(P, "order without id"))?;
-    Ok(fit_document(&SourceDoc {
+    Ok(SourceDoc {
         number: Some(s(o, "reference_id").unwrap_or(id).to_owned()),
         contact_name: Some(contact),
         issue_date: date_part(s(o, "created_at")),
@@ -355,7 +467,7 @@ fn order_rows(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Vec
         amount_paid: Some(amount_paid),
         provider_ref: Some(id.to_owned()),
         lines,
-    }))
+    })
 }
 
 /// A Square cadence as (interval, count); day cadences that are not whole weeks stay

@@ -52,8 +52,21 @@ pub fn pull(
     }
 }
 
-/// Every object of a list endpoint: `starting_after` the last id while `has_more`.
+/// The products list's parameters, the same for the products and the subscriptions.
+const PRODUCTS: &[(&str, &str)] = &[("expand[]", "data.default_price")];
+
+/// Every object of a list endpoint: `starting_after` the last id while `has_more`; read
+/// once per run and shared by the types that need it.
 pub fn list_all(
+    client: &HttpClient,
+    path: &str,
+    params: &[(&str, &str)],
+) -> ConnectorResult<Vec<Value>> {
+    let key = format!("{path}?{params:?}");
+    client.once_per_run(&key, || read_all(client, path, params))
+}
+
+fn read_all(
     client: &HttpClient,
     path: &str,
     params: &[(&str, &str)],
@@ -136,11 +149,7 @@ fn price_amount(price: &Value) -> Option<Decimal> {
 }
 
 fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    let products = list_all(
-        client,
-        "/v1/products",
-        &[("expand[]", "data.default_price")],
-    )?;
+    let products = list_all(client, "/v1/products", PRODUCTS)?;
     Ok(products
         .iter()
         .map(|p| {
@@ -310,7 +319,8 @@ fn subscriptions(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             })
     });
     if needs_products {
-        for p in list_all(client, "/v1/products", &[])? {
+        // The products type's own read, so an `all` run reads the products once.
+        for p in list_all(client, "/v1/products", PRODUCTS)? {
             if let (Some(id), Some(name)) = (s(&p, "id"), s(&p, "name")) {
                 product_names.insert(id.to_owned(), name.to_owned());
             }

@@ -7,7 +7,13 @@
 //! - contacts: `GET /customers?role=all` (name from first and last name, else the billing
 //!   company, else the email; guest buyers exist only on orders).
 //! - products: `GET /products`; a `variable` product becomes one row per variation from
-//!   `GET /products/{id}/variations`.
+//!   `GET /products/{id}/variations`. The VAT rate comes from the product's `tax_class`
+//!   (`""` standard, `reduced-rate`, `zero-rate`, or a class the shop added; a variation's
+//!   `parent` is its product's) through the shop's own rates, `GET /taxes` (the rate of
+//!   the class for `GB`, else for every country); when the key may not read them (401/403)
+//!   or the class has no rate there, the UK defaults 20, 5 and 0 (a class slug naming
+//!   `zero` or `reduced` counts as that). `tax_status` `none` or `shipping` is 0%. A class
+//!   with no rate anywhere is left without one (the importer's default).
 //! - invoices: `GET /orders?status=any`. WooCommerce stores line `total` and `total_tax`
 //!   VAT-exclusive after coupons even when `prices_include_tax`, so net and VAT come from
 //!   them and the list price from `subtotal / quantity`; shipping and fee lines are lines;
@@ -67,8 +73,13 @@ pub fn pull(
     }
 }
 
-/// Every record of a list: `Link` rel="next" verbatim until there is none.
+/// Every record of a list: `Link` rel="next" verbatim until there is none; read once
+/// per run.
 fn list_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
+    client.once_per_run(first, || read_all(client, first))
+}
+
+fn read_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
@@ -148,9 +159,76 @@ fn price_of(p: &Value) -> Option<Decimal> {
         .or_else(|| p.get("price").and_then(decimal))
 }
 
+/// The shop's VAT rate per tax class slug (`standard` for `""`), from `GET /taxes`:
+/// a `GB` rate first, else a rate for every country (`country` empty). A key that may not
+/// read the rates (401/403) gives an empty table, and the UK defaults apply.
+fn shop_rates(client: &HttpClient) -> ConnectorResult<HashMap<String, Decimal>> {
+    let rates = match list_all(client, "/taxes?per_page=100") {
+        Ok(rates) => rates,
+        Err(ConnectorError::AuthFailed { .. }) => return Ok(HashMap::new()),
+        Err(ConnectorError::BadResponse { message, .. }) if message.starts_with("HTTP 404") => {
+            return Ok(HashMap::new())
+        }
+        Err(e) => return Err(e),
+    };
+    let mut table: HashMap<String, (bool, Decimal)> = HashMap::new();
+    for r in &rates {
+        let country = s(r, "country").unwrap_or("").to_ascii_uppercase();
+        if !(country.is_empty() || country == "GB") {
+            continue;
+        }
+        let Some(rate) = r.get("rate").and_then(decimal) else {
+            continue;
+        };
+        let class = match s(r, "class").unwrap_or("") {
+            "" => "standard".to_owned(),
+            c => c.to_owned(),
+        };
+        let gb = country == "GB";
+        match table.get(&class) {
+            Some((true, _)) => {}
+            Some((false, _)) if !gb => {}
+            _ => {
+                table.insert(class, (gb, rate.normalize()));
+            }
+        }
+    }
+    Ok(table.into_iter().map(|(k, (_, v))| (k, v)).collect())
+}
+
+/// A product's VAT rate from its `tax_status` and `tax_class` (see the module doc).
+fn product_rate(
+    rates: &HashMap<String, Decimal>,
+    tax_status: Option<&str>,
+    tax_class: Option<&str>,
+) -> Option<Decimal> {
+    if matches!(tax_status, Some("none" | "shipping")) {
+        return Some(Decimal::ZERO);
+    }
+    let class = match tax_class.unwrap_or("") {
+        "" | "standard" => "standard",
+        c => c,
+    };
+    if let Some(rate) = rates.get(class) {
+        return Some(*rate);
+    }
+    if class == "standard" {
+        Some(Decimal::from(20))
+    } else if class.contains("zero") {
+        Some(Decimal::ZERO)
+    } else if class.contains("reduced") {
+        Some(Decimal::from(5))
+    } else {
+        None
+    }
+}
+
 fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
     let mut rows = Vec::new();
-    for p in list_all(client, "/products?per_page=100")? {
+    let list = list_all(client, "/products?per_page=100")?;
+    let rates = shop_rates(client)?;
+    for p in list {
+        let rate = product_rate(&rates, s(&p, "tax_status"), s(&p, "tax_class"));
         let name = s(&p, "name").unwrap_or("Product").to_owned();
         let category = arr(&p, "categories")
             .first()
@@ -180,6 +258,17 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                         .set("description", description.clone())
                         .set("category", category.clone())
                         .dec("unit_price", price_of(&v))
+                        .dec(
+                            "vat_rate",
+                            product_rate(
+                                &rates,
+                                s(&v, "tax_status").or(s(&p, "tax_status")),
+                                match s(&v, "tax_class") {
+                                    None | Some("parent") => s(&p, "tax_class"),
+                                    own => own,
+                                },
+                            ),
+                        )
                         .set("provider_ref", v.get("id").and_then(text))
                         .build(),
                 );
@@ -192,6 +281,7 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                     .set("description", description)
                     .set("category", category)
                     .dec("unit_price", price_of(&p))
+                    .dec("vat_rate", rate)
                     .set("provider_ref", id)
                     .build(),
             );
@@ -366,4 +456,44 @@ fn subscriptions(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tax_classes_take_the_shops_rates_and_else_the_uk_defaults() {
+        let none = HashMap::new();
+        let rate = |t: &HashMap<String, Decimal>, status, class| {
+            product_rate(t, status, class).map(|d| d.to_string())
+        };
+        assert_eq!(rate(&none, Some("taxable"), Some("")), Some("20".into()));
+        assert_eq!(rate(&none, None, None), Some("20".into()));
+        assert_eq!(
+            rate(&none, Some("taxable"), Some("reduced-rate")),
+            Some("5".into())
+        );
+        assert_eq!(
+            rate(&none, Some("taxable"), Some("zero-rate")),
+            Some("0".into())
+        );
+        assert_eq!(rate(&none, Some("none"), Some("")), Some("0".into()));
+        assert_eq!(rate(&none, Some("shipping"), Some("")), Some("0".into()));
+        assert_eq!(rate(&none, Some("taxable"), Some("books")), None);
+        let shop: HashMap<String, Decimal> = [
+            ("standard".to_owned(), Decimal::from(20)),
+            ("books".to_owned(), Decimal::ZERO),
+            ("reduced-rate".to_owned(), Decimal::from(5)),
+        ]
+        .into();
+        assert_eq!(
+            rate(&shop, Some("taxable"), Some("books")),
+            Some("0".into())
+        );
+        assert_eq!(
+            rate(&shop, Some("taxable"), Some("reduced-rate")),
+            Some("5".into())
+        );
+    }
 }

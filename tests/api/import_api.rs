@@ -145,6 +145,31 @@ fn count(reqs: &[Request], pred: impl Fn(&Request) -> bool) -> usize {
     reqs.iter().filter(|r| pred(r)).count()
 }
 
+/// Asserts that one run read each collection at most once: its first page (a request
+/// without a page, cursor or `starting_after`) was asked for once. A collection is the
+/// method, path and query (and a search's body) less the paging parameters; FreeAgent's
+/// contact views (`all`, `clients`, `suppliers`) are three lists of the API.
+fn assert_each_collection_read_once(reqs: &[Request]) {
+    const PAGING: [&str; 4] = ["page", "cursor", "starting_after", "after"];
+    let mut firsts: std::collections::HashMap<String, usize> = Default::default();
+    for r in reqs {
+        let params = r.params();
+        let body: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
+        if params.iter().any(|(k, _)| PAGING.contains(&k.as_str())) || body.get("cursor").is_some()
+        {
+            continue;
+        }
+        let key = format!("{} {} {:?} {}", r.method, r.path, params, r.body);
+        *firsts.entry(key).or_default() += 1;
+    }
+    let twice: Vec<_> = firsts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "collections read more than once: {twice:#?}"
+    );
+    assert!(!firsts.is_empty());
+}
+
 fn platforms_for(id: &str, server: &MockServer) -> Value {
     json!({ id: {"base_url": server.url()} })
 }
@@ -236,7 +261,8 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(sub2["interval"], "week");
 
     // Everything at once, again: all of it is already there.
-    let again = migrate_ok(&t, "stripe", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "stripe", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(
         again.as_object().unwrap().len(),
         4,
@@ -283,10 +309,26 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let all = migrate_ok(&t, "shopify", "all", &entity);
-    assert_eq!(all.as_object().unwrap().len(), 3, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 4, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 1));
     assert_eq!(counts(&all, "products"), (3, 0));
     assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "subscriptions"), (3, 0));
+    let recurring = list_of(&t, "recurring-invoices", &entity);
+    assert_eq!(recurring.len(), 3);
+    let ada = recurring
+        .iter()
+        .find(|r| r["status"] == "active")
+        .expect("the active contract");
+    assert_eq!(ada["contact_name"], "Ada Lovelace");
+    assert_eq!(ada["interval"], "month");
+    assert_eq!(ada["next_date"], "2024-04-01");
+    assert_eq!(ada["lines"].as_array().unwrap().len(), 2);
+    let bob = recurring.iter().find(|r| r["status"] == "paused").unwrap();
+    assert_eq!(
+        (&bob["interval"], &bob["interval_count"]),
+        (&json!("week"), &json!(2))
+    );
     assert!(server
         .requests()
         .iter()
@@ -320,10 +362,12 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     assert_eq!(find(&products, "sku", "TS-L")["unit_price"], json!(12.5));
     find(&products, "name", "Gift card");
 
-    let again = migrate_ok(&t, "shopify", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "shopify", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     for ty in ["contacts", "products", "invoices"] {
         assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
     }
+    assert_eq!(counts(&again, "subscriptions"), (0, 3), "{again}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -374,7 +418,11 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
         find(&products, "sku", "TBL-OAK")["unit_price"],
         json!(1234.56)
     );
-    find(&products, "sku", "TS-M");
+    let vat = |sku: &str| find(&products, "sku", sku)["vat_rate"].clone();
+    assert_eq!(vat("TBL-OAK"), json!(20));
+    assert_eq!(vat("TS-S"), json!(5), "reduced-rate, the parent's class");
+    assert_eq!(vat("TS-M"), json!(0), "a zero-rated variation is not 20%");
+    assert_eq!(vat("WRAP"), json!(0), "a zero-rate product is not 20%");
     let invoices = list_of(&t, "invoices", &entity);
     let order = find(&invoices, "number", "1042");
     assert_eq!(
@@ -392,7 +440,8 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
         "{msg}"
     );
 
-    let again = migrate_ok(&t, "woocommerce", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "woocommerce", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "contacts"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 4));
     assert_eq!(counts(&again, "invoices"), (0, 1));
@@ -422,7 +471,36 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let (answer, reqs) = pulled(&server, || migrate_ok(&t, "square", "invoices", &entity));
-    assert_eq!(counts(&answer, "invoices"), (2, 0));
+    assert_eq!(
+        counts(&answer, "invoices"),
+        (5, 0),
+        "2 orders and 3 invoices"
+    );
+    let invoices = list_of(&t, "invoices", &entity);
+    assert_eq!(
+        invoices.len(),
+        5,
+        "an invoiced order is not also an invoice"
+    );
+    let numbers = |v: &[Value]| {
+        let mut n: Vec<String> = v
+            .iter()
+            .map(|i| i["number"].as_str().unwrap().to_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(
+        numbers(&invoices),
+        ["000001", "000002", "000003", "ORD-1", "WEB-77"]
+    );
+    let partly = find(&invoices, "number", "000001");
+    assert_eq!(partly["status"], "sent");
+    assert_eq!(partly["total"], json!(120));
+    assert_eq!(partly["amount_paid"], json!(40));
+    assert_eq!(partly["contact_name"], "Roastery Ltd");
+    assert_eq!(find(&invoices, "number", "000002")["status"], "paid");
+    assert_eq!(find(&invoices, "number", "000003")["status"], "draft");
     let search = |cursor: Option<&str>| {
         count(&reqs, |r| {
             r.path == "/v2/orders/search"
@@ -434,7 +512,7 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     let all = migrate_ok(&t, "square", "all", &entity);
     assert_eq!(counts(&all, "contacts"), (0, 3));
     assert_eq!(counts(&all, "products"), (2, 0));
-    assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "invoices"), (0, 5));
     assert_eq!(counts(&all, "subscriptions"), (2, 0));
     assert!(server
         .requests()
@@ -462,7 +540,8 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
         "Roastery Ltd"
     );
 
-    let again = migrate_ok(&t, "square", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "square", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
 }
@@ -519,7 +598,8 @@ fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply()
         let msg = assert_error(&res, Status::BadRequest);
         assert_eq!(msg, format!("paypal cannot supply {ty}"));
     }
-    let again = migrate_ok(&t, "paypal", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "paypal", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 1));
 }
@@ -570,7 +650,8 @@ fn gocardless_imports_customers_and_subscriptions_through_meta_cursors() {
         assert_error(&res, Status::BadRequest),
         "gocardless cannot supply invoices"
     );
-    let again = migrate_ok(&t, "gocardless", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "gocardless", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "contacts"), (0, 3));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
 }
@@ -718,7 +799,8 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     assert!(connections(&t)[0]["last_used_at"].is_string());
 
     // Everything.
-    let all = migrate_ok(&t, "freeagent", "all", &entity);
+    let (all, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     assert_eq!(all.as_object().unwrap().len(), 8, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 3));
     for ty in [
@@ -760,7 +842,8 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     let products = list_of(&t, "products", &entity);
     assert_eq!(find(&products, "sku", "DES-HR")["unit_price"], json!(50));
 
-    let again = migrate_ok(&t, "freeagent", "all", &entity);
+    let (again, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
+    assert_each_collection_read_once(&reqs);
     for ty in [
         "contacts",
         "invoices",

@@ -842,6 +842,55 @@ fn zoho_books_invoices_import_with_partial_payments() {
     assert_eq!(totals(b), "376 + 68 = 444 (paid 200)");
 }
 
+#[test]
+fn zoho_books_invoices_import_in_every_status_zoho_documents() {
+    let (_, _, records) = round_trip(&Case {
+        file: "zoho_books/invoices_statuses.csv",
+        platform: "zoho_books",
+        entity_type: "invoices",
+        detected: true,
+        total_rows: 8,
+        records: 8,
+        mapping: &[("Invoice Status", Some("status"))],
+    });
+    let doc = |number: &str| {
+        let d = find(&records, "number", number);
+        format!("{} {}", d["status"].as_str().unwrap(), totals(d))
+    };
+    assert_eq!(doc("INV-000051"), "sent 250 + 50 = 300 (paid 180)");
+    assert_eq!(doc("INV-000052"), "sent 200 + 40 = 240 (paid 0)");
+    assert_eq!(doc("INV-000053"), "sent 412.5 + 82.5 = 495 (paid 0)");
+    assert_eq!(doc("INV-000054"), "sent 18 + 0 = 18 (paid 0)");
+    assert_eq!(doc("INV-000055"), "void 9 + 0 = 9 (paid 0)");
+    assert_eq!(doc("INV-000056"), "draft 50 + 10 = 60 (paid 0)");
+    assert_eq!(doc("INV-000057"), "sent 75 + 15 = 90 (paid 0)");
+    assert_eq!(doc("INV-000058"), "paid 100 + 20 = 120 (paid 120)");
+}
+
+#[test]
+fn zoho_books_bills_import_in_every_status_zoho_documents() {
+    let (_, _, records) = round_trip(&Case {
+        file: "zoho_books/bills_statuses.csv",
+        platform: "zoho_books",
+        entity_type: "bills",
+        detected: true,
+        total_rows: 4,
+        records: 4,
+        mapping: &[("Bill Status", Some("status"))],
+    });
+    let doc = |number: &str| {
+        let d = find(&records, "number", number);
+        format!("{} {}", d["status"].as_str().unwrap(), totals(d))
+    };
+    assert_eq!(
+        doc("NPS-4502"),
+        "awaiting_payment 100 + 20 = 120 (paid 100)"
+    );
+    assert_eq!(doc("NPS-4503"), "awaiting_payment 50 + 10 = 60 (paid 0)");
+    assert_eq!(doc("NPS-4504"), "void 25 + 5 = 30 (paid 0)");
+    assert_eq!(doc("NPS-4505"), "draft 25 + 5 = 30 (paid 0)");
+}
+
 // Zoho Books items, bills, expenses, projects, timesheets and recurring invoices.
 
 #[test]

@@ -182,6 +182,9 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
             );
         }
         let base = format!("{}/admin/api/2025-01", origin(r));
+        if r.path == "/admin/api/2025-01/graphql.json" {
+            return shopify_graphql(r);
+        }
         match (r.path.as_str(), r.param("page_info").as_deref()) {
             ("/admin/api/2025-01/orders.json", None) => {
                 assert_eq!(
@@ -240,6 +243,61 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
     }
 }
 
+/// The GraphQL Admin API's `subscriptionContracts` connection: `nodes` and
+/// `pageInfo { hasNextPage endCursor }`, the next page asked for with `after`. Money is
+/// `MoneyV2` (`amount` as decimal text); `nextBillingDate` a DateTime.
+fn shopify_graphql(r: &Request) -> Response {
+    let body = r.json();
+    let query = body["query"].as_str().unwrap_or_default();
+    if r.method != "POST" || !query.contains("subscriptionContracts") {
+        return Response::ok(&json!({"errors": [{"message": "Field doesn't exist"}]}));
+    }
+    let money = |a: &str| json!({"amount": a, "currencyCode": "GBP"});
+    let lines = |nodes: Value| json!({"pageInfo": {"hasNextPage": false}, "nodes": nodes});
+    let cost = json!({"cost": {"requestedQueryCost": 52, "actualQueryCost": 12,
+        "throttleStatus": {"maximumAvailable": 2000.0, "currentlyAvailable": 1988, "restoreRate": 100.0}}});
+    match body["variables"]["after"].as_str() {
+        None => Response::ok(&json!({"data": {"subscriptionContracts": {
+            "pageInfo": {"hasNextPage": true, "endCursor": "cursor-c2"},
+            "nodes": [
+                {"id": "gid://shopify/SubscriptionContract/1", "status": "ACTIVE",
+                 "nextBillingDate": "2024-04-01T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119551", "displayName": "Ada Lovelace",
+                              "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com"},
+                 "billingPolicy": {"interval": "MONTH", "intervalCount": 1},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/a1", "title": "Coffee beans", "variantTitle": "1kg",
+                      "sku": "BEAN-1KG", "quantity": 2, "currentPrice": money("18.50")},
+                     {"id": "gid://shopify/SubscriptionLine/a2", "title": "Grinder cleaning tablets",
+                      "variantTitle": "Default Title", "sku": null, "quantity": 1, "currentPrice": money("6.00")}
+                 ]))},
+                {"id": "gid://shopify/SubscriptionContract/2", "status": "PAUSED",
+                 "nextBillingDate": "2024-04-15T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119552", "displayName": "Bob Stone",
+                              "firstName": "Bob", "lastName": "Stone", "email": null},
+                 "billingPolicy": {"interval": "DAY", "intervalCount": 14},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/b1", "title": "Milk delivery", "variantTitle": null,
+                      "sku": "MILK", "quantity": 3, "currentPrice": money("1.20")}
+                 ]))}
+            ]}}, "extensions": cost})),
+        Some("cursor-c2") => Response::ok(&json!({"data": {"subscriptionContracts": {
+            "pageInfo": {"hasNextPage": false, "endCursor": "cursor-c3"},
+            "nodes": [
+                {"id": "gid://shopify/SubscriptionContract/3", "status": "CANCELLED",
+                 "nextBillingDate": "2025-01-10T09:00:00Z", "currencyCode": "GBP",
+                 "customer": {"id": "gid://shopify/Customer/207119551", "displayName": "Ada Lovelace",
+                              "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com"},
+                 "billingPolicy": {"interval": "YEAR", "intervalCount": 1},
+                 "lines": lines(json!([
+                     {"id": "gid://shopify/SubscriptionLine/c1", "title": "Coffee club membership",
+                      "variantTitle": null, "sku": null, "quantity": 1, "currentPrice": money("60.00")}
+                 ]))}
+            ]}}, "extensions": cost})),
+        Some(_) => Response::ok(&json!({"errors": [{"message": "Invalid cursor"}]})),
+    }
+}
+
 pub fn woo_server(throttle: Once) -> MockServer {
     MockServer::start(woo_handler(throttle))
 }
@@ -257,9 +315,10 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
         match (r.path.as_str(), r.param("page").as_deref()) {
             ("/wp-json/wc/v3/products", None) => Response::ok(&json!([
                 {"id": 10, "name": "Oak table", "type": "simple", "status": "publish", "sku": "TBL-OAK",
-                 "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
+                 "tax_status": "taxable", "tax_class": "", "price": "1234.56", "regular_price": "1234.56", "sale_price": "",
                  "short_description": "<p>Solid <strong>oak</strong>, seats six</p>", "categories": [{"id": 9, "name": "Furniture"}]},
                 {"id": 11, "name": "T-shirt", "type": "variable", "sku": "", "price": "12.00", "regular_price": "",
+                 "tax_status": "taxable", "tax_class": "reduced-rate",
                  "short_description": "", "categories": [{"id": 15, "name": "Apparel"}]}
             ]))
             .header("X-WP-Total", "3")
@@ -270,14 +329,28 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
                     return Response::too_many(3);
                 }
                 Response::ok(&json!([{"id": 12, "name": "Gift wrap", "type": "simple", "sku": "WRAP",
+                                      "tax_status": "taxable", "tax_class": "zero-rate",
                                       "price": "2.50", "regular_price": "2.50", "categories": []}]))
                 .header("X-WP-Total", "3")
                 .header("X-WP-TotalPages", "2")
                 .header("Link", &format!("<{base}/products?per_page=100&page=1>; rel=\"prev\""))
             }
             ("/wp-json/wc/v3/products/11/variations", None) => Response::ok(&json!([
-                {"id": 111, "sku": "TS-S", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
-                {"id": 112, "sku": "TS-M", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+                {"id": 111, "sku": "TS-S", "tax_status": "taxable", "tax_class": "parent", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "S"}]},
+                {"id": 112, "sku": "TS-M", "tax_status": "taxable", "tax_class": "zero-rate", "price": "12.00", "regular_price": "12.00", "attributes": [{"id": 1, "name": "Size", "option": "M"}]}
+            ])),
+            // The shop's rates (documented shape: one rate per country/state/class; `rate`
+            // as 4-decimal text; `class` the tax class slug). A US rate is not the shop's
+            // UK VAT; the reduced rate is read from here, not assumed.
+            ("/wp-json/wc/v3/taxes", None) => Response::ok(&json!([
+                {"id": 1, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "20.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 1, "class": "standard"},
+                {"id": 2, "country": "US", "state": "AL", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "4.0000", "name": "State Tax", "priority": 1, "compound": false, "shipping": false, "order": 2, "class": "reduced-rate"},
+                {"id": 3, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "5.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 3, "class": "reduced-rate"},
+                {"id": 4, "country": "GB", "state": "", "postcode": "", "city": "", "postcodes": [], "cities": [],
+                 "rate": "0.0000", "name": "VAT", "priority": 1, "compound": false, "shipping": true, "order": 4, "class": "zero-rate"}
             ])),
             ("/wp-json/wc/v3/orders", None) => Response::ok(&json!([{
                 "id": 727, "number": "1042", "status": "completed", "currency": "GBP", "prices_include_tax": true,
@@ -383,10 +456,80 @@ pub fn square_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                                         "base_price_money": gbp(900), "applied_taxes": [{"tax_uid": "vat2", "applied_money": gbp(180)}],
                                         "total_tax_money": gbp(180), "total_money": gbp(1080)}],
                         "total_money": gbp(1080), "net_amount_due_money": gbp(1080)
+                    }, {
+                        // The orders of invoices INV-A and INV-B: OPEN orders with no
+                        // tenders of their own (the invoice is paid, not the order).
+                        "id": "ORD-3", "location_id": "L1", "state": "OPEN", "customer_id": "C2",
+                        "created_at": "2024-02-10T09:00:00Z",
+                        "taxes": [{"uid": "vat3", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li3", "name": "Wholesale beans", "variation_name": "5kg", "quantity": "2",
+                                        "base_price_money": gbp(5000), "applied_taxes": [{"tax_uid": "vat3", "applied_money": gbp(2000)}],
+                                        "total_tax_money": gbp(2000), "total_money": gbp(12000)}],
+                        "total_money": gbp(12000), "net_amount_due_money": gbp(12000)
+                    }, {
+                        "id": "ORD-4", "location_id": "L1", "state": "OPEN", "customer_id": "C3",
+                        "created_at": "2024-02-11T09:00:00Z",
+                        "taxes": [{"uid": "vat4", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                        "line_items": [{"uid": "li4", "name": "Barista training", "quantity": "1",
+                                        "base_price_money": gbp(15000), "applied_taxes": [{"tax_uid": "vat4", "applied_money": gbp(3000)}],
+                                        "total_tax_money": gbp(3000), "total_money": gbp(18000)}],
+                        "total_money": gbp(18000), "net_amount_due_money": gbp(18000)
                     }]})),
                     Some(_) => Response::json(400, &json!({"errors": [{"detail": "bad cursor"}]})),
                 }
             }
+            // Invoices API: one location per call, `cursor` paging; the list is left
+            // out of a page with none.
+            ("GET", "/v2/invoices") => match (
+                r.param("location_id").as_deref(),
+                r.param("cursor").as_deref(),
+            ) {
+                (Some("L1"), None) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-A", "version": 3, "location_id": "L1", "order_id": "ORD-3",
+                    "invoice_number": "000001", "title": "Wholesale order", "status": "PARTIALLY_PAID",
+                    "primary_recipient": {"customer_id": "C2", "company_name": "Roastery Ltd"},
+                    "payment_requests": [
+                        {"uid": "pr-a1", "request_type": "DEPOSIT", "due_date": "2024-02-17",
+                         "computed_amount_money": gbp(4000), "total_completed_amount_money": gbp(4000)},
+                        {"uid": "pr-a2", "request_type": "BALANCE", "due_date": "2024-03-10",
+                         "computed_amount_money": gbp(8000), "total_completed_amount_money": gbp(0)}
+                    ],
+                    "delivery_method": "EMAIL", "timezone": "Europe/London",
+                    "created_at": "2024-02-10T09:05:00Z", "updated_at": "2024-02-17T10:00:00Z"
+                }], "cursor": "inv-2"})),
+                (Some("L1"), Some("inv-2")) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-B", "version": 2, "location_id": "L1", "order_id": "ORD-4",
+                    "invoice_number": "000002", "status": "PAID",
+                    "primary_recipient": {"customer_id": "C3", "given_name": "Grace", "family_name": "Hopper"},
+                    "payment_requests": [
+                        {"uid": "pr-b1", "request_type": "BALANCE", "due_date": "2024-02-25",
+                         "computed_amount_money": gbp(18000), "total_completed_amount_money": gbp(18000)}
+                    ],
+                    "created_at": "2024-02-11T09:05:00Z"
+                }]})),
+                (Some("L2"), None) => Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-C", "version": 0, "location_id": "L2", "order_id": "ORD-5",
+                    "invoice_number": "000003", "status": "DRAFT",
+                    "primary_recipient": {"given_name": "Ada", "family_name": "Lovelace"},
+                    "payment_requests": [
+                        {"uid": "pr-c1", "request_type": "BALANCE", "due_date": "2024-03-30",
+                         "computed_amount_money": gbp(600), "total_completed_amount_money": gbp(0)}
+                    ],
+                    "created_at": "2024-03-01T09:05:00Z"
+                }]})),
+                _ => Response::json(
+                    400,
+                    &json!({"errors": [{"detail": "bad location or cursor"}]}),
+                ),
+            },
+            // A draft invoice's order, not among the searched orders, read by id.
+            ("GET", "/v2/orders/ORD-5") => Response::ok(&json!({"order": {
+                "id": "ORD-5", "location_id": "L2", "state": "DRAFT",
+                "created_at": "2024-03-01T09:00:00Z",
+                "line_items": [{"uid": "li5", "name": "Cupping session", "quantity": "1",
+                                "base_price_money": gbp(600), "total_tax_money": gbp(0), "total_money": gbp(600)}],
+                "total_money": gbp(600), "net_amount_due_money": gbp(600)
+            }})),
             ("GET", "/v2/catalog/list")
                 if r.param("types").as_deref() == Some("SUBSCRIPTION_PLAN_VARIATION") =>
             {

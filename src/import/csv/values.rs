@@ -455,34 +455,61 @@ pub fn parse_contact_type(cell: &str) -> Result<ContactType, String> {
     }
 }
 
-/// Invoice or bill status, from the words the platforms use (Xero `Awaiting Payment`,
-/// Zoho `Overdue`/`Partially Paid`/`Closed`, FreshBooks `sent`/`auto-paid`, FreeAgent
-/// `Open`/`Written-off` …) into the §12 set of the type.
+/// Invoice or bill status, from the words the platforms use into the §12 set of the type.
+/// Words are compared without spaces or case, so Zoho's `PartiallyPaid`, `Partially Paid`
+/// and `partially_paid` are one status. The vocabularies: Zoho Books (`Draft`, `Sent`,
+/// `Viewed`, `Unpaid`, `Overdue`, `PartiallyPaid`, `Paid`, `Void`, `PendingApproval`,
+/// `Approved`; bills `Open`), Xero (`DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`,
+/// `DELETED`), QuickBooks (`Open`, `Overdue`, `Overdue 12 days`, `Due in 3 days`,
+/// `Partial`, `Paid`, `Deposited`, `Closed`, `Voided`), FreshBooks (`created`, `draft`,
+/// `sent`, `resent`, `viewed`, `outstanding`, `overdue`, `partial`, `deposit-partial`,
+/// `deposit-paid`, `disputed`, `retry`, `failed`, `paid`, `auto-paid`), Sage Accounting
+/// (`Draft`, `Pro-Forma`, `Unpaid`, `Part Paid`, `Paid`, `Void`, `Disputed`), KashFlow
+/// (`Unpaid`, `Part Paid`, `Paid`, `Overdue`) and FreeAgent (`Draft`, `Scheduled To
+/// Email`, `Open`, `Overdue`, `Paid`, `Zero Value`, `Cancelled`, `Written-off`,
+/// `Refunded`). Partly paid and overdue documents are open (`sent`, `awaiting_payment`);
+/// what was paid comes from the amount columns.
 pub fn parse_doc_status(cell: &str, entity: EntityType) -> Result<DocStatus, String> {
     let open = if entity == EntityType::Bills {
         DocStatus::AwaitingPayment
     } else {
         DocStatus::Sent
     };
-    match words(cell).as_str() {
+    let key = words(cell).replace(' ', "");
+    // QuickBooks writes the days with the status: `Overdue 12 days`, `Due in 3 days`.
+    let dated = |prefix: &str| {
+        key.strip_prefix(prefix).is_some_and(|rest| {
+            let n = rest.trim_end_matches("days").trim_end_matches("day");
+            !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit())
+        })
+    };
+    if dated("overdue") || dated("duein") {
+        return Ok(open);
+    }
+    match key.as_str() {
         "draft"
-        | "awaiting approval"
+        | "created"
+        | "awaitingapproval"
         | "submitted"
-        | "submitted for approval"
+        | "submittedforapproval"
         | "pending"
-        | "scheduled to email"
-        | "not sent"
+        | "pendingapproval"
+        | "rejected"
+        | "scheduled"
+        | "scheduledtoemail"
+        | "notsent"
         | "unsent"
-        | "saved" => Ok(DocStatus::Draft),
-        "sent" | "awaiting payment" | "authorised" | "authorized" | "approved" | "open"
-        | "unpaid" | "overdue" | "viewed" | "partially paid" | "partial" | "outstanding"
-        | "due" | "disputed" | "retry" | "failed" | "zero value" => Ok(open),
-        "paid" | "closed" | "auto paid" | "overpaid" | "complete" | "completed" => {
+        | "saved"
+        | "proforma" => Ok(DocStatus::Draft),
+        "sent" | "resent" | "awaitingpayment" | "authorised" | "authorized" | "approved"
+        | "open" | "unpaid" | "overdue" | "viewed" | "partiallypaid" | "partpaid"
+        | "partlypaid" | "partial" | "partialpayment" | "depositpartial" | "depositpaid"
+        | "outstanding" | "due" | "disputed" | "retry" | "failed" | "zerovalue" => Ok(open),
+        "paid" | "closed" | "autopaid" | "overpaid" | "complete" | "completed" | "deposited" => {
             Ok(DocStatus::Paid)
         }
-        "void" | "voided" | "deleted" | "cancelled" | "canceled" | "written off" | "refunded" => {
-            Ok(DocStatus::Void)
-        }
+        "void" | "voided" | "deleted" | "cancelled" | "canceled" | "writtenoff" | "writeoff"
+        | "refunded" => Ok(DocStatus::Void),
         _ => Err(format!(
             "`{}` is not an {} status",
             cell.trim(),
@@ -725,6 +752,37 @@ mod tests {
         assert_eq!(inv("Voided"), Ok(DocStatus::Void));
         assert_eq!(inv("Written-off"), Ok(DocStatus::Void));
         assert!(inv("lost").is_err());
+        for word in [
+            "PartiallyPaid",
+            "partially_paid",
+            "Partially Paid",
+            "Overdue",
+            "Unpaid",
+            "Viewed",
+            "Part Paid",
+            "PART_PAID",
+            "Overdue 12 days",
+            "Due in 3 days",
+            "deposit-partial",
+            "resent",
+            "Zero Value",
+        ] {
+            assert_eq!(inv(word), Ok(DocStatus::Sent), "{word}");
+            assert_eq!(bill(word), Ok(DocStatus::AwaitingPayment), "{word}");
+        }
+        for word in [
+            "PendingApproval",
+            "Pro-Forma",
+            "Scheduled To Email",
+            "created",
+        ] {
+            assert_eq!(inv(word), Ok(DocStatus::Draft), "{word}");
+        }
+        assert_eq!(inv("Deposited"), Ok(DocStatus::Paid));
+        assert_eq!(inv("auto-paid"), Ok(DocStatus::Paid));
+        assert_eq!(bill("Void"), Ok(DocStatus::Void));
+        assert_eq!(inv("WriteOff"), Ok(DocStatus::Void));
+        assert!(inv("Overdue soon").is_err());
 
         assert_eq!(parse_contact_type("Vendor"), Ok(ContactType::Supplier));
         assert_eq!(
