@@ -15,6 +15,7 @@ pub mod http;
 pub mod import;
 pub mod inventory;
 pub mod openapi;
+pub mod ops;
 pub mod scope;
 pub mod v1;
 
