@@ -16,6 +16,7 @@ pub mod http;
 pub mod import;
 pub mod inventory;
 pub mod openapi;
+pub mod ops;
 pub mod outbound;
 pub mod scope;
 pub mod v1;
