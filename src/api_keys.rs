@@ -1,4 +1,4 @@
-//! API key management: `GET/POST/DELETE /api/api-keys` (§4.9, DECISIONS §10, §12),
+//! API key management: `GET/POST/DELETE /api/api-keys` (docs/public-api.md#api-keys),
 //! session only.
 //!
 //! A key is `sbk_` followed by 40 base62 characters (about 238 random bits). It is shown

@@ -1,5 +1,5 @@
 //! Configuration: Rocket's figment (`Rocket.toml`, then `ROCKET_*` variables) with
-//! Stockbook's own keys (DECISIONS §0), validated once at start.
+//! Stockbook's own keys (docs/configuration.md), validated once at start.
 
 use std::collections::BTreeMap;
 
@@ -69,7 +69,7 @@ impl std::fmt::Debug for PlatformConfig {
 
 impl PlatformConfig {
     /// The URLs the operator configured: their origins may be called whatever their
-    /// scheme and address (DECISIONS §17).
+    /// scheme and address (docs/limits.md).
     pub fn configured_urls(&self) -> impl Iterator<Item = &str> {
         [&self.base_url, &self.token_url, &self.authorize_url]
             .into_iter()
@@ -77,7 +77,7 @@ impl PlatformConfig {
     }
 }
 
-/// Bounds of the import pulls (`pulls` key, DECISIONS §17): per run of
+/// Bounds of the import pulls (`pulls` key, docs/limits.md#rates): per run of
 /// `POST /api/import/migrate` (every data type of an `all` run together), and how many
 /// runs may pull at once across the installation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -153,7 +153,7 @@ pub struct AppConfig {
     pub synchronous: Synchronous,
     pub platforms: BTreeMap<String, PlatformConfig>,
     pub pulls: PullLimits,
-    /// Public API requests per rolling minute per key and endpoint (DECISIONS §17).
+    /// Public API requests per rolling minute per key and endpoint (docs/limits.md).
     pub v1_rate_limit: usize,
     /// Longest a streamed answer waits for the client to take its next chunk.
     pub stream_timeout: std::time::Duration,

@@ -1,4 +1,4 @@
-//! Entities (businesses): `GET/POST/PUT/DELETE /api/entities` (DECISIONS §1).
+//! Entities (businesses): `GET/POST/PUT/DELETE /api/entities` (docs/auth.md#entities).
 //!
 //! An entity belongs to the user who created it. Creating one also creates the standard
 //! UK expense categories. DELETE is refused (409) while the entity holds any record other
@@ -6,7 +6,7 @@
 //! foreign key itself finds a remaining record.
 //!
 //! `default_location_id` (nullable, set by PUT) is a location of the entity: new invoices
-//! and bills that name no location take it (DECISIONS §13).
+//! and bills that name no location take it (docs/documents-stock.md#the-one-rule).
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, FromForm, Route, State};
@@ -158,7 +158,7 @@ pub struct EntityUpdate {
     pub vat_number: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub address: Option<Option<String>>,
-    /// A location of this entity, or null for none (DECISIONS §13).
+    /// A location of this entity, or null for none (docs/documents-stock.md#the-one-rule).
     #[serde(default, deserialize_with = "nullable")]
     pub default_location_id: Option<Option<String>>,
 }
@@ -219,8 +219,9 @@ fn in_use(e: rusqlite::Error) -> AppError {
     }
 }
 
-/// Query of `GET /api/entities`: paging, and the `entityId` filter every §4 list takes
-/// (here it narrows the list to that one entity; a foreign or unknown id is a 404).
+/// Query of `GET /api/entities`: paging, and the `entityId` filter every list of
+/// docs/conventions.md#lists takes (here it narrows the list to that one entity; a foreign or
+/// unknown id is a 404).
 #[derive(Debug, Default, FromForm)]
 struct EntityQuery {
     #[field(name = "entityId")]

@@ -1,5 +1,5 @@
-//! One error type for the whole service, rendered as the §7 body:
-//! `{statusCode, statusMessage, message}`.
+//! One error type for the whole service, rendered as the error body
+//! (docs/conventions.md#errors): `{statusCode, statusMessage, message}`.
 //!
 //! Internal causes (SQLite, I/O) are logged and never sent to the client.
 
@@ -88,7 +88,8 @@ impl AppError {
 /// A computed value (a stock total, a document total) that does not fit the 64-bit scaled
 /// integer SQLite stores. Writing one fails the statement; [`AppError`]
 /// turns it into a 409: the request is refused rather than the value saturated, which
-/// would silently break the ledger's sums (DECISIONS §5). (Defined here, not in `db`, so `error` imports no module.)
+/// would silently break the ledger's sums (docs/ledger.md). (Defined here, not in `db`, so `error`
+/// imports no module.)
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("The {kind} {value} is too large: the ledger stores at most {max}")]
 pub struct TooLarge {
@@ -97,7 +98,7 @@ pub struct TooLarge {
     pub max: String,
 }
 
-/// The §7 error body.
+/// The error body (docs/conventions.md#errors).
 #[derive(Serialize)]
 pub struct ErrorBody {
     #[serde(rename = "statusCode")]

@@ -9,7 +9,8 @@
 //! real answers against the schemas (no undocumented field).
 //!
 //! Decimals are JSON numbers (`type: number` with `multipleOf` for their places), never
-//! strings. Every operation lists its error answers with the §7 body.
+//! strings. Every operation lists its error answers with the error body
+//! (docs/conventions.md#errors).
 
 use rocket::serde::json::Json;
 use rocket::{get, routes, Route};
@@ -233,7 +234,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("post", "/api/entities", "Entities", "createEntity", "Create an entity (with the standard expense categories)", S, Create { body: "EntityCreate", record: "Entity" }),
     op("put", "/api/entities", "Entities", "updateEntity", "Update an entity", S, Update { body: "EntityUpdate", record: "Entity" }),
     op("delete", "/api/entities", "Entities", "deleteEntity", "Delete an entity without records", S, Delete),
-    // Inventory (§4.1–§4.7, DECISIONS §3–§8)
+    // Inventory (docs/inventory.md, docs/ledger.md, docs/documents.md)
     op("get", "/api/products", "Products", "listProducts", "List products with their stock levels", S, FilteredList("Product", &[ByEntity, Search, Category, Active]))
         .rules("By name, ignoring case. Each product carries its stock rows as `stock_levels`."),
     op("post", "/api/products", "Products", "createProduct", "Create a product", S, Create { body: "ProductCreate", record: "Product" })
@@ -1090,7 +1091,8 @@ fn id_of(description: &str) -> Value {
     v
 }
 
-/// The schemas of the inventory (§2, DECISIONS §2–§8).
+/// The schemas of the inventory (docs/inventory.md, docs/conventions.md, docs/ledger.md,
+/// docs/documents.md).
 #[rustfmt::skip]
 fn inventory_schemas() -> Vec<(&'static str, Value)> {
     use crate::inventory::ledger::MovementType;

@@ -1,4 +1,4 @@
-//! Which outgoing calls the server may make (DECISIONS §17): the import connectors use
+//! Which outgoing calls the server may make (docs/limits.md): the import connectors use
 //! it, and so can anything else that calls a URL a user gave (webhooks).
 //!
 //! The rule: a URL must be `https://`, and its host must not resolve to a loopback,

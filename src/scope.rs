@@ -1,4 +1,4 @@
-//! Ownership: which records a caller may touch (DECISIONS §1).
+//! Ownership: which records a caller may touch (docs/auth.md#ownership-and-scope).
 //!
 //! Every record row carries `owner_id` (the user who owns its entity, or who created it
 //! when it has no entity) and a nullable `entity_id`. A [`Scope`] is the caller's view:

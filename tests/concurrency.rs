@@ -1,6 +1,6 @@
-//! Concurrency on a real database file (DECISIONS §5: every write that touches stock is
-//! one `BEGIN IMMEDIATE` transaction, so concurrent requests never oversell and never lose
-//! an update).
+//! Concurrency on a real database file (docs/ledger.md#transactions-and-concurrency: every
+//! write that touches stock is one `BEGIN IMMEDIATE` transaction, so concurrent requests
+//! never oversell and never lose an update).
 //!
 //! Rocket's blocking test client is not `Sync`, so the concurrent phase drives one server
 //! instance through its asynchronous client from many tasks of a multi-threaded runtime:
@@ -422,9 +422,9 @@ fn valuations_taken_during_purchases_always_balance() {
     );
 }
 
-/// DECISIONS §12: 10 failed sign-ins for one email, then 429. Checking the count and
-/// recording the attempt are one transaction, so parallel wrong attempts cannot all pass
-/// the check while their passwords are being verified.
+/// docs/auth.md#login-throttle: 10 failed sign-ins for one email, then 429. Checking the
+/// count and recording the attempt are one transaction, so parallel wrong attempts
+/// cannot all pass the check while their passwords are being verified.
 #[test]
 fn parallel_wrong_sign_ins_stop_at_exactly_ten() {
     let file = TempDb::new("throttle");

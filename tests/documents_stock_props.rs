@@ -1,11 +1,12 @@
-//! Property tests of documents moving stock (DECISIONS §13) and of stock as at a date
-//! (§14).
+//! Property tests of documents moving stock (docs/documents-stock.md#the-one-rule) and of
+//! stock as at a date (docs/documents-stock.md#stock-as-at-a-date).
 //!
 //! 1. Random sequences of invoice and bill creates, status changes, line edits, location
 //!    changes and deletes, interleaved with plain movements, transfer orders and stock
-//!    takes, with and without `allow_negative_stock`. After EACH step the §5 and §13
-//!    invariants hold (read through the API, `common::invariants`), every answer is a
-//!    success or a 409, and a refused request changed nothing at all.
+//!    takes, with and without `allow_negative_stock`. After EACH step the
+//!    docs/ledger.md#invariants and docs/documents-stock.md#the-one-rule hold
+//!    (read through the API, `common::invariants`), every answer is a success or a 409, and a
+//!    refused request changed nothing at all.
 //! 2. Random ledgers over several days (movements, purchases with a unit cost, cost
 //!    price PUTs, bills): the valuation as at each day equals a naive replay of the
 //!    movements and of the cost prices seen at the end of each day.
@@ -371,10 +372,13 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut w = setup(allow_negative);
     for op in ops {
         step(&mut w, op)?;
-        try_check_invariants(&w.t, Some(&w.entity))
-            .map_err(|e| fail(format!("§5 broken after {op:?}: {e}")))?;
+        try_check_invariants(&w.t, Some(&w.entity)).map_err(|e| {
+            fail(format!(
+                "ledger invariants (docs/ledger.md#invariants) broken after {op:?}: {e}"
+            ))
+        })?;
         try_check_documents(&w.t, Some(&w.entity))
-            .map_err(|e| fail(format!("§13 broken after {op:?}: {e}")))?;
+            .map_err(|e| fail(format!("documents move stock (docs/documents-stock.md#the-one-rule) broken after {op:?}: {e}")))?;
     }
     let conn = w.t.db.conn().unwrap();
     let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();

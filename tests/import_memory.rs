@@ -1,8 +1,8 @@
-//! The amplification of issue 11 (DECISIONS §17): a CSV of 110 KB whose header holds
-//! 100,000 `-` characters, then 1,000 bad rows. It used to answer 200 MB (every row error
-//! copied the header twice, and errors were never capped) and take the server's resident
-//! memory to 817 MB. Alone in its own test binary, so no other test moves the process's
-//! peak resident memory while it is measured.
+//! The amplification of issue 11 (docs/limits.md#text): a CSV of 110 KB whose header
+//! holds 100,000 `-` characters, then 1,000 bad rows. It used to answer 200 MB (every row
+//! error copied the header twice, and errors were never capped) and take the server's
+//! resident memory to 817 MB. Alone in its own test binary, so no other test moves the
+//! process's peak resident memory while it is measured.
 
 mod common;
 

@@ -1,6 +1,6 @@
-//! A property test of the ledger (DECISIONS §5): random sequences of movements of every
-//! type and sign (at a location or none), stock row upserts and PUTs of `quantity`,
-//! product PUTs of `stock_qty`, and location (de)activation, with and without
+//! A property test of the ledger (docs/ledger.md#invariants): random sequences of
+//! movements of every type and sign (at a location or none), stock row upserts and PUTs of
+//! `quantity`, product PUTs of `stock_qty`, and location (de)activation, with and without
 //! `allow_negative_stock`. After EACH step:
 //!
 //! - the answer's status is the one a small model of the rules predicts (so a refused
@@ -364,7 +364,7 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
     if expected.code >= 400 {
         let msg = res.1["message"].as_str().unwrap_or_default();
         if res.1["statusCode"] != json!(expected.code) || msg.is_empty() {
-            return Err(fail(format!("{op:?}: not a §7 error body: {}", res.1)));
+            return Err(fail(format!("{op:?}: not an error body: {}", res.1)));
         }
     }
     Ok(())

@@ -1,4 +1,5 @@
-//! Invoices and bills: one document shape, two tables (DECISIONS §9, §12).
+//! Invoices and bills: one document shape, two tables
+//! (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals).
 //!
 //! - `contact_id` is required; `issue_date` defaults to today, `due_date` to the issue
 //!   date + 30 days (and may not be earlier than it).
@@ -11,7 +12,8 @@
 //!   `amount_paid` is a non-negative money amount, default 0.
 //! - `location_id` (a location of the document's entity; on create, when omitted, the
 //!   entity's `default_location_id`): where a posted document takes or brings stock
-//!   ([`super::stock`], DECISIONS §13). Imported documents never move stock.
+//!   ([`super::stock`], docs/documents-stock.md#the-one-rule). Imported documents
+//!   never move stock.
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
@@ -375,7 +377,7 @@ fn check_dates(issue: time::Date, due: time::Date) -> AppResult<()> {
 pub enum Numbering {
     /// The next `INV-` number (session API and public API).
     Generate,
-    /// None: the number stays null (import, DECISIONS §12).
+    /// None: the number stays null (import, docs/import.md#imported-documents).
     KeepNull,
 }
 
@@ -399,7 +401,7 @@ pub fn create(
 
 /// Creates an invoice or a bill as history (imports): `numbering` decides what an
 /// invoice without a number gets; the document never moves stock, and takes no default
-/// location (DECISIONS §11, §13).
+/// location (docs/import.md, docs/documents-stock.md#the-one-rule).
 pub fn create_with(
     tx: &Transaction,
     scope: &Scope,

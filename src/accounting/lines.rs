@@ -1,5 +1,5 @@
 //! Line items of invoices, bills and recurring invoice templates, and the totals computed
-//! from them (DECISIONS §9, §12):
+//! from them (docs/accounting.md#line-totals):
 //!
 //! - net = round(quantity × unit_price × (1 − discount / 100), 2)
 //! - VAT = round(net × vat_rate / 100, 2)

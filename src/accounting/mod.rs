@@ -1,4 +1,4 @@
-//! Accounting records (DECISIONS §9): contacts, invoices and bills with line items,
+//! Accounting records (docs/accounting.md): contacts, invoices and bills with line items,
 //! expenses, expense categories, employees, bank transactions, projects, time entries
 //! and recurring invoice templates.
 //!

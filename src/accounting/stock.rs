@@ -1,4 +1,5 @@
-//! How invoices and bills move stock (DECISIONS §13; docs/documents-stock.md).
+//! How invoices and bills move stock (docs/documents-stock.md#the-one-rule;
+//! docs/documents-stock.md).
 //!
 //! The whole rule is one invariant, kept after every request: for each *posted* document
 //! (invoice `sent`/`paid`, bill `awaiting_payment`/`paid`) with a location, the movements

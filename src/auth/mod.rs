@@ -1,4 +1,4 @@
-//! Sign-in (DECISIONS §1): accounts, server-side sessions, the login throttle, and the
+//! Sign-in (docs/auth.md): accounts, server-side sessions, the login throttle, and the
 //! `SessionUser` request guard that every session endpoint takes.
 
 pub mod password;
@@ -163,7 +163,7 @@ impl<'r> FromRequest<'r> for SecureCookie {
 }
 
 /// The signed-in user of a session API request. A missing, unknown, expired or revoked
-/// session fails with 401 in the §7 body.
+/// session fails with 401 in the error body (docs/conventions.md#errors).
 #[derive(Debug, Clone)]
 pub struct SessionUser {
     pub user: User,

@@ -1,4 +1,4 @@
-//! The login throttle (DECISIONS §1): more than [`MAX_FAILURES`] failed sign-ins for one
+//! The login throttle (docs/auth.md): more than [`MAX_FAILURES`] failed sign-ins for one
 //! email within [`WINDOW_SECS`] and every further attempt is refused with 429 until the
 //! oldest failure leaves the window.
 //!

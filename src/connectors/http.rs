@@ -7,12 +7,13 @@
 //! HTTP date), each wait capped and the number of retries bounded; the sleep itself is a
 //! function of the policy so tests can record the waits instead of sleeping.
 //!
-//! Every request goes through [`crate::outbound::OutboundPolicy`] (DECISIONS §17): only
-//! `https://` hosts with public addresses, checked on the address connected to, unless
-//! the origin is one the operator configured (`platforms.<id>.base_url`, `token_url`,
-//! `authorize_url`). And every request counts against its run's [`Pull`] budget: at most
-//! `pulls.max_pages` requests, `pulls.max_records` records and `pulls.max_bytes` bytes
-//! of answers per run (each answer also at most [`MAX_BODY`]).
+//! Every request goes through [`crate::outbound::OutboundPolicy`]
+//! (docs/limits.md#rates): only `https://` hosts with public addresses, checked on the
+//! address connected to, unless the origin is one the operator configured
+//! (`platforms.<id>.base_url`, `token_url`, `authorize_url`). And every request counts
+//! against its run's [`Pull`] budget: at most `pulls.max_pages` requests,
+//! `pulls.max_records` records and `pulls.max_bytes` bytes of answers per run (each
+//! answer also at most [`MAX_BODY`]).
 //!
 //! Errors: 401/403 → [`ConnectorError::AuthFailed`]; no connection →
 //! [`ConnectorError::Unreachable`]; a host the policy refuses →

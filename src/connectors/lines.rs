@@ -1,5 +1,6 @@
 //! Documents (invoices, orders, bills) to import rows, one per line, with lines fitted so
-//! that the importer's arithmetic reproduces the source's own total (DECISIONS §12).
+//! that the importer's arithmetic reproduces the source's own total
+//! (docs/import.md#imported-documents).
 //!
 //! The importer computes, per line, net = round(qty × unit_price × (1 − discount/100), 2)
 //! and VAT = round(net × rate/100, 2), and the document total as the sum. A platform gives

@@ -1,16 +1,16 @@
 //! Connectors: clients that pull records from the six API platforms and from FreeAgent
-//! over OAuth (§4.10, DECISIONS §11), and turn them into import rows.
+//! over OAuth (docs/import.md#connectors, docs/import.md#oauth), and turn them into import rows.
 //!
 //! A connector knows a platform's authentication, pagination, money units and field
 //! names; it knows nothing of the database. For a (platform, data type) it returns
-//! `Vec<ImportRow>`: one map per row, keyed by the DECISIONS §12 import field names of
+//! `Vec<ImportRow>`: one map per row, keyed by the import field names (docs/import.md#fields) of
 //! that data type, exactly as a mapped CSV row would be. The importer validates, dedups
 //! and stores them.
 //!
 //! # The row contract
 //!
-//! - Keys are the §12 import field names of the data type; a key is left out when the
-//!   platform has no value for it (never an empty string).
+//! - Keys are the import field names (docs/import.md#fields) of the data type; a key is left out
+//!   when the platform has no value for it (never an empty string).
 //! - Decimals are plain decimal text in MAJOR units, trailing zeros removed (`"1234.56"`,
 //!   `"10"`, `"-0.5"`): minor units (Stripe, Square, GoCardless) are converted exactly
 //!   with `rust_decimal` using the currency's exponent (2 for GBP; 0 for JPY and the
@@ -43,8 +43,8 @@
 //! - `provider_ref` is the platform's own id of the record (FreeAgent: its `url`). For
 //!   documents without a number on the platform (Square orders) the order id is used as
 //!   `number`, so documents never merge when grouped by number; Stripe drafts have no
-//!   number and keep none (DECISIONS §11 fallback). The importer should group API rows
-//!   of one document by `provider_ref`.
+//!   number and keep none (the fallback of docs/import.md#dedup). The importer should group API
+//!   rows of one document by `provider_ref`.
 //!
 //! # Support matrix
 //!
@@ -118,7 +118,7 @@ use crate::error::AppError;
 
 pub use http::{Pull, RetryPolicy};
 
-/// One import row: §12 import field name → canonical text value.
+/// One import row: import field name (docs/import.md#fields) → canonical text value.
 pub type ImportRow = BTreeMap<String, String>;
 
 /// The platforms that have a connector.
@@ -144,7 +144,7 @@ impl Platform {
         Platform::Freeagent,
     ];
 
-    /// The identifier of DECISIONS §11 (also the `platforms.<id>` configuration key).
+    /// The identifier of docs/import.md#platforms (also the `platforms.<id>` configuration key).
     pub fn id(self) -> &'static str {
         match self {
             Self::Stripe => "stripe",
@@ -202,7 +202,7 @@ impl FromStr for Platform {
     }
 }
 
-/// The `entityType` values of DECISIONS §11 (`all` is the caller's loop over these).
+/// The `entityType` values of docs/import.md#data-types (`all` is the caller's loop over these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DataType {
     Contacts,
@@ -287,7 +287,7 @@ pub enum ConnectorError {
     /// The OAuth callback's `state` is not the one this connection started with.
     #[error("{platform} authorisation failed: state does not match")]
     StateMismatch { platform: Platform },
-    /// The outgoing-call policy refused the host (DECISIONS §17): not https, or a
+    /// The outgoing-call policy refused the host (docs/limits.md): not https, or a
     /// loopback, private or link-local address, and not an origin the operator configured.
     #[error("{platform}: {message}")]
     Refused { platform: Platform, message: String },
@@ -361,10 +361,11 @@ pub type ConnectorResult<T> = Result<T, ConnectorError>;
 /// Pulls every page of one data type from an API platform (not FreeAgent, whose OAuth
 /// tokens change during a pull: see [`freeagent::pull`]).
 ///
-/// `credentials` is the DECISIONS §11 object stored with the connection; `config` the
-/// platform's `platforms.<id>` settings (`base_url` overrides the real origin, and the
-/// shop/site URL for Shopify and WooCommerce). Blocking: run it in `spawn_blocking`.
-/// The default [`crate::config::PullLimits`] bound it; [`pull_within`] takes a run's.
+/// `credentials` is the object of docs/import.md#connections stored with the
+/// connection; `config` the platform's `platforms.<id>` settings (`base_url` overrides
+/// the real origin, and the shop/site URL for Shopify and WooCommerce). Blocking: run
+/// it in `spawn_blocking`. The default [`crate::config::PullLimits`] bound it;
+/// [`pull_within`] takes a run's.
 pub fn pull(
     platform: Platform,
     data_type: DataType,

@@ -55,7 +55,7 @@ pub fn pull(
     retry: &Pull,
 ) -> ConnectorResult<Vec<ImportRow>> {
     let token = credential(P, credentials, "access_token")?;
-    // Checked again at every pull (DECISIONS §17), then on the address connected to.
+    // Checked again at every pull (docs/limits.md), then on the address connected to.
     let shop = super::site_url(P, credentials, config)?
         .map(|u| u.origin().ascii_serialization())
         .unwrap_or_default();

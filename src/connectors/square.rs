@@ -336,7 +336,8 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
     Ok(rows)
 }
 
-/// A Square invoice's status into the §12 set: published and not fully paid is `sent`.
+/// A Square invoice's status into the docs/accounting.md#line-totals set: published and not fully
+/// paid is `sent`.
 fn invoice_status(status: Option<&str>) -> &'static str {
     match status {
         Some("DRAFT") => "draft",

@@ -45,7 +45,7 @@ pub fn pull(
 ) -> ConnectorResult<Vec<ImportRow>> {
     let key = credential(P, credentials, "consumer_key")?;
     let secret = credential(P, credentials, "consumer_secret")?;
-    // The keys go only over https to a public host (DECISIONS §17), checked again at
+    // The keys go only over https to a public host (docs/limits.md), checked again at
     // every pull and then on the address connected to; or to the configured origin.
     let site = super::site_url(P, credentials, config)?
         .map(String::from)

@@ -6,9 +6,10 @@
 //! `SUM` and compare them exactly and no value ever becomes a binary float.
 //!
 //! Parsing refuses more decimal places than the kind allows (trailing zeros do not
-//! count) and magnitudes above 10^12: a 400, never a silent rounding (DECISIONS §12).
-//! A value the service computed (a stock total, a document total) that does not fit the
-//! stored 64-bit integer is never saturated: writing it fails with [`TooLarge`], a 409.
+//! count) and magnitudes above 10^12: a 400, never a silent rounding
+//! (docs/conventions.md#decimals-and-rounding). A value the service computed (a stock
+//! total, a document total) that does not fit the stored 64-bit integer is never
+//! saturated: writing it fails with [`TooLarge`], a 409.
 
 use std::fmt;
 use std::str::FromStr;

@@ -3,9 +3,10 @@
 //! It enforces the JSON-only rule for mutations (415), the `limits.body` size (413, and
 //! never above `limits.json`; only the CSV import endpoints read bodies up to
 //! `limits.json`, with `import::body`),
-//! and turns every serde failure into a §7 message that names the field:
-//! `Missing required field: <field>` or ``Invalid value for field `x`: ...``.
-//! An empty body reads as `{}`, so a missing body reports the first missing field.
+//! and turns every serde failure into an error message (docs/conventions.md#errors)
+//! that names the field: `Missing required field: <field>` or ``Invalid value for field
+//! `x`: ...``. An empty body reads as `{}`, so a missing body reports the first missing
+//! field.
 //!
 //! Also the small checks every body field goes through: [`IdBody`] (the body of every
 //! DELETE), [`parse_id`], [`clean`] (optional text) and [`parse_date`].
@@ -34,7 +35,8 @@ impl<T> std::ops::Deref for JsonBody<T> {
     }
 }
 
-/// Rejects a request whose content type is not JSON (the CSRF rule of DECISIONS §1).
+/// Rejects a request whose content type is not JSON (the CSRF rule of
+/// docs/conventions.md#request-bodies).
 pub fn require_json(req: &Request<'_>) -> Result<(), AppError> {
     match req.content_type() {
         Some(ct) if ct.is_json() => Ok(()),
@@ -108,7 +110,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
     Ok(value)
 }
 
-/// The message of a text with a NUL character (DECISIONS §17).
+/// The message of a text with a NUL character (docs/limits.md#text).
 pub const NUL_MESSAGE: &str = "must not contain a NUL character";
 const NUL_KEY_MESSAGE: &str = "has a key with a NUL character";
 
@@ -377,7 +379,7 @@ pub fn parse_date(field: &str, s: &str) -> AppResult<Date> {
 }
 
 /// Most lines a document (invoice, bill, recurring invoice, transfer order) or a list of
-/// stock-take counts may have (DECISIONS §17).
+/// stock-take counts may have (docs/limits.md#lists).
 pub const MAX_LINES: usize = 10_000;
 
 /// 400 unless `n` is at most [`MAX_LINES`]: for lines that do not come through

@@ -1,4 +1,5 @@
-//! JSON catchers: every failure on every path has the §7 body, never Rocket's HTML.
+//! JSON catchers: every failure on every path has the error body
+//! (docs/conventions.md#errors), never Rocket's HTML.
 //!
 //! Rocket 0.5 answers a known path with an unknown method as 404; the 404 catcher looks
 //! the path up among the mounted routes and answers 405 when another method serves it.

@@ -1,6 +1,6 @@
-//! Text with a NUL character is a 400 everywhere (DECISIONS §17), the URI included: a
-//! query parameter (name or decoded value, on every route, known parameter or not) or a
-//! path segment that decodes to one is refused before any route runs.
+//! Text with a NUL character is a 400 everywhere (docs/limits.md#text), the URI
+//! included: a query parameter (name or decoded value, on every route, known parameter
+//! or not) or a path segment that decodes to one is refused before any route runs.
 //!
 //! Rocket 0.5 request fairings cannot answer a request, so this one sends a refused
 //! request to a path no route serves (nothing runs, no body is read) and replaces the

@@ -1,6 +1,7 @@
 //! Paging of list endpoints. The session API takes optional `limit` and `offset` (no
-//! default limit, DECISIONS §2); the public API defaults to 50 and serves at most 200
-//! (§8, DECISIONS §10). Values that are not whole numbers in range are a 400.
+//! default limit, docs/conventions.md#lists); the public API defaults to 50 and
+//! serves at most 200 (docs/public-api.md#paging). Values that are not whole numbers
+//! in range are a 400.
 
 use rocket::FromForm;
 

@@ -7,10 +7,10 @@
 //! response drains. Reading, writing and sending therefore overlap, and memory stays at a
 //! few chunks.
 //!
-//! An error before the first chunk (a bad filter, say) is an ordinary §7 answer. After the
-//! first chunk the status has been sent: an error ends the body early, so the client holds
-//! JSON that does not parse, and the server logs the cause. A client that goes away stops
-//! the thread at its next chunk.
+//! An error before the first chunk (a bad filter, say) is an ordinary error answer
+//! (docs/conventions.md#errors). After the first chunk the status has been sent: an error
+//! ends the body early, so the client holds JSON that does not parse, and the server logs
+//! the cause. A client that goes away stops the thread at its next chunk.
 //!
 //! A stream keeps its connection until the client has read the body, so a slow client
 //! keeps it longer. Each stream therefore takes a permit first ([`Db::streaming_permit`]).
@@ -66,7 +66,8 @@ where
 }
 
 /// The same streamed body answered as `text/csv`, offered for download as `filename`
-/// (the movement history, DECISIONS §14): [`stream_json`] writes any text.
+/// (the movement history, docs/documents-stock.md#the-movement-history-as-a-spreadsheet):
+/// [`stream_json`] writes any text.
 pub struct CsvStream<S> {
     pub body: JsonStream<S>,
     pub filename: &'static str,

@@ -1,5 +1,6 @@
-//! The storing step of an import (§4.10 rules 3–4, DECISIONS §11, §12): typed rows in,
-//! records out, inside the caller's write transaction.
+//! The storing step of an import (docs/import.md#storing-records, docs/import.md#dedup,
+//! docs/import.md#imported-documents): typed rows in, records out, inside the caller's
+//! write transaction.
 //!
 //! - Every record goes through the accounting and product create functions, so an
 //!   imported record gets exactly the validation, defaults and totals of one made by hand.
@@ -60,7 +61,7 @@ use crate::scope::Scope;
 
 /// What a run did: `{imported, skipped, failed: [{row, message, column?, columnIndex?}],
 /// errorCount}`: `failed` lists the first [`crate::import::csv::MAX_LISTED_ERRORS`] row errors in row order,
-/// `errorCount` counts them all (DECISIONS §17).
+/// `errorCount` counts them all (docs/limits.md#rates).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ImportOutcome {
     pub imported: usize,

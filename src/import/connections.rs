@@ -1,5 +1,5 @@
-//! Import connections: `GET/POST/DELETE /api/import/connections` (DECISIONS §11),
-//! session and Pro plan.
+//! Import connections: `GET/POST/DELETE /api/import/connections`
+//! (docs/import.md#connections), session and Pro plan.
 //!
 //! A connection holds what the pulls of `POST /api/import/migrate` need to speak to one
 //! platform for one entity: the credentials of an API platform (`stripe {api_key}`,
@@ -15,8 +15,8 @@
 //!   dropped. Credentials are checked for completeness
 //!   ([`connectors::validate_credentials`]); the platform is not called.
 //! - The WooCommerce `url` and the Shopify `shop` must pass the outgoing-call policy
-//!   (DECISIONS §17, [`crate::outbound`]): `https://`, and a host that neither is nor
-//!   resolves to a loopback, private or link-local address, unless its origin is the
+//!   (docs/limits.md#rates, [`crate::outbound`]): `https://`, and a host that neither is
+//!   nor resolves to a loopback, private or link-local address, unless its origin is the
 //!   configured `platforms.<id>.base_url`. A 400 names the rule. Each pull checks again,
 //!   on the address it connects to.
 //! - Secrets never leave the server: every answer is [`Connection`], which has no
@@ -119,7 +119,7 @@ pub fn api_platform(raw: &str) -> AppResult<Platform> {
     }
 }
 
-/// The credential fields each API platform needs (DECISIONS §11).
+/// The credential fields each API platform needs (docs/import.md#connections).
 fn credential_fields(platform: Platform) -> &'static [&'static str] {
     match platform {
         Platform::Stripe => &["api_key"],

@@ -1,7 +1,8 @@
 //! The data types an import can bring in and the fields each of them maps to
-//! (DECISIONS §11 `entityType` values and §12 "Import fields").
+//! (docs/import.md#data-types and docs/import.md#fields).
 //!
-//! These are the targets of a column `mapping`; `required` is the `*` of §12.
+//! These are the targets of a column `mapping`; `required` is the `*` of
+//! docs/import.md#fields.
 
 use std::fmt;
 use std::str::FromStr;
@@ -46,7 +47,7 @@ impl EntityType {
         }
     }
 
-    /// The mapping targets of this type, in the order of DECISIONS §12.
+    /// The mapping targets of this type, in the order of docs/import.md#fields.
     pub fn fields(self) -> &'static [FieldSpec] {
         match self {
             Self::Contacts => CONTACT_FIELDS,
@@ -107,7 +108,7 @@ impl Serialize for EntityType {
     }
 }
 
-/// A mapping target. The names are those of DECISIONS §12.
+/// A mapping target. The names are those of docs/import.md#fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Field {
     Name,

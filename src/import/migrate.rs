@@ -1,4 +1,4 @@
-//! `POST /api/import/migrate` (§4.10, DECISIONS §11): pull every page of one data type,
+//! `POST /api/import/migrate` (docs/import.md#migrate): pull every page of one data type,
 //! or of everything (`entityType: all`), from a connected platform and import it.
 //! Session and Pro plan.
 //!

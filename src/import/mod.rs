@@ -1,4 +1,4 @@
-//! Data import (§4.10, DECISIONS §11).
+//! Data import (docs/import.md).
 //!
 //! - Reading (pure): [`csv::parse`] (or, streamed, [`csv::prepare`] +
 //!   [`csv::Prepared::each_row`]) reads the CSV exports of the eight accounting platforms

@@ -1,4 +1,4 @@
-//! The OAuth connection of FreeAgent (DECISIONS §11): session and Pro plan.
+//! The OAuth connection of FreeAgent (docs/import.md#oauth): session and Pro plan.
 //!
 //! 1. `GET /api/import/oauth/start?platform=freeagent&entityId=` answers
 //!    `{data: {authorize_url}}`. A fresh random `state` (32 base62 characters) goes into
@@ -6,14 +6,14 @@
 //!    redirect URI and an expiry ([`STATE_LIFETIME_SECS`], 15 minutes).
 //! 2. The provider sends the browser back to `GET /api/import/oauth/callback?code&state`
 //!    (with the session cookie: it is a top-level navigation). A state that is missing,
-//!    unknown, already used, expired or started by another user is a 400 in the §7 body:
-//!    nothing is exchanged. A good state is used up, then the code is exchanged at the
-//!    token endpoint (HTTP Basic client credentials), the grant
-//!    `{access_token, refresh_token, expires_at}` is stored as the entity's `freeagent`
-//!    connection (replacing an earlier one), and the browser is redirected (303) to the
-//!    web app at `/#/import?connected=freeagent`. When the provider reports an error
-//!    (`?error=access_denied`), sends no code, or the exchange fails, the redirect is to
-//!    `/#/import?error=<message>` instead and nothing is stored.
+//!    unknown, already used, expired or started by another user is a 400 in the error
+//!    body (docs/conventions.md#errors): nothing is exchanged. A good state is used up,
+//!    then the code is exchanged at the token endpoint (HTTP Basic client credentials),
+//!    the grant `{access_token, refresh_token, expires_at}` is stored as the entity's
+//!    `freeagent` connection (replacing an earlier one), and the browser is redirected
+//!    (303) to the web app at `/#/import?connected=freeagent`. When the provider reports
+//!    an error (`?error=access_denied`), sends no code, or the exchange fails, the
+//!    redirect is to `/#/import?error=<message>` instead and nothing is stored.
 //!
 //! The redirect URI is `platforms.freeagent.redirect_uri` when configured (the URL
 //! registered with FreeAgent; set it whenever the server sits behind a proxy), otherwise

@@ -1,4 +1,4 @@
-//! The import platforms (DECISIONS §11) and the identifiers the API uses for them.
+//! The import platforms (docs/import.md#platforms) and the identifiers the API uses for them.
 
 use std::fmt;
 use std::str::FromStr;

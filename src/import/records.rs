@@ -1,9 +1,10 @@
 //! Typed records an import produces, one per source row, before anything is stored.
 //!
-//! Values are already validated: decimals fit their kind (DECISIONS §12 places and
-//! magnitudes), dates are real dates, statuses are in the §12 value sets. Optional
-//! fields the source left empty are `None`; defaults (contact type `customer`,
-//! quantity 1, status `draft` …) are the storing step's business.
+//! Values are already validated: decimals fit their kind
+//! (docs/conventions.md#decimals-and-rounding: places and magnitudes), dates are
+//! real dates, statuses are in the value sets of docs/accounting.md#value-sets.
+//! Optional fields the source left empty are `None`; defaults (contact type
+//! `customer`, quantity 1, status `draft` …) are the storing step's business.
 
 use serde::{Serialize, Serializer};
 use time::Date;
@@ -28,7 +29,7 @@ pub fn ser_opt_date<S: Serializer>(d: &Option<Date>, s: S) -> Result<S::Ok, S::E
     }
 }
 
-/// Contact `type` (§9).
+/// Contact `type` (docs/accounting.md#contacts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContactType {
@@ -37,8 +38,9 @@ pub enum ContactType {
     Both,
 }
 
-/// Invoice and bill `status` (§12 value sets). Invoices use `Draft | Sent | Paid | Void`,
-/// bills `Draft | AwaitingPayment | Paid | Void`; the parser picks per type.
+/// Invoice and bill `status` (docs/accounting.md#value-sets). Invoices use
+/// `Draft | Sent | Paid | Void`, bills `Draft | AwaitingPayment | Paid | Void`; the parser picks
+/// per type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DocStatus {
@@ -49,7 +51,7 @@ pub enum DocStatus {
     Void,
 }
 
-/// Project `status` (§12).
+/// Project `status` (docs/accounting.md#value-sets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProjectStatus {
@@ -58,7 +60,7 @@ pub enum ProjectStatus {
     Archived,
 }
 
-/// Recurring `interval` (§12).
+/// Recurring `interval` (docs/accounting.md#value-sets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Interval {
@@ -67,8 +69,8 @@ pub enum Interval {
     Year,
 }
 
-/// Recurring invoice template `status`. §9 names the field without a value set; these
-/// three are this module's choice.
+/// Recurring invoice template `status`. docs/accounting.md#recurring-invoices names the field
+/// without a value set; these three are this module's choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TemplateStatus {
@@ -160,7 +162,8 @@ pub struct TimeEntryRow {
     pub project_name: String,
     #[serde(serialize_with = "ser_date")]
     pub date: Date,
-    /// Hours, up to 2 decimal places (§12 counts `hours` with money amounts).
+    /// Hours, up to 2 decimal places (`hours` counts as money:
+    /// docs/conventions.md#decimals-and-rounding).
     pub hours: Money,
     pub description: Option<String>,
     pub billable: Option<bool>,

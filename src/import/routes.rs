@@ -1,4 +1,4 @@
-//! The import endpoints of the session API (DECISIONS §11):
+//! The import endpoints of the session API (docs/import.md):
 //!
 //! - `POST /api/import/preview` `{mode: "csv", entityType?, csv, platform?, mapping?,
 //!   entity_id?}`: what the file is and what a run would do, changing nothing.
@@ -37,7 +37,8 @@ pub fn routes() -> Vec<Route> {
 pub const PREVIEW_ROWS: usize = 20;
 
 /// Request guard of every `/api/import/*` endpoint: the installation's plan must be
-/// `pro` (§5 rule 7). Put it after [`SessionUser`], so an anonymous caller still gets 401.
+/// `pro` (docs/import.md#plan). Put it after [`SessionUser`], so an anonymous caller still gets
+/// 401.
 pub struct ProPlan;
 
 pub const PRO_PLAN_MESSAGE: &str = "Import requires the Pro plan";
@@ -112,10 +113,10 @@ struct RunBody {
     entity_id: String,
 }
 
-/// The preview answer: DECISIONS §11's fields, then `layout`, `missingRequired`,
-/// `leftOut` and `notes`.
+/// The preview answer: the fields of docs/import.md#preview, then `layout`,
+/// `missingRequired`, `leftOut` and `notes`.
 /// `errors` lists the first [`csv::MAX_LISTED_ERRORS`] row errors, `errorCount` counts
-/// them all (DECISIONS §17).
+/// them all (docs/limits.md).
 fn preview_json(
     file: &ParsedFile,
     duplicates: usize,

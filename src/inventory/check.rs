@@ -1,16 +1,16 @@
-//! The ledger check (`stockbook check`, DECISIONS §16): verifies, over the whole database,
-//! the invariants every request keeps, and describes each breach in words.
+//! The ledger check (`stockbook check`, docs/operations.md#check): verifies, over the
+//! whole database, the invariants every request keeps, and describes each breach in words.
 //!
-//! - §5 invariant 1: each stock row's `quantity` = Σ `qty` of its product's movements at
+//! - invariant 1 (docs/ledger.md#invariants): each stock row's `quantity` = Σ `qty` of its product's movements at
 //!   its location (and no location holds movements of a product without a stock row,
 //!   unless they sum to zero);
-//! - §5 invariant 2: each product's `stock_qty` = Σ `qty` of all its movements;
-//! - §5 invariant 3: each stock row's `reserved_quantity` is at least what in-transit
+//! - invariant 2 (docs/ledger.md#invariants): each product's `stock_qty` = Σ `qty` of all its movements;
+//! - invariant 3 (docs/ledger.md#invariants): each stock row's `reserved_quantity` is at least what in-transit
 //!   transfer orders from its location hold of its product;
-//! - §13: for each posted invoice (bill) with a location that moves stock, its movements
-//!   sum, per product, to minus (plus) its lines' quantities, all at its location; for
-//!   every other document, imported ones included, and for movements whose document no
-//!   longer exists, to zero.
+//! - docs/documents-stock.md#the-one-rule: for each posted invoice (bill) with a location
+//!   that moves stock, its movements sum, per product, to minus (plus) its lines'
+//!   quantities, all at its location; for every other document, imported ones included,
+//!   and for movements whose document no longer exists, to zero.
 //!
 //! Sums are computed in Rust from the scaled integers (`i128`), so no stored value can
 //! overflow them.
@@ -25,7 +25,8 @@ use crate::error::AppResult;
 /// One broken invariant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Breach {
-    /// Which rule: `§5.1`, `§5.2`, `§5.3` or `§13`.
+    /// Which rule: `stock rows`, `product stock`, `reservations` (the ledger's invariants 1
+    /// to 3) or `document stock` (documents that move stock).
     pub rule: &'static str,
     /// What is wrong, naming the records.
     pub message: String,
@@ -79,7 +80,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
         }
     }
 
-    // §5.1 and §5.3.
+    // Invariants 1 and 3 (docs/ledger.md#invariants).
     let mut held: BTreeMap<(String, String), i128> = BTreeMap::new();
     {
         let mut stmt = conn.prepare(
@@ -106,7 +107,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
         let sum = per_row.get(&(p.clone(), l.clone())).copied().unwrap_or(0);
         if i128::from(*quantity) != sum {
             out.push(Breach {
-                rule: "§5.1",
+                rule: "stock rows",
                 message: format!(
                     "The stock row of {} at {} holds {}, but its movements sum to {}",
                     product_name(conn, p)?,
@@ -119,7 +120,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
         let h = held.get(&(p.clone(), l.clone())).copied().unwrap_or(0);
         if i128::from(*reserved) < h {
             out.push(Breach {
-                rule: "§5.3",
+                rule: "reservations",
                 message: format!(
                     "{} at {} has reserved_quantity {}, below the {} held by in-transit \
                      transfer orders",
@@ -134,7 +135,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
     for ((p, l), sum) in &per_row {
         if *sum != 0 && !rows.contains_key(&(p.clone(), l.clone())) {
             out.push(Breach {
-                rule: "§5.1",
+                rule: "stock rows",
                 message: format!(
                     "The movements of {} at {} sum to {}, but there is no stock row",
                     product_name(conn, p)?,
@@ -147,7 +148,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
     for ((p, l), h) in &held {
         if !rows.contains_key(&(p.clone(), l.clone())) {
             out.push(Breach {
-                rule: "§5.3",
+                rule: "reservations",
                 message: format!(
                     "In-transit transfer orders hold {} of {} from {}, which has no stock row",
                     qty(*h),
@@ -158,7 +159,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
         }
     }
 
-    // §5.2.
+    // Invariant 2 (docs/ledger.md#invariants).
     {
         let mut stmt = conn.prepare("SELECT id, stock_qty FROM products")?;
         let mut q = stmt.query([])?;
@@ -168,7 +169,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
             let sum = per_product.remove(&p).unwrap_or(0);
             if stock != sum {
                 out.push(Breach {
-                    rule: "§5.2",
+                    rule: "product stock",
                     message: format!(
                         "{} has stock_qty {}, but its movements sum to {}",
                         product_name(conn, &p)?,
@@ -187,7 +188,7 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
 /// (document id, product id, location id)
 type DocKey = (String, String, String);
 
-/// The §13 invariant for every invoice and bill.
+/// The docs/documents-stock.md#the-one-rule invariant for every invoice and bill.
 fn document_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
     let mut moved: BTreeMap<DocKey, i128> = BTreeMap::new();
     {
@@ -270,7 +271,7 @@ fn document_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
             format!("at {}", location_name(conn, location)?)
         };
         out.push(Breach {
-            rule: "§13",
+            rule: "document stock",
             message: format!(
                 "{name} should hold {} of {} {at}, but its movements sum to {}",
                 qty(w),

@@ -3,10 +3,10 @@
 //! one through the caller's scope, attaches their lines, numbers a new one and deletes
 //! one with its lines; each document says only how its rows read ([`LinedDocument`]).
 //!
-//! Numbers (DECISIONS §6, §7, §12): the next number is read and used inside the caller's
-//! `BEGIN IMMEDIATE` transaction, so two concurrent creates never get the same one; the
-//! `UNIQUE (entity_id, number_seq)` constraint of the tables backs this up. Past 999 the
-//! number simply grows (`TO-1000`).
+//! Numbers (docs/documents.md#numbering): the next number is read and used inside the
+//! caller's `BEGIN IMMEDIATE` transaction, so two concurrent creates never get the same
+//! one; the `UNIQUE (entity_id, number_seq)` constraint of the tables backs this up.
+//! Past 999 the number simply grows (`TO-1000`).
 
 use std::collections::HashMap;
 

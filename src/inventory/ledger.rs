@@ -4,15 +4,15 @@
 //! updates the stock row (creating it when absent) and the product's aggregate
 //! `stock_qty`, applies weighted-average costing for purchases with a `unit_cost`, and
 //! appends the immutable ledger row, all in the caller's transaction. So, after every
-//! request (DECISIONS §5):
+//! request (docs/ledger.md#invariants):
 //!
 //! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
 //! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).
 //!
 //! Invoices and bills write their movements through [`apply_document_movement`], the same
-//! function with the document's id attached (DECISIONS §13): a `sale` written for an
-//! invoice records the product's `cost_price` at that moment as its `unit_cost` (the cost
-//! of sales), read here, inside the transaction that writes it.
+//! function with the document's id attached (docs/documents-stock.md#the-one-rule): a
+//! `sale` written for an invoice records the product's `cost_price` at that moment as its
+//! `unit_cost` (the cost of sales), read here, inside the transaction that writes it.
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
@@ -70,7 +70,7 @@ impl MovementType {
 /// Who asks for the movement. A client (POST /api/stock-movements, stock row edits) is
 /// held to the sign rules, may not write `transfer_cancelled`, and may not touch an
 /// inactive location; the system (transfers, stock takes) completes documents that were
-/// already under way there (DECISIONS §12).
+/// already under way there (docs/inventory.md#inactive-locations).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
     Client,
@@ -104,7 +104,7 @@ pub struct Movement {
     pub date: String,
     pub unit_cost: Option<Price>,
     pub entity_id: Option<String>,
-    /// The invoice or bill the movement was written for (DECISIONS §13).
+    /// The invoice or bill the movement was written for (docs/documents-stock.md#the-one-rule).
     pub document_id: Option<String>,
     pub created_at: String,
 }
@@ -116,7 +116,7 @@ pub struct MovementProduct {
     pub sku: String,
 }
 
-/// Checks the sign rule of a movement type (DECISIONS §5): 400 on a breach.
+/// Checks the sign rule of a movement type (docs/ledger.md#sign-rules): 400 on a breach.
 pub fn check_sign(kind: MovementType, qty: Qty) -> AppResult<()> {
     if qty.is_zero() {
         return Err(AppError::invalid("qty", "must not be 0"));
@@ -309,7 +309,7 @@ fn storable(q: Qty, place: impl FnOnce() -> String, product: &ProductRef) -> App
 }
 
 /// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive
-/// stock before, the unit cost itself (DECISIONS §5, §12).
+/// stock before, the unit cost itself (docs/ledger.md#weighted-average-cost).
 pub fn weighted_average_cost(old_qty: Qty, old_cost: Price, qty: Qty, unit_cost: Price) -> Price {
     if old_qty.value() <= Decimal::ZERO {
         return unit_cost;

@@ -1,4 +1,4 @@
-//! Warehouse locations: `/api/warehouse-locations` (§4.2, DECISIONS §4).
+//! Warehouse locations: `/api/warehouse-locations` (docs/inventory.md#locations).
 //!
 //! `name` is required on create as well as `entity_id` (a location is shown by its name
 //! everywhere). DELETE is refused while anything references the location: its stock rows,

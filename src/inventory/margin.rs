@@ -1,12 +1,13 @@
 //! The gross-margin report: `GET /api/reports/gross-margin?entityId&dateFrom&dateTo`
-//! (DECISIONS §14).
+//! (docs/documents-stock.md#costs).
 //!
 //! Over posted invoices (`sent`, `paid`) issued in the range (inclusive, all bounds
 //! optional), one row per product with invoice lines: `quantity` and `sales` (Σ line net)
 //! from the lines, `cost_of_sales` from the invoices' movements (Σ -qty × unit_cost,
-//! §13), `gross_margin` = sales - cost_of_sales and `margin` = gross_margin / sales × 100
-//! (0 without sales). Rows in product name order. Money is rounded to 2 dp once: each row
-//! from its exact figures, the summary from the exact sums.
+//! docs/documents-stock.md#the-one-rule), `gross_margin` = sales - cost_of_sales and
+//! `margin` = gross_margin / sales × 100 (0 without sales). Rows in product name order.
+//! Money is rounded to 2 dp once: each row from its exact figures, the summary from the
+//! exact sums.
 //!
 //! Two queries whatever the number of invoices (lines, then movements through the
 //! document index), summed in exact decimals.
@@ -136,7 +137,7 @@ pub fn gross_margin(
         let qty: Qty = r.get(1)?;
         let cost: Price = r.get(2)?;
         // A product whose lines were all removed no longer has a row; its movements sum
-        // to zero anyway (§13).
+        // to zero anyway (docs/documents-stock.md#the-one-rule).
         if let Some(s) = by_product.get_mut(&id) {
             s.cost -= qty.value() * cost.value();
         }

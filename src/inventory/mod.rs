@@ -2,8 +2,8 @@
 //! orders, stock takes and the reports built on them.
 //!
 //! Every change of a stock quantity goes through [`ledger::apply_movement`], in the
-//! caller's `BEGIN IMMEDIATE` transaction, so the invariants of DECISIONS §5 hold after
-//! every request.
+//! caller's `BEGIN IMMEDIATE` transaction, so the invariants of
+//! docs/ledger.md#invariants hold after every request.
 //!
 //! This file only declares the modules and collects their routes; what several of them
 //! share lives in [`lookup`] (products and locations by id) and [`documents`] (the

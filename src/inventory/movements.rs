@@ -1,9 +1,11 @@
-//! Stock movements: `/api/stock-movements` (§4.4, DECISIONS §5).
+//! Stock movements: `/api/stock-movements` (docs/ledger.md#movements-endpoint,
+//! docs/ledger.md#sign-rules).
 //!
-//! The list reads the ledger with every filter of §4.4, newest first (date, then
-//! creation). A create goes through [`ledger::apply_movement`] as a client request: the
-//! sign rules, the negative-stock refusal and weighted-average costing all live there.
-//! There is no PUT or DELETE: the ledger is immutable (the catcher answers 405).
+//! The list reads the ledger with every filter of docs/ledger.md#movements-endpoint,
+//! newest first (date, then creation). A create goes through [`ledger::apply_movement`]
+//! as a client request: the sign rules, the negative-stock refusal and weighted-average
+//! costing all live there. There is no PUT or DELETE: the ledger is immutable (the
+//! catcher answers 405).
 
 use rocket::futures::Stream;
 use rocket::serde::json::Json;
@@ -46,7 +48,7 @@ pub struct MovementFilter {
     pub product_id: Option<String>,
     pub location_id: Option<String>,
     pub entity_id: Option<String>,
-    /// The invoice or bill the movements were written for (DECISIONS §13).
+    /// The invoice or bill the movements were written for (docs/documents-stock.md#the-one-rule).
     pub document_id: Option<String>,
     pub kind: Option<MovementType>,
     pub date_from: Option<Date>,
@@ -314,7 +316,8 @@ struct ListParams {
     date_to: Option<String>,
     #[field(name = "documentId")]
     document_id: Option<String>,
-    /// `csv` for the history as a spreadsheet (DECISIONS §14); JSON otherwise.
+    /// `csv` for the history as a spreadsheet
+    /// (docs/documents-stock.md#the-movement-history-as-a-spreadsheet); JSON otherwise.
     format: Option<String>,
     limit: Option<String>,
     offset: Option<String>,

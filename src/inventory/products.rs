@@ -1,4 +1,5 @@
-//! Products: `/api/products` (§4.1, DECISIONS §3).
+//! Products: `/api/products` (docs/inventory.md#products,
+//! docs/inventory.md#product-stock).
 //!
 //! `stock_qty` is never written directly: on create it becomes an opening `adjustment`
 //! movement without location, and a PUT of `stock_qty` records an unallocated
@@ -334,7 +335,7 @@ fn check_sku_free(
     }
 }
 
-/// `SKU-00001`, the next free generated number in the entity (DECISIONS §3, §12).
+/// `SKU-00001`, the next free generated number in the entity (docs/inventory.md#skus).
 fn next_sku(tx: &Connection, owner: &str, entity: Option<&str>) -> AppResult<String> {
     let max: Option<i64> = tx.query_row(
         "SELECT MAX(CAST(substr(sku, 5) AS INTEGER)) FROM products
@@ -408,7 +409,7 @@ pub fn create_product(
 }
 
 /// Records an unallocated `adjustment` of `qty` through the ledger: how `stock_qty` on a
-/// create or a PUT reaches the stock (DECISIONS §3).
+/// create or a PUT reaches the stock (docs/inventory.md#product-stock).
 fn adjust_unallocated(
     tx: &Transaction,
     scope: &Scope,

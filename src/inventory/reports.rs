@@ -1,5 +1,6 @@
-//! Reports over the stock: the valuation report (§4.7), and the dashboard summary, the
-//! low-stock alerts and the per-location figures (DECISIONS §8, §12).
+//! Reports over the stock: the valuation report (docs/inventory.md#valuation-report), and
+//! the dashboard summary, the low-stock alerts and the per-location figures
+//! (docs/inventory.md#low-stock-alerts, docs/inventory.md#dashboard-figures).
 //!
 //! All figures are exact: quantities and prices are read as the scaled integers SQLite
 //! stores (thousandths and ten-thousandths), multiplied and summed in `i128`, and rounded
@@ -384,10 +385,10 @@ pub struct Alert {
     pub threshold: Qty,
 }
 
-/// Low-stock alerts of active products (§1): global ones (`stock_qty` at or below
-/// `low_stock_threshold`) by product name, then location ones (a stock row's `quantity`
-/// at or below its `reorder_point`) by location and product name. With a location, only
-/// that location's alerts.
+/// Low-stock alerts of active products (docs/inventory.md#low-stock-alerts): global
+/// ones (`stock_qty` at or below `low_stock_threshold`) by product name, then location
+/// ones (a stock row's `quantity` at or below its `reorder_point`) by location and
+/// product name. With a location, only that location's alerts.
 pub fn list_alerts(
     conn: &Connection,
     scope: &Scope,

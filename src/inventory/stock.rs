@@ -1,14 +1,15 @@
-//! Warehouse stock rows: `/api/warehouse-stock` (§4.3, DECISIONS §4, §5).
+//! Warehouse stock rows: `/api/warehouse-stock` (docs/inventory.md#stock-rows,
+//! docs/ledger.md#invariants).
 //!
 //! A row's `quantity` is never written here: setting it (POST upsert or PUT) records an
 //! `adjustment` movement at the row's location for the difference through
 //! [`ledger::apply_movement`], as a client request, so an inactive location refuses it
 //! (409) while a `reorder_point` or `reserved_quantity` edit, which is no stock change,
-//! is still allowed there (DECISIONS §12).
+//! is still allowed there (docs/inventory.md#inactive-locations).
 //!
 //! `reserved_quantity` is what in-transit transfer orders from the location hold for the
 //! product plus any reservation set by hand; a PUT below the in-transit part is 409
-//! (DECISIONS §5 invariant 3).
+//! (docs/ledger.md#invariants, invariant 3).
 
 use rocket::http::Status;
 use rocket::serde::json::Json;
@@ -138,8 +139,8 @@ pub struct UpsertBody {
     pub entity_id: Option<String>,
 }
 
-/// Creates or updates the row of a product and location pair (§4.3 POST rule). Returns
-/// the row and whether it was created.
+/// Creates or updates the row of a product and location pair (the upsert rule of
+/// docs/inventory.md#stock-rows). Returns the row and whether it was created.
 pub fn upsert_stock(
     tx: &Transaction,
     scope: &Scope,

@@ -1,5 +1,6 @@
-//! Reading warehouse stock rows in their response shape (WarehouseStock, §2): product and
-//! location expanded as `{id, name, sku}` and `{id, name}`.
+//! Reading warehouse stock rows in their response shape (WarehouseStock,
+//! docs/inventory.md#stock-rows): product and location expanded as `{id, name, sku}` and
+//! `{id, name}`.
 
 use rusqlite::{Connection, Row};
 use serde::Serialize;

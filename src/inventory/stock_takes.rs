@@ -1,4 +1,5 @@
-//! Stock takes: `/api/stock-takes` (§3, §4.6, DECISIONS §7, §12).
+//! Stock takes: `/api/stock-takes` (docs/documents.md#stock-take-states,
+//! docs/documents.md#stock-takes, docs/documents.md#counts-and-completion).
 //!
 //! A stock take snapshots a location's stock rows of active products as lines
 //! (`system_quantity`), collects counts while `draft` or `in_progress`, and on completion
@@ -63,7 +64,8 @@ impl StockTakeStatus {
         }
     }
 
-    /// A target status sent in a PUT: only the §4.6 values (400 otherwise).
+    /// A target status sent in a PUT: only the values of docs/documents.md#stock-take-states (400
+    /// otherwise).
     fn parse_target(s: &str) -> AppResult<Self> {
         match s {
             "in_progress" => Ok(Self::InProgress),
@@ -174,7 +176,7 @@ pub struct NewStockTake {
 }
 
 /// Creates a draft stock take of an active location: one line per stock row of an active
-/// product there, its quantity now as `system_quantity` (DECISIONS §7).
+/// product there, its quantity now as `system_quantity` (docs/documents.md#stock-takes).
 pub fn create_stock_take(
     tx: &Transaction,
     scope: &Scope,
@@ -208,7 +210,7 @@ pub fn create_stock_take(
             ctx.now
         ],
     )?;
-    // One line per stock row of an active product at the location (DECISIONS §7).
+    // One line per stock row of an active product at the location (docs/documents.md#stock-takes).
     let rows: Vec<(String, Qty)> = {
         let mut stmt = tx.prepare_cached(
             "SELECT s.product_id, s.quantity
@@ -252,7 +254,7 @@ pub struct StockTakeUpdate {
 }
 
 /// Applies a PUT: counts, then notes, then the transition, in the caller's transaction:
-/// a refused transition keeps no counts (DECISIONS §12).
+/// a refused transition keeps no counts (docs/documents.md#counts-and-completion).
 pub fn update_stock_take(
     tx: &Transaction,
     scope: &Scope,
@@ -333,7 +335,7 @@ fn record_counts(
     Ok(())
 }
 
-/// Applies a status change by the §3 table; anything else is 409.
+/// Applies a status change as docs/documents.md#stock-take-states allows; anything else is 409.
 fn transition(
     tx: &Transaction,
     scope: &Scope,
@@ -370,7 +372,8 @@ fn transition(
 
 /// in_progress -> completed: for each counted line, a `stock_take` movement of
 /// `counted - quantity now` (none when 0), so the row ends holding the count. Completes
-/// even where the location has since been deactivated (DECISIONS §12).
+/// even where the location has since been deactivated
+/// (docs/inventory.md#inactive-locations).
 fn complete(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &StockTake) -> AppResult<()> {
     let loc = location_ref(tx, scope, &head.location_id.id)?;
     let counted: Vec<(String, Qty)> = {

@@ -1,12 +1,14 @@
-//! Transfer orders: `/api/transfer-orders` (§3, §4.5, DECISIONS §5, §6, §12).
+//! Transfer orders: `/api/transfer-orders` (docs/documents.md#transfer-order-states,
+//! docs/documents.md#transfer-orders, docs/ledger.md#invariants).
 //!
 //! An order moves stock from a source location to a destination in two steps. Shipping
 //! takes the units out of the source's `quantity` with `transfer_out` movements and holds
 //! them as the source's `reserved_quantity`: while in transit they are in no location's
-//! quantity and not in the product's `stock_qty` (DECISIONS §5). Receiving puts what
-//! arrived into the destination with `transfer_in` movements and releases the reservation;
-//! cancelling in transit gives the units back to the source with `transfer_cancelled`
-//! movements. Every quantity change goes through [`ledger::apply_movement`].
+//! quantity and not in the product's `stock_qty` (docs/ledger.md#invariants). Receiving
+//! puts what arrived into the destination with `transfer_in` movements and releases the
+//! reservation; cancelling in transit gives the units back to the source with
+//! `transfer_cancelled` movements. Every quantity change goes through
+//! [`ledger::apply_movement`].
 
 use std::collections::HashMap;
 
@@ -67,7 +69,8 @@ impl TransferStatus {
         }
     }
 
-    /// A target status sent in a PUT: only the §4.5 values (400 otherwise).
+    /// A target status sent in a PUT: only the values of docs/documents.md#transfer-order-states
+    /// (400 otherwise).
     fn parse_target(s: &str) -> AppResult<Self> {
         match s {
             "in_transit" => Ok(Self::InTransit),
@@ -195,7 +198,7 @@ pub struct NewTransferLine {
 }
 
 /// Checks what can be checked without the database: ids are UUIDs, quantities above 0,
-/// at least one line (409, a business refusal of §7).
+/// at least one line (409, a business refusal: docs/conventions.md#business-refusals).
 fn check_new_lines(lines: Vec<NewTransferLine>) -> AppResult<Vec<(String, Qty)>> {
     if lines.is_empty() {
         return Err(AppError::conflict(
@@ -219,7 +222,8 @@ fn check_new_lines(lines: Vec<NewTransferLine>) -> AppResult<Vec<(String, Qty)>>
 }
 
 /// Resolves line products: 404 unknown or foreign, 400 of another entity or deactivated
-/// (§1: deactivated products are not selectable on transfer lines).
+/// (docs/inventory.md#deactivated-products: deactivated products are not selectable on transfer
+/// lines).
 fn resolve_lines(
     tx: &Transaction,
     scope: &Scope,
@@ -364,8 +368,9 @@ pub struct TransferUpdate {
 }
 
 /// Applies a PUT: the lines (a draft's new lines, or the receipts of the completing
-/// PUT), then the notes (draft only), then the status change by the §3 table. A refusal
-/// anywhere leaves the order as it was (the caller's transaction is rolled back).
+/// PUT), then the notes (draft only), then the status change as
+/// docs/documents.md#transfer-order-states allows. A refusal anywhere leaves the order
+/// as it was (the caller's transaction is rolled back).
 pub fn update_transfer(
     tx: &Transaction,
     scope: &Scope,
@@ -477,7 +482,7 @@ fn check_receipts(
     Ok(receipts)
 }
 
-/// Applies a status change by the §3 table; anything else is 409.
+/// Applies a status change as docs/documents.md#transfer-order-states allows; anything else is 409.
 fn transition(
     tx: &Transaction,
     scope: &Scope,
@@ -594,7 +599,8 @@ fn change_reserved(
 
 /// draft -> in_transit: every product's summed line quantity must be at the source, or
 /// nothing changes (409 naming the product, needed and available). Shipping always needs
-/// the stock, whatever `allow_negative_stock` says (§3 states the condition).
+/// the stock, whatever `allow_negative_stock` says
+/// (docs/documents.md#transfer-stock-effects).
 fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> AppResult<()> {
     let src = location_ref(tx, scope, &head.source_location_id.id)?;
     let dst = location_ref(tx, scope, &head.destination_location_id.id)?;
@@ -631,7 +637,8 @@ fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> App
 
 /// in_transit -> completed: what arrived goes into the destination (row created when
 /// absent), the whole reservation at the source is released, each line records what was
-/// received. Completes even where a location has since been deactivated (DECISIONS §12).
+/// received. Completes even where a location has since been deactivated
+/// (docs/inventory.md#inactive-locations).
 fn receive(
     tx: &Transaction,
     scope: &Scope,

@@ -1,6 +1,6 @@
-//! The stock valuation report (§4.7, DECISIONS §8, §12): one row per product and location
-//! with stock, location name first and product name second, unallocated stock last, then
-//! the summary.
+//! The stock valuation report (docs/inventory.md#valuation-report): one row per product
+//! and location with stock, location name first and product name second, unallocated stock
+//! last, then the summary.
 //!
 //! Built for 100,000 products at 5 locations (a 165 MB answer) as a pipeline
 //! ([`crate::http::stream`]): one read transaction, so every figure comes from one
@@ -9,8 +9,9 @@
 //! byte leaves after the product scan, and the whole answer is never held in memory. The
 //! summary comes last in the body, so it is summed while the rows are written.
 //!
-//! With `asOf` (DECISIONS §14), [`write_valuation_as_of`] answers the same shape as of the
-//! end of that day, from the ledger and the cost-price history; see its documentation.
+//! With `asOf` (docs/documents-stock.md#stock-as-at-a-date), [`write_valuation_as_of`]
+//! answers the same shape as of the end of that day, from the ledger and the cost-price
+//! history; see its documentation.
 
 use std::collections::HashMap;
 
@@ -351,7 +352,8 @@ pub fn write_valuation(
     Ok(())
 }
 
-/// The summary of the valuation as at a date: no in-transit figures (§14).
+/// The summary of the valuation as at a date: no in-transit figures
+/// (docs/documents-stock.md#stock-as-at-a-date).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AsOfSummary {

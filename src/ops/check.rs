@@ -35,16 +35,7 @@ fn ledger(conn: &Connection) -> Result<Vec<String>, String> {
     let found = crate::inventory::check::ledger_breaches(&tx).map_err(|e| e.to_string())?;
     Ok(found
         .into_iter()
-        .map(|b| {
-            let rule = match b.rule {
-                "§5.1" => "stock rows",
-                "§5.2" => "product stock",
-                "§5.3" => "reservations",
-                "§13" => "document stock",
-                other => other,
-            };
-            format!("ledger ({rule}): {}", b.message)
-        })
+        .map(|b| format!("ledger ({}): {}", b.rule, b.message))
         .collect())
 }
 

@@ -1,4 +1,5 @@
-//! `ApiKey`: the request guard of every public API route (§5, DECISIONS §1, §10).
+//! `ApiKey`: the request guard of every public API route (docs/public-api.md#authentication,
+//! docs/auth.md#credentials-per-surface).
 //!
 //! It reads `Authorization: Bearer <key>`, looks the key up by its SHA-256 digest,
 //! refuses a missing, unknown or revoked key with 401 (a session cookie is not a

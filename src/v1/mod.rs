@@ -1,4 +1,5 @@
-//! The public API, `/api/v1` (§4.8, §5, §8, DECISIONS §10).
+//! The public API, `/api/v1` (docs/public-api.md#endpoints,
+//! docs/public-api.md#authentication, docs/public-api.md#rate-limit).
 //!
 //! Every route takes the [`ApiKey`] guard (Bearer key, 401 otherwise, then the rate
 //! limit) and works through the key's [`Scope`]: a scoped key sees one entity, an

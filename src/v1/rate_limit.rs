@@ -1,5 +1,6 @@
-//! The public API's rate limit (§8, DECISIONS §10, §12, §17): `v1_rate_limit` (default 60)
-//! requests per rolling minute per key and endpoint (method and route path), kept in memory.
+//! The public API's rate limit (docs/public-api.md#rate-limit, docs/limits.md#rates):
+//! `v1_rate_limit` (default 60) requests per rolling minute per key and endpoint (method and
+//! route path), kept in memory.
 //!
 //! Buckets whose last request has left the window are dropped at most once a window, by
 //! the first request after it: one pass over the map per minute, however many buckets

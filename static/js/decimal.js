@@ -131,7 +131,7 @@ export function sum(values, dp) {
 }
 
 /**
- * One invoice or bill line in pence, by the server's rule (DECISIONS §12):
+ * One invoice or bill line in pence, by the server's rule (docs/accounting.md#line-totals):
  * net = round(quantity × unit_price × (1 − discount/100), 2); VAT = round(net × rate/100, 2).
  * Returns null when a value is not a number.
  */

@@ -1,5 +1,6 @@
-// Invoices and bills (DECISIONS §9, §12): the list and the form with lines and live
-// totals. Both pages are this one module with their own words and status values.
+// Invoices and bills (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals): the
+// list and the form with lines and live totals. Both pages are this one module with their own words
+// and status values.
 
 import { del, get, post, put } from "./api.js";
 import { money, moneyFromPence, pence } from "./decimal.js";

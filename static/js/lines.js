@@ -1,6 +1,7 @@
 // The line editor of invoices, bills and recurring invoices, with live totals. Each
 // line's net and VAT are computed in integer pence by the server's own rule
-// (DECISIONS §12, `decimal.lineTotals`); the totals are sums of those integers.
+// (docs/accounting.md#line-totals, `decimal.lineTotals`); the totals are sums of
+// those integers.
 
 import { lineTotals, moneyFromPence, plain } from "./decimal.js";
 import { field, h, numberOrText } from "./ui.js";

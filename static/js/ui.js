@@ -93,8 +93,8 @@ export function field(opts) {
 }
 
 /**
- * The field a §7 message names: ``Invalid value for field `x`: ...``, `Missing required
- * field: x`, or the first backticked word.
+ * The field an error message (docs/conventions.md#errors) names: ``Invalid value for
+ * field `x`: ...``, `Missing required field: x`, or the first backticked word.
  */
 export function fieldFromMessage(message) {
   const m = /Missing required field: ([\w.[\]]+)/.exec(message)

@@ -1,4 +1,4 @@
-//! Accounting records over the session API (DECISIONS §9, §12): CRUD conventions,
+//! Accounting records over the session API (docs/accounting.md): CRUD conventions,
 //! document totals and numbering, value sets, ownership and references.
 
 use super::common;

@@ -1,6 +1,7 @@
-//! API key management (§4.9, §5, DECISIONS §1, §10, §12): the key is shown once, stored
-//! only as a digest, revocable at once, optionally scoped, and each credential works on
-//! its own surface only.
+//! API key management (docs/public-api.md#api-keys, docs/public-api.md#authentication,
+//! docs/auth.md#credentials-per-surface): the key is shown once, stored only as a
+//! digest, revocable at once, optionally scoped, and each credential works on its own
+//! surface only.
 
 use super::common;
 

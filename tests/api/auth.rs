@@ -1,4 +1,4 @@
-//! Sign-up, sign-in and sessions (DECISIONS §1): the account and its cookie, the login
+//! Sign-up, sign-in and sessions (docs/auth.md#sign-up): the account and its cookie, the login
 //! throttle, logout, the idle lifetime, and which credential each API surface accepts.
 
 use super::common;
@@ -13,7 +13,7 @@ fn session_rows(t: &TestApp) -> i64 {
 }
 
 // ---------------------------------------------------------------------------------------
-// Sign-up (DECISIONS §1)
+// Sign-up (docs/auth.md#sign-up)
 
 #[test]
 fn signup_creates_the_account_and_signs_in_with_a_strict_cookie() {

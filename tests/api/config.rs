@@ -1,4 +1,4 @@
-//! Configuration (DECISIONS §0): the defaults, and every bad value refused at start with
+//! Configuration (docs/configuration.md): the defaults, and every bad value refused at start with
 //! a message naming its key.
 
 use super::common;

@@ -1,5 +1,6 @@
-//! Invoices and bills move stock (DECISIONS §13), cost of sales and the gross-margin
-//! report (§14), stock as at a date (§14) and the movement history as CSV, over HTTP.
+//! Invoices and bills move stock (docs/documents-stock.md#the-one-rule), cost of sales and the
+//! gross-margin report (docs/documents-stock.md#costs), stock as at a date
+//! (docs/documents-stock.md#costs) and the movement history as CSV, over HTTP.
 
 use super::common;
 
@@ -703,7 +704,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
 
     // A stock_qty that disagrees (invariant 2), a reservation below what in-transit
     // orders hold is covered by the test below; a movement of the invoice written by hand
-    // (§13).
+    // (docs/documents-stock.md#the-one-rule).
     conn.execute(
         "UPDATE products SET stock_qty = stock_qty + 500 WHERE id = ?1",
         [&mug],

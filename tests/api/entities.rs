@@ -1,4 +1,4 @@
-//! Entities (businesses, DECISIONS §1): created with their standard expense categories,
+//! Entities (businesses, docs/auth.md#entities): created with their standard expense categories,
 //! listed, updated, deleted only when empty, and invisible to other users.
 
 use super::common;

@@ -1,6 +1,6 @@
-//! The HTTP conventions and the error body (§7, DECISIONS §2): every status of the error
-//! catalogue answers `{statusCode, statusMessage, message}`, never Rocket's HTML page, and
-//! mutations are JSON only.
+//! The HTTP conventions and the error body (docs/conventions.md): every status of the
+//! error catalogue answers `{statusCode, statusMessage, message}`, never Rocket's HTML
+//! page, and mutations are JSON only.
 
 use super::common;
 
@@ -86,7 +86,7 @@ fn an_unknown_api_path_is_a_json_404_not_the_web_page() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Every status of the error catalogue, each with the §7 body
+// Every status of the error catalogue, each with the error body (docs/conventions.md#errors)
 
 #[test]
 fn malformed_json_is_a_400() {

@@ -1,7 +1,8 @@
-//! API and OAuth import through the HTTP API (§4.10, DECISIONS §11): connections,
-//! the FreeAgent OAuth flow, and `POST /api/import/migrate` against local servers that
-//! speak each platform's documented protocol (tests/platform_mocks), into the database
-//! and back out through the GET endpoints.
+//! API and OAuth import through the HTTP API (docs/import.md#connections,
+//! docs/import.md#oauth): connections, the FreeAgent OAuth flow, and
+//! `POST /api/import/migrate` against local servers that speak each platform's documented
+//! protocol (tests/platform_mocks), into the database and back out through the GET
+//! endpoints.
 //!
 //! The app's connector retry policy records its waits instead of sleeping (`App::retry`),
 //! so a 429 with `Retry-After` or an outage costs no time and the waits can be checked.

@@ -1,7 +1,8 @@
-//! Import runs (§4.10, §5 rule 7, DECISIONS §11, §12): every fixture detected, previewed,
-//! imported with exact values and re-imported with nothing new; dedup on every type and
-//! across CSV and API; row failures with their row and column; a run that fails midway
-//! keeps nothing; the remap step; the generic mapping; plan gating.
+//! Import runs (docs/import.md#preview, docs/import.md#plan,
+//! docs/import.md#imported-documents): every fixture detected, previewed, imported with
+//! exact values and re-imported with nothing new; dedup on every type and across CSV and
+//! API; row failures with their row and column; a run that fails midway keeps nothing;
+//! the remap step; the generic mapping; plan gating.
 
 use super::common;
 

@@ -1,7 +1,7 @@
-//! Input bounds (DECISIONS §17, issue 11): long CSV cells, capped row-error lists, NUL
-//! characters, totals beyond what the ledger can store, the document line cap and dates
-//! at the end of the calendar. Every bad input is a 400 (or a 409 for a total the ledger
-//! cannot hold) in the §7 body, never a 500.
+//! Input bounds (docs/limits.md#text, issue 11): long CSV cells, capped row-error lists,
+//! NUL characters, totals beyond what the ledger can store, the document line cap and
+//! dates at the end of the calendar. Every bad input is a 400 (or a 409 for a total the
+//! ledger cannot hold) in the error body (docs/conventions.md#errors), never a 500.
 
 use super::common;
 

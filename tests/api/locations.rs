@@ -1,5 +1,5 @@
-//! Warehouse locations (DECISIONS §4): required fields and statuses, delete refused while
-//! anything uses the location, and another user's location is not found.
+//! Warehouse locations (docs/inventory.md#locations): required fields and statuses, delete refused
+//! while anything uses the location, and another user's location is not found.
 
 use super::common;
 

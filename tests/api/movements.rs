@@ -1,5 +1,5 @@
-//! `/api/stock-movements` (§4.4, DECISIONS §5): sign rules, negative-stock refusal,
-//! weighted average cost, the list filters and ordering, ownership.
+//! `/api/stock-movements` (docs/ledger.md#movements-endpoint, docs/ledger.md#sign-rules): sign
+//! rules, negative-stock refusal, weighted average cost, the list filters and ordering, ownership.
 
 use super::common;
 

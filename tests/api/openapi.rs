@@ -1,6 +1,7 @@
-//! The OpenAPI document (§8): every mounted route documented and every documented route
-//! mounted, decimals documented as numbers, an integration written from the document
-//! alone, and the answers of both APIs matching their documented schemas.
+//! The OpenAPI document (docs/limits.md): every mounted route documented and every
+//! documented route mounted, decimals documented as numbers, an integration written
+//! from the document alone, and the answers of both APIs matching their documented
+//! schemas.
 
 use super::common;
 
@@ -97,7 +98,8 @@ fn the_document_is_served_without_a_session_and_documents_decimals_as_numbers() 
         let name = &part[..part.find('"').unwrap()];
         assert!(schemas.get(name).is_some(), "dangling $ref {name}");
     }
-    // Every operation documents the §7 error body and the v1 ones their rate limit.
+    // Every operation documents the error body (docs/conventions.md#errors) and the v1 ones their
+    // rate limit.
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
             let r = &op["responses"];

@@ -1,4 +1,4 @@
-//! Outgoing calls and pull bounds (DECISIONS §17): the connectors call only `https://`
+//! Outgoing calls and pull bounds (docs/limits.md): the connectors call only `https://`
 //! hosts with public addresses unless the operator configured the origin, pulls stop at
 //! their limits with nothing kept, only `pulls.concurrent` runs pull at once, secrets
 //! never reach `Debug`, and a FreeAgent token answer cannot panic or lose the rotated

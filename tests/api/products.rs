@@ -1,4 +1,4 @@
-//! Products (DECISIONS §3): the defaults, exact decimals, SKUs, VAT rate and prices,
+//! Products (docs/inventory.md#products): the defaults, exact decimals, SKUs, VAT rate and prices,
 //! stock set through the product, the delete rules, search and the streamed list.
 
 use super::common;
@@ -102,7 +102,7 @@ fn another_users_product_is_not_found() {
     assert_error(&r, Status::NotFound);
 }
 
-// ---- SKUs, VAT rate, prices (DECISIONS §3) ----
+// ---- SKUs, VAT rate, prices (docs/inventory.md#products) ----
 
 mod more {
     use super::common::invariants::{check_invariants, dec};
@@ -241,7 +241,7 @@ mod more {
         assert_eq!(list["data"].as_array().unwrap().len(), 1);
     }
 
-    // ---- stock_qty through the ledger (DECISIONS §3, §5) ----
+    // ---- stock_qty through the ledger (docs/inventory.md#product-stock, docs/ledger.md) ----
 
     #[test]
     fn opening_stock_is_an_unallocated_adjustment_movement() {

@@ -1,5 +1,6 @@
-//! The stock valuation report (§4.7, DECISIONS §8, §12) and the dashboard summary, alert
-//! and per-location endpoints (DECISIONS §8, §12).
+//! The stock valuation report (docs/inventory.md#valuation-report) and the dashboard summary, alert
+//! and per-location endpoints (docs/inventory.md#per-location-figures,
+//! docs/inventory.md#dashboard-figures).
 
 use super::common;
 

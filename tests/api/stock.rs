@@ -1,5 +1,6 @@
-//! `/api/warehouse-stock` (§4.3, DECISIONS §2, §4, §5): the upsert rule, quantity edits
-//! through the ledger, inactive locations, reserved quantity, the list filters.
+//! `/api/warehouse-stock` (docs/inventory.md#stock-rows, docs/conventions.md#answers,
+//! docs/ledger.md#invariants): the upsert rule, quantity edits through the ledger, inactive
+//! locations, reserved quantity, the list filters.
 
 use super::common;
 

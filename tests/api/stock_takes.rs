@@ -1,4 +1,5 @@
-//! Stock takes (§3, §4.6, DECISIONS §7, §12): lines, counts, every row of the transition
+//! Stock takes (docs/documents.md#stock-take-states, docs/documents.md#stock-takes,
+//! docs/documents.md#counts-and-completion): lines, counts, every row of the transition
 //! table allowed and refused, and the adjustments of a completion read back through
 //! `GET /api/products`.
 

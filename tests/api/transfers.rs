@@ -1,5 +1,6 @@
-//! Transfer orders (§3, §4.5, DECISIONS §5, §6, §12): every row of the transition table,
-//! allowed and refused, with its stock effects read back through `GET /api/products`.
+//! Transfer orders (docs/documents.md#transfer-order-states, docs/documents.md#transfer-orders,
+//! docs/ledger.md#invariants): every row of the transition table, allowed and refused, with its
+//! stock effects read back through `GET /api/products`.
 
 use super::common;
 
@@ -381,7 +382,7 @@ fn shipping_moves_the_stock_out_of_the_source_into_its_reservation() {
 
     assert_eq!(at(&fx.t, &fx.anvil, &fx.main), (json!(6), json!(4)));
     assert_eq!(at(&fx.t, &fx.bolt, &fx.main), (json!(0), json!(5)));
-    // In transit, the units are in no location and not in stock_qty (DECISIONS §5).
+    // In transit, the units are in no location and not in stock_qty (docs/ledger.md#invariants).
     assert_eq!(get_product(&fx.t, &fx.anvil)["stock_qty"], json!(6));
     assert_eq!(get_product(&fx.t, &fx.bolt)["stock_qty"], json!(0));
     assert_eq!(level(&fx.t, &fx.anvil, &fx.shop), None);

@@ -1,4 +1,4 @@
-//! The public API (§4.8, §5, §8, DECISIONS §10, §12): key scoping, paging, the rate
+//! The public API (docs/public-api.md): key scoping, paging, the rate
 //! limit, the create endpoints and the `/api/v1` fallback.
 
 use super::common;

@@ -1,5 +1,5 @@
-//! The ledger invariants of DECISIONS §5, checked through the API only, in exact
-//! decimals (`rust_decimal` parsed from the JSON number text, never f64):
+//! The ledger invariants of docs/ledger.md#invariants, checked through the API only, in
+//! exact decimals (`rust_decimal` parsed from the JSON number text, never f64):
 //!
 //! 1. each stock row's `quantity` = Σ `qty` of the movements of its product at its location
 //!    (and every location a product has movements at has a stock row);
@@ -257,15 +257,15 @@ pub fn try_check_invariants(
     Ok(snap)
 }
 
-/// Is a document with this status posted (DECISIONS §13)?
+/// Is a document with this status posted (docs/documents-stock.md#the-one-rule)?
 pub fn is_posted(status: &str) -> bool {
     matches!(status, "sent" | "paid" | "awaiting_payment")
 }
 
-/// The invariant of DECISIONS §13, through the API: for each posted invoice (bill) with a
-/// `location_id`, its movements (`document_id`) sum, per product, to minus (plus) its lines'
-/// quantities of that product, all at its location; for every other document, and for
-/// movements of documents that no longer exist, the sums are zero.
+/// The invariant of docs/documents-stock.md#the-one-rule, through the API: for each posted
+/// invoice (bill) with a `location_id`, its movements (`document_id`) sum, per product, to
+/// minus (plus) its lines' quantities of that product, all at its location; for every other
+/// document, and for movements of documents that no longer exist, the sums are zero.
 pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), String> {
     // (document id, product id, location id) → Σ qty.
     let mut moved: BTreeMap<(String, String, String), Decimal> = BTreeMap::new();
@@ -326,6 +326,7 @@ pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), S
 /// [`check_invariants_in`] and [`try_check_documents`]; panics on a breach.
 pub fn check_all(t: &TestApp, entity_id: Option<&str>) -> LedgerSnapshot {
     let snap = check_invariants_in(t, entity_id);
-    try_check_documents(t, entity_id).unwrap_or_else(|e| panic!("§13 invariant broken: {e}"));
+    try_check_documents(t, entity_id)
+        .unwrap_or_else(|e| panic!("docs/documents-stock.md#the-one-rule invariant broken: {e}"));
     snap
 }

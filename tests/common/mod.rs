@@ -206,7 +206,7 @@ pub fn session_contact(t: &TestApp, entity: Option<&str>, name: &str) -> String 
     v["data"]["id"].as_str().unwrap().to_owned()
 }
 
-/// Asserts the §7 error body and returns its message.
+/// Asserts the error body (docs/conventions.md#errors) and returns its message.
 pub fn assert_error(res: &(Status, Value), status: Status) -> String {
     assert_eq!(res.0, status, "unexpected answer: {}", res.1);
     assert_eq!(res.1["statusCode"], json!(status.code), "{}", res.1);

@@ -123,7 +123,7 @@ pub struct RowError {
     pub message: String,
 }
 
-/// Most row errors an import answer lists (DECISIONS §17); `errorCount` gives the total.
+/// Most row errors an import answer lists (docs/limits.md); `errorCount` gives the total.
 pub const MAX_LISTED_ERRORS: usize = 1_000;
 
 /// Row errors as an answer lists them: the first [`MAX_LISTED_ERRORS`] in row order, and
@@ -282,7 +282,7 @@ fn delimiter(text: &str) -> u8 {
     }
 }
 
-/// Longest header or cell a file may have, in characters (DECISIONS §17).
+/// Longest header or cell a file may have, in characters (docs/limits.md#text).
 pub const MAX_CELL_CHARS: usize = 1_024;
 
 fn too_long(cell: &str) -> bool {
@@ -1126,11 +1126,11 @@ impl Template {
 }
 
 /// Typed rows from field-keyed maps (API pulls, see `crate::connectors`): each map's keys
-/// are the §12 import field names of `entity` and its values canonical text (decimals in
-/// major units, ISO dates). The rows go through the same value checks as a CSV's; a
-/// row's number is its 1-based position in `rows`. Documents are grouped by
-/// `provider_ref` (else as a CSV's), templates by `provider_ref`. Keys that are not
-/// fields of the type are ignored (named in `notes`).
+/// are the import field names (docs/import.md#fields) of `entity` and its values
+/// canonical text (decimals in major units, ISO dates). The rows go through the same
+/// value checks as a CSV's; a row's number is its 1-based position in `rows`. Documents
+/// are grouped by `provider_ref` (else as a CSV's), templates by `provider_ref`. Keys
+/// that are not fields of the type are ignored (named in `notes`).
 pub fn from_field_rows<'a>(
     platform: Platform,
     entity: EntityType,

@@ -1,4 +1,5 @@
-//! Cell values: UK dates, money, VAT rates, booleans and the §12 value sets.
+//! Cell values: UK dates, money, VAT rates, booleans and the value sets of
+//! docs/accounting.md#value-sets.
 //!
 //! Every parser takes the trimmed, non-empty cell text and answers the value or a short
 //! reason ("not a date", "at most 2 decimal places" …) that the row error completes
@@ -455,20 +456,21 @@ pub fn parse_contact_type(cell: &str) -> Result<ContactType, String> {
     }
 }
 
-/// Invoice or bill status, from the words the platforms use into the §12 set of the type.
-/// Words are compared without spaces or case, so Zoho's `PartiallyPaid`, `Partially Paid`
-/// and `partially_paid` are one status. The vocabularies: Zoho Books (`Draft`, `Sent`,
-/// `Viewed`, `Unpaid`, `Overdue`, `PartiallyPaid`, `Paid`, `Void`, `PendingApproval`,
-/// `Approved`; bills `Open`), Xero (`DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`,
-/// `DELETED`), QuickBooks (`Open`, `Overdue`, `Overdue 12 days`, `Due in 3 days`,
-/// `Partial`, `Paid`, `Deposited`, `Closed`, `Voided`), FreshBooks (`created`, `draft`,
-/// `sent`, `resent`, `viewed`, `outstanding`, `overdue`, `partial`, `deposit-partial`,
-/// `deposit-paid`, `disputed`, `retry`, `failed`, `paid`, `auto-paid`), Sage Accounting
-/// (`Draft`, `Pro-Forma`, `Unpaid`, `Part Paid`, `Paid`, `Void`, `Disputed`), KashFlow
-/// (`Unpaid`, `Part Paid`, `Paid`, `Overdue`) and FreeAgent (`Draft`, `Scheduled To
-/// Email`, `Open`, `Overdue`, `Paid`, `Zero Value`, `Cancelled`, `Written-off`,
-/// `Refunded`). Partly paid and overdue documents are open (`sent`, `awaiting_payment`);
-/// what was paid comes from the amount columns.
+/// Invoice or bill status, from the words the platforms use into the value set of the
+/// type (docs/accounting.md#value-sets). Words are compared without spaces or case, so
+/// Zoho's `PartiallyPaid`, `Partially Paid` and `partially_paid` are one status. The
+/// vocabularies: Zoho Books (`Draft`, `Sent`, `Viewed`, `Unpaid`, `Overdue`,
+/// `PartiallyPaid`, `Paid`, `Void`, `PendingApproval`, `Approved`; bills `Open`), Xero
+/// (`DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED`), QuickBooks (`Open`,
+/// `Overdue`, `Overdue 12 days`, `Due in 3 days`, `Partial`, `Paid`, `Deposited`,
+/// `Closed`, `Voided`), FreshBooks (`created`, `draft`, `sent`, `resent`, `viewed`,
+/// `outstanding`, `overdue`, `partial`, `deposit-partial`, `deposit-paid`, `disputed`,
+/// `retry`, `failed`, `paid`, `auto-paid`), Sage Accounting (`Draft`, `Pro-Forma`,
+/// `Unpaid`, `Part Paid`, `Paid`, `Void`, `Disputed`), KashFlow (`Unpaid`, `Part Paid`,
+/// `Paid`, `Overdue`) and FreeAgent (`Draft`, `Scheduled To Email`, `Open`, `Overdue`,
+/// `Paid`, `Zero Value`, `Cancelled`, `Written-off`, `Refunded`). Partly paid and overdue
+/// documents are open (`sent`, `awaiting_payment`); what was paid comes from the amount
+/// columns.
 pub fn parse_doc_status(cell: &str, entity: EntityType) -> Result<DocStatus, String> {
     let open = if entity == EntityType::Bills {
         DocStatus::AwaitingPayment

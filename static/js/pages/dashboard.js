@@ -1,5 +1,5 @@
-// The inventory dashboard (§1): KPIs with the low-stock badge, stock value by location
-// and by category, units in transit, recent movements and the alert list.
+// The inventory dashboard (docs/inventory.md#dashboard-figures): KPIs with the low-stock badge,
+// stock value by location and by category, units in transit, recent movements and the alert list.
 
 import { get } from "../api.js";
 import { barChart } from "../charts.js";

@@ -1,8 +1,8 @@
-// The import wizard (§4.10, DECISIONS §11): pick a platform or upload a CSV; see the
-// detected platform and data type; remap columns; preview with row errors and the
-// duplicates count; run it with a progress indicator; a result summary. Also the API
-// platform connections and "Connect FreeAgent". An `essential` installation answers 403
-// and the page explains the Pro plan instead.
+// The import wizard (docs/import.md#preview, docs/import.md#platforms): pick a platform
+// or upload a CSV; see the detected platform and data type; remap columns; preview with
+// row errors and the duplicates count; run it with a progress indicator; a result
+// summary. Also the API platform connections and "Connect FreeAgent". An `essential`
+// installation answers 403 and the page explains the Pro plan instead.
 
 import { ApiError, del, get, post } from "../api.js";
 import { state } from "../state.js";

@@ -1,4 +1,5 @@
-// Stock movements (§4.4): the ledger with every filter, and the form that records one.
+// Stock movements (docs/ledger.md#movements-endpoint): the ledger with every filter, and the form
+// that records one.
 
 import { get, post } from "../api.js";
 import { price, qty, scaled } from "../decimal.js";

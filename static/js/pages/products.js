@@ -1,5 +1,6 @@
-// Products (§4.1): server-side search and paging (fast with 100,000 products), create
-// and edit every field, deactivate and reactivate, stock per location with reorder points.
+// Products (docs/inventory.md#products): server-side search and paging (fast with 100,000
+// products), create and edit every field, deactivate and reactivate, stock per location with
+// reorder points.
 
 import { get, post, put } from "../api.js";
 import { editRecord } from "../crud.js";

@@ -1,6 +1,6 @@
-// Stock takes (§4.6, §3, DECISIONS §7): create for a location; a count sheet made for
-// fast keyboard entry (Enter moves to the next line), progress, variance highlighted;
-// start, complete, cancel, delete.
+// Stock takes (docs/documents.md#stock-takes, docs/documents.md#stock-take-states):
+// create for a location; a count sheet made for fast keyboard entry (Enter moves to
+// the next line), progress, variance highlighted; start, complete, cancel, delete.
 
 import { del, get, post, put } from "../api.js";
 import { format, isDecimal, qty, scaled } from "../decimal.js";

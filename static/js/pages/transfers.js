@@ -1,4 +1,5 @@
-// Transfer orders (§4.5, §3, DECISIONS §6): create with a line picker that leaves out
+// Transfer orders (docs/documents.md#transfer-orders,
+// docs/documents.md#transfer-order-states): create with a line picker that leaves out
 // deactivated products; ship, receive (also short), cancel, delete a draft. Every
 // refusal shows the server's message.
 

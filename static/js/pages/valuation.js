@@ -1,5 +1,6 @@
-// The stock valuation report (§4.7): location filter, rows and summary, a chart, and a
-// CSV download generated in the browser from the exact figures the server sent.
+// The stock valuation report (docs/inventory.md#valuation-report): location filter, rows and
+// summary, a chart, and a CSV download generated in the browser from the exact figures the server
+// sent.
 
 import { get } from "../api.js";
 import { barChart } from "../charts.js";

@@ -1,5 +1,6 @@
-// Warehouses (§4.2, §1): the list with product count, units, cost and retail value; a
-// detail view with the location's stock and alerts; activate and deactivate.
+// Warehouses (docs/inventory.md#locations, docs/inventory.md#per-location-figures): the list with
+// product count, units, cost and retail value; a detail view with the location's stock and alerts;
+// activate and deactivate.
 
 import { get, put } from "../api.js";
 import { editRecord } from "../crud.js";
