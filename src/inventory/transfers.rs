@@ -456,12 +456,15 @@ fn check_receipts(
     lines: Vec<TransferLineUpdate>,
 ) -> AppResult<HashMap<String, Qty>> {
     let stored = load_lines(tx, &head.id)?;
+    // Receipts are matched to lines through an index, not a search per receipt: an order
+    // may hold 10,000 lines (docs/limits.md#lists).
+    let by_id: HashMap<&str, &StoredLine> = stored.iter().map(|s| (s.id.as_str(), s)).collect();
     let mut receipts = HashMap::new();
     for (i, l) in lines.into_iter().enumerate() {
         let field = format!("lines[{i}].id");
         let raw = l.id.ok_or_else(|| AppError::missing(&field))?;
         let line_id = parse_id(&field, &raw)?;
-        let line = stored.iter().find(|s| s.id == line_id).ok_or_else(|| {
+        let line = by_id.get(line_id.as_str()).ok_or_else(|| {
             AppError::invalid(
                 &field,
                 format!("not a line of transfer order {}", head.number),
@@ -526,10 +529,14 @@ fn set_status(
 /// The products of `lines` with their summed quantities, in order of first appearance.
 fn totals_by_product(lines: &[StoredLine]) -> Vec<(String, Qty)> {
     let mut totals: Vec<(String, Qty)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for l in lines {
-        match totals.iter_mut().find(|(p, _)| *p == l.product_id) {
-            Some((_, q)) => *q = *q + l.quantity,
-            None => totals.push((l.product_id.clone(), l.quantity)),
+        match index.get(l.product_id.as_str()) {
+            Some(&at) => totals[at].1 = totals[at].1 + l.quantity,
+            None => {
+                index.insert(&l.product_id, totals.len());
+                totals.push((l.product_id.clone(), l.quantity));
+            }
         }
     }
     totals

@@ -539,6 +539,48 @@ fn a_short_receipt_delivers_only_what_arrived() {
 }
 
 #[test]
+fn an_order_of_ten_thousand_lines_ships_and_is_received_short_line_by_line() {
+    // The most lines a document may have (docs/limits.md#lists): receipts are matched to
+    // their lines through an index, so this is one pass over the lines, not 10^8 steps.
+    let fx = fixture();
+    purchase(&fx.t, &fx.anvil, &fx.main, "9990");
+    purchase(&fx.t, &fx.bolt, &fx.main, "4995");
+    let lines: Vec<Value> = (0..10_000)
+        .map(|i| line(if i % 2 == 0 { &fx.anvil } else { &fx.bolt }, json!(1)))
+        .collect();
+    let o = fx.order(Value::Array(lines));
+    let o = fx.reach(&o, "in_transit");
+    let stored = o["lines"].as_array().unwrap();
+    assert_eq!(stored.len(), 10_000);
+    // Every third line arrives empty; the rest in full.
+    let receipts: Vec<Value> = stored
+        .iter()
+        .enumerate()
+        .map(|(i, l)| json!({"id": l["id"], "received_quantity": if i % 3 == 0 { 0 } else { 1 }}))
+        .collect();
+    let (s, v) = fx.put(json!({"id": o["id"], "status": "completed", "lines": receipts}));
+    assert_eq!(
+        s,
+        Status::Ok,
+        "{}",
+        &v.to_string()[..200.min(v.to_string().len())]
+    );
+    let empty_anvil = (0..10_000).filter(|i| i % 2 == 0 && i % 3 == 0).count();
+    let empty_bolt = (0..10_000).filter(|i| i % 2 == 1 && i % 3 == 0).count();
+    assert_eq!(
+        at(&fx.t, &fx.anvil, &fx.shop).0,
+        json!(5000 - empty_anvil),
+        "Anvil received"
+    );
+    assert_eq!(at(&fx.t, &fx.bolt, &fx.shop).0, json!(5000 - empty_bolt));
+    assert_eq!(
+        get_product(&fx.t, &fx.anvil)["stock_qty"],
+        json!(10_000 - empty_anvil),
+        "what did not arrive left the books with the shortfall"
+    );
+}
+
+#[test]
 fn a_receipt_outside_zero_to_the_line_quantity_or_for_another_line_is_refused() {
     let fx = fixture();
     let o = fx.reach(&fx.order(json!([line(&fx.anvil, json!(4))])), "in_transit");
