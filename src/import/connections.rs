@@ -36,7 +36,7 @@ use crate::config::{AppConfig, PlatformConfig};
 use crate::connectors::{self, Platform};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{parse_id, JsonBody};
+use crate::http::body::{IdBody, JsonBody};
 use crate::http::paging::EntityListQuery;
 use crate::http::{data, Created};
 use crate::import::ProPlan;
@@ -372,9 +372,16 @@ async fn create(
     })
 }
 
-#[derive(Deserialize)]
-struct IdBody {
-    id: String,
+/// Deletes connection `id` of `owner` and its credentials (404 when unknown or foreign).
+pub fn delete_connection(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
+    let n = tx.execute(
+        "DELETE FROM import_connections WHERE id = ?1 AND owner_id = ?2",
+        params![id, owner],
+    )?;
+    if n == 0 {
+        return Err(AppError::not_found(format!("Connection not found: {id}")));
+    }
+    Ok(())
 }
 
 /// Deletes a connection and its credentials.
@@ -385,18 +392,9 @@ async fn remove(
     body: JsonBody<IdBody>,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
-    let id = parse_id("id", &body.id)?;
+    let id = body.id()?;
     let owner = user.user.id;
-    db.write(move |tx| {
-        let n = tx.execute(
-            "DELETE FROM import_connections WHERE id = ?1 AND owner_id = ?2",
-            params![id, owner],
-        )?;
-        if n == 0 {
-            return Err(AppError::not_found(format!("Connection not found: {id}")));
-        }
-        Ok(())
-    })
-    .await?;
+    db.write(move |tx| delete_connection(tx, &owner, &id))
+        .await?;
     Ok(data(json!({ "success": true })))
 }
