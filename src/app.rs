@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::clock::Clock;
 use crate::config::AppConfig;
 use crate::db::Db;
-use crate::http::{assets, catchers, data};
+use crate::http::{assets, catchers, data, query};
 
 /// Everything the app needs at run time, built once from the configuration.
 pub struct App {
@@ -47,6 +47,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(crate::auth::SessionCache::default())
         .manage(app.retry)
         .manage(crate::v1::RateLimiter::default())
+        .mount("/api", query::routes())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())

@@ -7,6 +7,7 @@ pub mod assets;
 pub mod body;
 pub mod catchers;
 pub mod paging;
+pub mod query;
 pub mod stash;
 pub mod stream;
 

@@ -16,7 +16,7 @@
 pub mod guard;
 pub mod rate_limit;
 
-use rocket::http::{Method, Status};
+use rocket::http::{Header, Method, Status};
 use rocket::request::{FromRequest, Outcome, Request};
 use rocket::response::{self, Responder};
 use rocket::serde::json::Json;
@@ -40,7 +40,7 @@ use crate::config::AppConfig;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
-use crate::http::catchers::route_matches;
+use crate::http::catchers::{allowed_methods, route_matches};
 use crate::http::Created;
 use crate::inventory::products::{
     create_product, list_products, NewProduct, Product, ProductFilter,
@@ -239,8 +239,12 @@ impl<'r> FromRequest<'r> for Unmatched {
 }
 
 impl<'r> Responder<'r, 'static> for Unmatched {
-    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
-        Ok(error_response(self.status, self.message))
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
+        let mut res = error_response(self.status, self.message);
+        if self.status == Status::MethodNotAllowed {
+            res.set_header(Header::new("Allow", allowed_methods(req)));
+        }
+        Ok(res)
     }
 }
 
