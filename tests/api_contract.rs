@@ -97,3 +97,136 @@ fn a_public_api_path_asked_with_another_method_is_a_405_with_allow() {
     assert_eq!(res.status(), Status::MethodNotAllowed);
     assert_eq!(res.headers().get_one("Allow"), Some("GET"));
 }
+
+fn openapi(t: &TestApp) -> serde_json::Value {
+    t.get("/api/openapi.json").1
+}
+
+fn schema<'d>(doc: &'d serde_json::Value, name: &str) -> &'d serde_json::Value {
+    &doc["components"]["schemas"][name]
+}
+
+fn query_param<'d>(doc: &'d serde_json::Value, path: &str, name: &str) -> &'d serde_json::Value {
+    doc["paths"][path]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("{path} has no {name}"))
+}
+
+#[test]
+fn paging_bounds_are_the_documented_ones() {
+    let (t, _) = app_with_entity();
+    let doc = openapi(&t);
+    for path in ["/api/contacts", "/api/v1/contacts"] {
+        for name in ["limit", "offset"] {
+            let p = query_param(&doc, path, name);
+            assert_eq!(p["schema"]["maximum"], json!(i64::MAX), "{path} {name}");
+        }
+    }
+    assert_eq!(
+        t.get(&format!("/api/contacts?offset={}", i64::MAX)).0,
+        Status::Ok
+    );
+    assert_eq!(
+        t.get(&format!("/api/contacts?limit={}", i64::MAX)).0,
+        Status::Ok
+    );
+    assert_error(
+        &t.get("/api/contacts?limit=9223372036854775808"),
+        Status::BadRequest,
+    );
+}
+
+#[test]
+fn a_name_the_server_trims_to_nothing_is_refused_and_documented_as_not_blank() {
+    let (t, entity) = app_with_entity();
+    let doc = openapi(&t);
+    let pattern = schema(&doc, "ContactCreate")["properties"]["name"]["pattern"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(pattern.starts_with("[^"), "{pattern}");
+    for name in ["", "   ", "\t\u{3000}"] {
+        let res = t.post(
+            "/api/contacts",
+            json!({ "name": name, "entity_id": entity }),
+        );
+        assert_error(&res, Status::BadRequest);
+    }
+    let res = t.post(
+        "/api/contacts",
+        json!({ "name": " Acme ", "entity_id": entity }),
+    );
+    assert_eq!(res.0, Status::Created);
+    assert_eq!(res.1["data"]["name"], "Acme");
+}
+
+#[test]
+fn a_non_negative_amount_is_documented_with_its_minimum_and_refused_below_it() {
+    let (t, entity) = app_with_entity();
+    let doc = openapi(&t);
+    assert_eq!(
+        schema(&doc, "ProductCreate")["properties"]["stock_qty"]["minimum"],
+        json!(0)
+    );
+    assert_eq!(
+        schema(&doc, "TransferLineInput")["properties"]["quantity"]["exclusiveMinimum"],
+        json!(0)
+    );
+    let res = t.post(
+        "/api/products",
+        json!({ "name": "Widget", "stock_qty": -1, "entity_id": entity }),
+    );
+    assert_error(&res, Status::BadRequest);
+}
+
+#[test]
+fn an_optional_field_sent_as_null_is_documented_as_nullable_and_left_unchanged() {
+    let (t, entity) = app_with_entity();
+    let doc = openapi(&t);
+    assert_eq!(
+        schema(&doc, "EntityUpdate")["properties"]["name"]["type"],
+        json!(["string", "null"])
+    );
+    assert_eq!(
+        schema(&doc, "EntityUpdate")["additionalProperties"],
+        json!(true)
+    );
+    let res = t.put("/api/entities", json!({ "id": entity, "name": null }));
+    assert_eq!(res.0, Status::Ok, "{}", res.1);
+    assert_eq!(res.1["data"]["name"], "Acme Ltd");
+}
+
+#[test]
+fn an_integer_field_takes_a_whole_number_written_with_a_zero_fraction() {
+    let (t, entity) = app_with_entity();
+    let contact = t
+        .post("/api/contacts", json!({ "name": "C", "entity_id": entity }))
+        .1["data"]["id"]
+        .clone();
+    let res = t.post(
+        "/api/recurring-invoices",
+        json!({ "contact_id": contact, "interval": "month", "interval_count": 3.0 }),
+    );
+    assert_eq!(res.0, Status::Created, "{}", res.1);
+    assert_eq!(res.1["data"]["interval_count"], 3);
+    let res = t.post(
+        "/api/recurring-invoices",
+        json!({ "contact_id": contact, "interval": "month", "interval_count": 2.5 }),
+    );
+    assert_error(&res, Status::BadRequest);
+}
+
+#[test]
+fn the_oauth_start_documents_its_one_platform_and_refuses_an_empty_one() {
+    let (t, entity) = app_with_entity();
+    let doc = openapi(&t);
+    let p = query_param(&doc, "/api/import/oauth/start", "platform");
+    assert_eq!(p["schema"]["enum"], json!(["freeagent"]));
+    let res = t.get(&format!(
+        "/api/import/oauth/start?platform=&entityId={entity}"
+    ));
+    assert_error(&res, Status::BadRequest);
+}
