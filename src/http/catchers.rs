@@ -32,7 +32,14 @@ impl<'r> Responder<'r, 'static> for CaughtError {
                 return e.respond_to(req);
             }
         }
-        let status = refine(self.0, req);
+        let unknown = unknown_method(self.0, req);
+        let status = if unknown && is_v1(req) && !has_bearer(req) {
+            Status::Unauthorized
+        } else if unknown {
+            Status::MethodNotAllowed
+        } else {
+            refine(self.0, req)
+        };
         let message = match status.code {
             400 | 422 => "Bad request: invalid parameters".to_owned(),
             401 if is_v1(req) => {
@@ -41,6 +48,7 @@ impl<'r> Responder<'r, 'static> for CaughtError {
             401 => "Authentication required".to_owned(),
             403 => "Forbidden".to_owned(),
             404 => format!("Not found: {}", req.uri().path()),
+            405 if unknown => format!("This method is not allowed on {}", req.uri().path()),
             405 => format!(
                 "Method {} not allowed on {}",
                 req.method(),
@@ -69,6 +77,13 @@ impl<'r> Responder<'r, 'static> for CaughtError {
 #[catch(default)]
 fn default_catcher(status: Status, _req: &Request<'_>) -> CaughtError {
     CaughtError(status)
+}
+
+/// Rocket answers a method it does not know (`QUERY`, `PROPFIND`) with a 400 before any
+/// routing, handing the catcher the request salvaged as a GET: a 400 that no route saw,
+/// on a path an API route serves, is such a request, and its answer is a 405.
+fn unknown_method(status: Status, req: &Request<'_>) -> bool {
+    status == Status::BadRequest && req.route().is_none() && api_route_matches(req, |_| true)
 }
 
 /// The status a client gets for what Rocket reports as `status` (see the module docs).
