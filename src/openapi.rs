@@ -376,11 +376,48 @@ fn timestamp() -> Value {
 /// spelled out so that every regex engine agrees with the server.
 const SPACE: &str = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
 
+/// Text without NUL, which the server refuses anywhere (DECISIONS §17).
+const NO_NUL: &str = r"^[^\u0000]*$";
+
+/// Every free text in `schema`, at any depth, keys of objects included, is without NUL.
+fn no_nul(schema: &mut Value) {
+    if !schema.is_object() {
+        return;
+    }
+    let has = |s: &Value, t: &str| {
+        s["type"] == t || s["type"].as_array().is_some_and(|a| a.contains(&json!(t)))
+    };
+    let free = ["pattern", "format", "enum", "const"]
+        .iter()
+        .all(|k| schema.get(*k).is_none())
+        && schema.get("maxLength") != Some(&json!(0));
+    if has(schema, "string") && free {
+        schema["pattern"] = json!(NO_NUL);
+    }
+    if has(schema, "object") {
+        schema["propertyNames"] = json!({ "pattern": NO_NUL });
+    }
+    for k in ["anyOf", "oneOf", "allOf"] {
+        if let Some(a) = schema.get_mut(k).and_then(Value::as_array_mut) {
+            a.iter_mut().for_each(no_nul);
+        }
+    }
+    if let Some(items) = schema.get_mut("items") {
+        no_nul(items);
+    }
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.values_mut().for_each(no_nul);
+    }
+    if let Some(extra) = schema.get_mut("additionalProperties") {
+        no_nul(extra);
+    }
+}
+
 /// A required text field the server trims: at least one character that is not white space.
 fn name_text(description: &str) -> Value {
     json!({
         "type": "string",
-        "pattern": format!("[^{SPACE}]"),
+        "pattern": format!("^[^\\u0000]*[^{SPACE}\\u0000][^\\u0000]*$"),
         "description": format!("{description} Trimmed; blank is refused (400).").trim_start(),
     })
 }
@@ -1131,6 +1168,7 @@ fn input(mut schema: Value) -> Value {
     if schema.get("properties").is_some() {
         schema["additionalProperties"] = json!(true);
     }
+    no_nul(&mut schema);
     schema
 }
 
@@ -1495,7 +1533,8 @@ fn data_of(schema: Value) -> Value {
     object(&["data"], vec![("data", schema)])
 }
 
-fn query_param(name: &str, description: &str, schema: Value) -> Value {
+fn query_param(name: &str, description: &str, mut schema: Value) -> Value {
+    no_nul(&mut schema);
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
