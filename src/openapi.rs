@@ -729,6 +729,7 @@ pub fn schemas() -> Map<String, Value> {
                 ("message", text("The cause, naming the field or rule")),
             ],
         )),
+        ("AnyValue", any_value()),
         ("Success", object(&["success"], vec![("success", json!({ "type": "boolean", "const": true }))])),
         ("IdBody", object(&["id"], vec![("id", uuid())])),
         ("EmptyBody", json!({ "type": "object" })),
@@ -1165,11 +1166,26 @@ fn input(mut schema: Value) -> Value {
             }
         }
     }
-    if schema.get("properties").is_some() {
-        schema["additionalProperties"] = json!(true);
-    }
     no_nul(&mut schema);
+    if schema.get("properties").is_some() {
+        schema["additionalProperties"] = reference("AnyValue");
+    }
     schema
+}
+
+/// Any JSON value without NUL in its text or keys: what an unknown body field may hold
+/// (it is ignored, but a NUL anywhere in a body is refused, DECISIONS §17).
+fn any_value() -> Value {
+    let any = reference("AnyValue");
+    json!({
+        "description": "Any JSON value without NUL in its text or keys.",
+        "anyOf": [
+            { "type": "string", "pattern": NO_NUL },
+            { "type": ["number", "boolean", "null"] },
+            { "type": "array", "items": any },
+            { "type": "object", "propertyNames": { "pattern": NO_NUL }, "additionalProperties": any },
+        ],
+    })
 }
 
 fn accepts_null(schema: &Value) -> bool {

@@ -100,7 +100,7 @@ where
 mod tests {
     #[derive(Debug, serde::Deserialize)]
     struct Counted {
-        #[serde(default, deserialize_with = "super::whole_number")]
+        #[serde(default, deserialize_with = "crate::http::whole_number")]
         n: Option<i64>,
     }
 
