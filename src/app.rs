@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use crate::clock::Clock;
 use crate::config::AppConfig;
 use crate::db::Db;
-use crate::http::{assets, catchers, data};
+use crate::http::{assets, catchers, data, query};
 
 /// The web app's Content-Security-Policy: its own scripts, styles and API only (it has no
 /// inline script or style, and sets styles only through the CSSOM), `data:` for the empty
@@ -61,6 +61,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(pull_slots)
         .manage(rate_limiter)
         .manage(hash_gate)
+        .mount("/api", query::routes())
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())

@@ -397,6 +397,100 @@ fn timestamp() -> Value {
     json!({ "type": "string", "format": "date-time", "description": "RFC 3339, UTC" })
 }
 
+/// Text the server trims: what it counts as white space (Rust's `char::is_whitespace`),
+/// spelled out so that every regex engine agrees with the server.
+const SPACE: &str = r"\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+
+/// Text without NUL, which the server refuses anywhere (docs/limits.md#text).
+const NO_NUL: &str = r"^[^\u0000]*$";
+
+/// Every free text in `schema`, at any depth, keys of objects included, is without NUL.
+fn no_nul(schema: &mut Value) {
+    if !schema.is_object() {
+        return;
+    }
+    let has = |s: &Value, t: &str| {
+        s["type"] == t || s["type"].as_array().is_some_and(|a| a.contains(&json!(t)))
+    };
+    let free = ["pattern", "format", "enum", "const"]
+        .iter()
+        .all(|k| schema.get(*k).is_none())
+        && schema.get("maxLength") != Some(&json!(0));
+    if has(schema, "string") && free {
+        schema["pattern"] = json!(NO_NUL);
+    }
+    if has(schema, "object") {
+        schema["propertyNames"] = json!({ "pattern": NO_NUL });
+    }
+    for k in ["anyOf", "oneOf", "allOf"] {
+        if let Some(a) = schema.get_mut(k).and_then(Value::as_array_mut) {
+            a.iter_mut().for_each(no_nul);
+        }
+    }
+    if let Some(items) = schema.get_mut("items") {
+        no_nul(items);
+    }
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.values_mut().for_each(no_nul);
+    }
+    if let Some(extra) = schema.get_mut("additionalProperties") {
+        no_nul(extra);
+    }
+}
+
+/// A required text field the server trims: at least one character that is not white space.
+fn name_text(description: &str) -> Value {
+    json!({
+        "type": "string",
+        "pattern": format!("^[^\\u0000]*[^{SPACE}\\u0000][^\\u0000]*$"),
+        "description": format!("{description} Trimmed; blank is refused (400).").trim_start(),
+    })
+}
+
+/// Only white space (or nothing): what the server reads as "none" where it trims.
+fn blank() -> Value {
+    json!({ "type": "string", "pattern": format!("^[{SPACE}]*$") })
+}
+
+/// An optional reference the server reads as none when null or blank (accounting).
+fn opt_ref(description: &str) -> Value {
+    json!({
+        "anyOf": [uuid(), blank(), { "type": "null" }],
+        "description": format!("{description} Null or blank: none.").trim_start(),
+    })
+}
+
+/// An optional reference the server reads as none when null or `""` (inventory, keys).
+fn opt_id(description: &str) -> Value {
+    json!({
+        "anyOf": [uuid(), { "type": "string", "maxLength": 0 }, { "type": "null" }],
+        "description": format!("{description} Null or \"\": none.").trim_start(),
+    })
+}
+
+/// An optional date the server reads as its default when null or blank.
+fn opt_date(description: &str) -> Value {
+    json!({
+        "anyOf": [date(), blank(), { "type": "null" }],
+        "description": format!("YYYY-MM-DD. {description} Null or blank: the default.").trim_end(),
+    })
+}
+
+/// A decimal that must not be negative.
+fn non_negative(mut v: Value) -> Value {
+    v["minimum"] = json!(0);
+    v
+}
+
+/// A decimal that must be above 0.
+fn positive(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("minimum");
+    }
+    v["exclusiveMinimum"] = json!(0);
+    v
+}
+
 fn boolean() -> Value {
     json!({ "type": "boolean" })
 }
@@ -498,23 +592,30 @@ fn record(props: Vec<(&str, Value)>) -> Value {
 }
 
 fn entity_field() -> Value {
-    let mut v = nullable(uuid());
-    v["description"] = json!("Entity (business). Omitted: a scoped key's entity, else the entity of the record referenced (contact, project, category), else none. A key scoped to another entity gets 403; an unknown or foreign entity 404.");
-    v
+    opt_ref("Entity (business). Omitted: a scoped key's entity, else the entity of the record referenced (contact, project, category), else none. A key scoped to another entity gets 403; an unknown or foreign entity 404.")
 }
 
 fn line_input() -> Value {
-    object(
+    let mut v = object(
         &[],
         vec![
             ("description", text("Required unless product_id gives the product's name.")),
-            ("product_id", nullable(uuid())),
-            ("quantity", qty("Above 0; default 1.")),
+            ("product_id", opt_ref("")),
+            ("quantity", positive(qty("Above 0; default 1."))),
             ("unit_price", price("Required unless product_id gives the product's price (selling price on invoices, cost price on bills); may be negative for a credit line.")),
             ("discount", percent("Percentage off the line, 0 to 100; default 0.")),
             ("vat_rate", percent("Percentage, 0 to 100; default the product's rate, else 20.")),
         ],
-    )
+    );
+    // Without a product, the line needs its own description and price.
+    v["anyOf"] = json!([
+        { "required": ["product_id"], "properties": { "product_id": uuid() } },
+        {
+            "required": ["description", "unit_price"],
+            "properties": { "description": name_text(""), "unit_price": { "type": "number" } },
+        },
+    ]);
+    v
 }
 
 fn line() -> Value {
@@ -581,16 +682,18 @@ fn document_create(statuses: &[&str], number: &str) -> Value {
         vec![
             ("number", text(number)),
             ("contact_id", uuid()),
-            ("issue_date", date()),
-            ("due_date", {
-                let mut v = date();
-                v["description"] = json!("Default issue_date + 30 days; not before issue_date.");
-                v
-            }),
+            ("issue_date", opt_date("Default today.")),
+            (
+                "due_date",
+                opt_date("Default issue_date + 30 days; not before issue_date."),
+            ),
             ("status", one_of_values(statuses, "Default draft.")),
             ("notes", nullable(string())),
             ("lines", array(reference("LineInput"))),
-            ("amount_paid", money("Not negative; default 0.")),
+            (
+                "amount_paid",
+                non_negative(money("Not negative; default 0.")),
+            ),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
@@ -615,7 +718,7 @@ fn document_update(statuses: &[&str]) -> Value {
                 v["description"] = json!("When present, replaces every line.");
                 v
             }),
-            ("amount_paid", money("")),
+            ("amount_paid", non_negative(money("Not negative."))),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("location_id", nullable(id_of("A location of the document's entity; null: none. Moving a posted document moves its stock."))),
@@ -663,6 +766,7 @@ pub fn schemas() -> Map<String, Value> {
                 ("message", text("The cause, naming the field or rule")),
             ],
         )),
+        ("AnyValue", any_value()),
         ("Success", object(&["success"], vec![("success", json!({ "type": "boolean", "const": true }))])),
         ("IdBody", object(&["id"], vec![("id", uuid())])),
         ("EmptyBody", json!({ "type": "object" })),
@@ -690,13 +794,13 @@ pub fn schemas() -> Map<String, Value> {
             ("created_at", timestamp()),
         ])),
         ("EntityCreate", object(&["name"], vec![
-            ("name", string()),
+            ("name", name_text("")),
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
         ])),
         ("EntityUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
+            ("name", name_text("")),
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
             ("default_location_id", nullable(id_of("A location of this entity (another entity's: 400; unknown or foreign: 404); null clears it."))),
@@ -716,7 +820,7 @@ pub fn schemas() -> Map<String, Value> {
             ("updated_at", timestamp()),
         ])),
         ("ContactCreate", object(&["name"], vec![
-            ("name", string()),
+            ("name", name_text("")),
             ("type", one_of_values(CONTACT_TYPES, "Default customer.")),
             ("email", nullable(string())),
             ("phone", nullable(string())),
@@ -728,7 +832,7 @@ pub fn schemas() -> Map<String, Value> {
         ])),
         ("ContactUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
+            ("name", name_text("")),
             ("type", one_of_values(CONTACT_TYPES, "")),
             ("email", nullable(string())),
             ("phone", nullable(string())),
@@ -760,12 +864,12 @@ pub fn schemas() -> Map<String, Value> {
             ("updated_at", timestamp()),
         ])),
         ("ExpenseCreate", object(&["description", "amount"], vec![
-            ("date", date()),
-            ("description", string()),
-            ("amount", money("Not negative.")),
-            ("vat_amount", money("Not negative; default 0.")),
-            ("category_id", nullable(uuid())),
-            ("project_id", nullable(uuid())),
+            ("date", opt_date("Default today.")),
+            ("description", name_text("")),
+            ("amount", non_negative(money("Not negative."))),
+            ("vat_amount", non_negative(money("Not negative; default 0."))),
+            ("category_id", opt_ref("")),
+            ("project_id", opt_ref("")),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
@@ -773,11 +877,11 @@ pub fn schemas() -> Map<String, Value> {
         ("ExpenseUpdate", object(&["id"], vec![
             ("id", uuid()),
             ("date", date()),
-            ("description", string()),
-            ("amount", money("Not negative.")),
-            ("vat_amount", money("Not negative.")),
-            ("category_id", nullable(uuid())),
-            ("project_id", nullable(uuid())),
+            ("description", name_text("")),
+            ("amount", non_negative(money("Not negative."))),
+            ("vat_amount", non_negative(money("Not negative."))),
+            ("category_id", opt_ref("")),
+            ("project_id", opt_ref("")),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
         ])),
@@ -790,13 +894,13 @@ pub fn schemas() -> Map<String, Value> {
             ("created_at", timestamp()),
         ])),
         ("ExpenseCategoryCreate", object(&["name"], vec![
-            ("name", text("Unique per entity, ignoring case (409).")),
+            ("name", name_text("Unique per entity, ignoring case (409).")),
             ("code", nullable(string())),
             ("entity_id", entity_field()),
         ])),
         ("ExpenseCategoryUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
+            ("name", name_text("")),
             ("code", nullable(string())),
         ])),
         ("Employee", record(vec![
@@ -810,7 +914,7 @@ pub fn schemas() -> Map<String, Value> {
             ("updated_at", timestamp()),
         ])),
         ("EmployeeCreate", object(&["name"], vec![
-            ("name", string()),
+            ("name", name_text("")),
             ("email", nullable(string())),
             ("role", nullable(string())),
             ("active", json!({ "type": "boolean", "description": "Default true." })),
@@ -818,7 +922,7 @@ pub fn schemas() -> Map<String, Value> {
         ])),
         ("EmployeeUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
+            ("name", name_text("")),
             ("email", nullable(string())),
             ("role", nullable(string())),
             ("active", boolean()),
@@ -836,12 +940,12 @@ pub fn schemas() -> Map<String, Value> {
             ("updated_at", timestamp()),
         ])),
         ("TransactionCreate", object(&["amount"], vec![
-            ("date", date()),
+            ("date", opt_date("Default today.")),
             ("description", string()),
             ("amount", money("Signed.")),
             ("account", nullable(string())),
             ("reference", nullable(string())),
-            ("category_id", nullable(uuid())),
+            ("category_id", opt_ref("")),
             ("entity_id", entity_field()),
         ])),
         ("TransactionUpdate", object(&["id"], vec![
@@ -851,7 +955,7 @@ pub fn schemas() -> Map<String, Value> {
             ("amount", money("Signed.")),
             ("account", nullable(string())),
             ("reference", nullable(string())),
-            ("category_id", nullable(uuid())),
+            ("category_id", opt_ref("")),
         ])),
         ("Project", record(vec![
             ("id", uuid()),
@@ -865,20 +969,20 @@ pub fn schemas() -> Map<String, Value> {
             ("updated_at", timestamp()),
         ])),
         ("ProjectCreate", object(&["name"], vec![
-            ("name", string()),
-            ("contact_id", nullable(uuid())),
+            ("name", name_text("")),
+            ("contact_id", opt_ref("")),
             ("status", one_of_values(PROJECT_STATUSES, "Default active.")),
-            ("hourly_rate", nullable(money("Not negative."))),
-            ("budget", nullable(money("Not negative."))),
+            ("hourly_rate", non_negative(nullable(money("Not negative.")))),
+            ("budget", non_negative(nullable(money("Not negative.")))),
             ("entity_id", entity_field()),
         ])),
         ("ProjectUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
-            ("contact_id", nullable(uuid())),
+            ("name", name_text("")),
+            ("contact_id", opt_ref("")),
             ("status", one_of_values(PROJECT_STATUSES, "")),
-            ("hourly_rate", nullable(money("Not negative."))),
-            ("budget", nullable(money("Not negative."))),
+            ("hourly_rate", non_negative(nullable(money("Not negative.")))),
+            ("budget", non_negative(nullable(money("Not negative.")))),
         ])),
         ("TimeEntry", record(vec![
             ("id", uuid()),
@@ -894,21 +998,21 @@ pub fn schemas() -> Map<String, Value> {
         ])),
         ("TimeEntryCreate", object(&["project_id", "hours"], vec![
             ("project_id", uuid()),
-            ("date", date()),
-            ("hours", money("Above 0.")),
+            ("date", opt_date("Default today.")),
+            ("hours", positive(money("Above 0."))),
             ("description", nullable(string())),
             ("billable", json!({ "type": "boolean", "description": "Default true." })),
-            ("hourly_rate", nullable(money("Not negative."))),
+            ("hourly_rate", non_negative(nullable(money("Not negative.")))),
             ("entity_id", entity_field()),
         ])),
         ("TimeEntryUpdate", object(&["id"], vec![
             ("id", uuid()),
             ("project_id", uuid()),
             ("date", date()),
-            ("hours", money("Above 0.")),
+            ("hours", positive(money("Above 0."))),
             ("description", nullable(string())),
             ("billable", boolean()),
-            ("hourly_rate", nullable(money("Not negative."))),
+            ("hourly_rate", non_negative(nullable(money("Not negative.")))),
         ])),
         ("RecurringInvoice", record(vec![
             ("id", uuid()),
@@ -931,8 +1035,8 @@ pub fn schemas() -> Map<String, Value> {
         ("RecurringInvoiceCreate", object(&["contact_id", "interval"], vec![
             ("contact_id", uuid()),
             ("interval", one_of_values(INTERVALS, "")),
-            ("interval_count", json!({ "type": "integer", "minimum": 1, "description": "Default 1." })),
-            ("next_date", date()),
+            ("interval_count", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "description": "Default 1." })),
+            ("next_date", opt_date("Default today.")),
             ("status", one_of_values(RECURRING_STATUSES, "Default active.")),
             ("lines", array(reference("LineInput"))),
             ("provider", nullable(string())),
@@ -943,7 +1047,7 @@ pub fn schemas() -> Map<String, Value> {
             ("id", uuid()),
             ("contact_id", uuid()),
             ("interval", one_of_values(INTERVALS, "")),
-            ("interval_count", json!({ "type": "integer", "minimum": 1 })),
+            ("interval_count", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX })),
             ("next_date", date()),
             ("status", one_of_values(RECURRING_STATUSES, "")),
             ("lines", array(reference("LineInput"))),
@@ -1047,12 +1151,8 @@ pub fn schemas() -> Map<String, Value> {
             ("revoked_at", nullable(timestamp())),
         ])),
         ("ApiKeyCreate", object(&["name"], vec![
-            ("name", string()),
-            ("entity_id", {
-                let mut v = nullable(uuid());
-                v["description"] = json!("Scopes the key to this entity.");
-                v
-            }),
+            ("name", name_text("")),
+            ("entity_id", opt_id("Scopes the key to this entity.")),
         ])),
         ("ApiKeyCreated", {
             let mut v = record(vec![
@@ -1076,8 +1176,69 @@ pub fn schemas() -> Map<String, Value> {
     entries
         .into_iter()
         .chain(inventory_schemas())
-        .map(|(k, v)| (k.to_owned(), v))
+        .map(|(k, v)| {
+            let v = if is_input(k) { input(v) } else { v };
+            (k.to_owned(), v)
+        })
         .collect()
+}
+
+/// A schema a client sends (a request body or a part of one).
+fn is_input(name: &str) -> bool {
+    ["Create", "Update", "Upsert", "Body", "Input", "Count"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+}
+
+/// The rules every request body follows (docs/conventions.md): an optional field sent as null is
+/// the same as the field left out, and unknown fields are ignored.
+fn input(mut schema: Value) -> Value {
+    let required: Vec<String> = schema["required"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(props) = schema["properties"].as_object_mut() {
+        for (name, prop) in props.iter_mut() {
+            if !required.contains(name) && !accepts_null(prop) {
+                *prop = nullable(prop.take());
+            }
+        }
+    }
+    no_nul(&mut schema);
+    if schema.get("properties").is_some() {
+        schema["additionalProperties"] = reference("AnyValue");
+    }
+    schema
+}
+
+/// Any JSON value without NUL in its text or keys: what an unknown body field may hold
+/// (it is ignored, but a NUL anywhere in a body is refused, docs/limits.md#text).
+fn any_value() -> Value {
+    let any = reference("AnyValue");
+    json!({
+        "description": "Any JSON value without NUL in its text or keys.",
+        "anyOf": [
+            { "type": "string", "pattern": NO_NUL },
+            { "type": ["number", "boolean", "null"] },
+            { "type": "array", "items": any },
+            { "type": "object", "propertyNames": { "pattern": NO_NUL }, "additionalProperties": any },
+        ],
+    })
+}
+
+fn accepts_null(schema: &Value) -> bool {
+    let t = &schema["type"];
+    t == "null"
+        || t.as_array().is_some_and(|a| a.contains(&json!("null")))
+        || ["anyOf", "oneOf"].iter().any(|k| {
+            schema[*k]
+                .as_array()
+                .is_some_and(|a| a.iter().any(accepts_null))
+        })
 }
 
 const LOCATION_STATUSES: &[&str] = &["active", "inactive"];
@@ -1141,35 +1302,35 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             }),
         ])),
         ("ProductCreate", object(&["name"], vec![
-            ("name", string()),
+            ("name", name_text("")),
             ("sku", text("Unique per entity ignoring case (409); generated SKU-00001, ... (the next free number) when omitted.")),
             ("description", opt_text()),
             ("category", string()),
-            ("unit_price", price("Not negative; default 0.")),
-            ("cost_price", price("Not negative; default 0.")),
+            ("unit_price", non_negative(price("Not negative; default 0."))),
+            ("cost_price", non_negative(price("Not negative; default 0."))),
             ("vat_rate", percent("Default 20.")),
-            ("stock_qty", qty("Opening stock, not negative: recorded as an adjustment movement without location.")),
-            ("low_stock_threshold", qty("Not negative; default 5.")),
+            ("stock_qty", non_negative(qty("Opening stock, not negative: recorded as an adjustment movement without location."))),
+            ("low_stock_threshold", non_negative(qty("Not negative; default 5."))),
             ("unit", text("Default pcs.")),
             ("notes", opt_text()),
             ("barcode", opt_text()),
             ("active", json!({ "type": "boolean", "description": "Default true." })),
             ("provider", opt_text()),
             ("provider_ref", opt_text()),
-            ("entity_id", entity_field()),
+            ("entity_id", opt_id("Default none.")),
         ])),
         ("ProductUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
-            ("sku", text("Unique per entity ignoring case (409).")),
+            ("name", name_text("")),
+            ("sku", name_text("Unique per entity ignoring case (409).")),
             ("description", opt_text()),
             ("category", string()),
-            ("unit_price", price("Not negative.")),
-            ("cost_price", price("Not negative.")),
+            ("unit_price", non_negative(price("Not negative."))),
+            ("cost_price", non_negative(price("Not negative."))),
             ("vat_rate", percent("")),
             ("stock_qty", qty("The new aggregate stock: an adjustment movement without location records the difference; below the quantity held at locations is 409.")),
-            ("low_stock_threshold", qty("Not negative.")),
-            ("unit", string()),
+            ("low_stock_threshold", non_negative(qty("Not negative."))),
+            ("unit", name_text("")),
             ("active", boolean()),
             ("notes", opt_text()),
             ("barcode", opt_text()),
@@ -1183,14 +1344,14 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("created_at", timestamp()),
         ])),
         ("WarehouseLocationCreate", object(&["name", "entity_id"], vec![
-            ("name", string()),
+            ("name", name_text("")),
             ("address", opt_text()),
             ("status", one_of_values(LOCATION_STATUSES, "Default active.")),
             ("entity_id", id_of("The entity the location belongs to (unknown or foreign: 404).")),
         ])),
         ("WarehouseLocationUpdate", object(&["id"], vec![
             ("id", uuid()),
-            ("name", string()),
+            ("name", name_text("")),
             ("address", opt_text()),
             ("status", one_of_values(LOCATION_STATUSES, "")),
         ])),
@@ -1211,18 +1372,14 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("product_id", id_of("Unknown or foreign: 404.")),
             ("location_id", id_of("Unknown or foreign: 404; of another entity than the product: 400.")),
             ("quantity", qty("The row's new quantity: an adjustment movement at the location records the difference.")),
-            ("reorder_point", qty("Not negative; default 0 for a new row.")),
-            ("entity_id", {
-                let mut v = nullable(uuid());
-                v["description"] = json!("When sent, the location's entity (400 otherwise).");
-                v
-            }),
+            ("reorder_point", non_negative(qty("Not negative; default 0 for a new row."))),
+            ("entity_id", opt_id("When sent, the location's entity (400 otherwise).")),
         ])),
         ("WarehouseStockUpdate", object(&["id"], vec![
             ("id", uuid()),
             ("quantity", qty("The row's new quantity: an adjustment movement at the location records the difference.")),
-            ("reorder_point", qty("Not negative.")),
-            ("reserved_quantity", qty("Not negative, and not below what in-transit transfer orders hold (409).")),
+            ("reorder_point", non_negative(qty("Not negative."))),
+            ("reserved_quantity", non_negative(qty("Not negative, and not below what in-transit transfer orders hold (409)."))),
         ])),
         ("StockMovement", {
             let mut v = record(vec![
@@ -1254,24 +1411,12 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("product_id", id_of("Unknown or foreign: 404.")),
             ("qty", qty("Not 0. purchase and transfer_in positive; sale and transfer_out negative; adjustment, return and stock_take either.")),
             ("type", one_of_values(&client_types, "transfer_cancelled is the system's only (400).")),
-            ("location_id", {
-                let mut v = nullable(uuid());
-                v["description"] = json!("Where the stock changes (unknown or foreign: 404; inactive: 409). Omitted: the product's unallocated stock.");
-                v
-            }),
+            ("location_id", opt_id("Where the stock changes (unknown or foreign: 404; inactive: 409). Omitted: the product's unallocated stock.")),
             ("reference", opt_text()),
             ("notes", opt_text()),
-            ("date", {
-                let mut v = date();
-                v["description"] = json!("YYYY-MM-DD; default today (UTC).");
-                v
-            }),
-            ("unit_cost", price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before.")),
-            ("entity_id", {
-                let mut v = nullable(uuid());
-                v["description"] = json!("Default the product's entity; when sent, it must be the product's (400).");
-                v
-            }),
+            ("date", opt_date("Default today (UTC).")),
+            ("unit_cost", non_negative(price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before."))),
+            ("entity_id", opt_id("Default the product's entity; when sent, it must be the product's (400).")),
         ])),
         ("TransferOrder", record(vec![
             ("id", uuid()),
@@ -1293,16 +1438,12 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
         ])),
         ("TransferLineInput", object(&["product_id", "quantity"], vec![
             ("product_id", id_of("An active product of the order's entity (unknown or foreign: 404; deactivated or of another entity: 400).")),
-            ("quantity", qty("Above 0.")),
+            ("quantity", positive(qty("Above 0."))),
         ])),
         ("TransferOrderCreate", object(&["source_location_id", "destination_location_id"], vec![
             ("source_location_id", id_of("An active location (unknown or foreign: 404).")),
             ("destination_location_id", id_of("An active location other than the source (unknown or foreign: 404).")),
-            ("entity_id", {
-                let mut v = nullable(uuid());
-                v["description"] = json!("Default the source location's entity; both locations must belong to it (400).");
-                v
-            }),
+            ("entity_id", opt_id("Default the source location's entity; both locations must belong to it (400).")),
             ("notes", opt_text()),
             ("lines", {
                 let mut v = array(reference("TransferLineInput"));
@@ -1312,9 +1453,9 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
         ])),
         ("TransferLineUpdate", object(&[], vec![
             ("id", id_of("With status completed: a line of this order (400 otherwise).")),
-            ("received_quantity", qty("With status completed: 0 to the line's quantity; lines not named arrive in full.")),
+            ("received_quantity", non_negative(qty("With status completed: 0 to the line's quantity; lines not named arrive in full."))),
             ("product_id", id_of("While draft: as on create.")),
-            ("quantity", qty("While draft: above 0.")),
+            ("quantity", positive(qty("While draft: above 0."))),
         ])),
         ("TransferOrderUpdate", object(&["id"], vec![
             ("id", uuid()),
@@ -1351,7 +1492,7 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
         ])),
         ("StockTakeCount", object(&["id", "counted_quantity"], vec![
             ("id", id_of("A line of this stock take (400 otherwise).")),
-            ("counted_quantity", nullable(qty("0 or more; null blanks the count."))),
+            ("counted_quantity", non_negative(nullable(qty("0 or more; null blanks the count.")))),
         ])),
         ("StockTakeUpdate", object(&["id"], vec![
             ("id", uuid()),
@@ -1481,12 +1622,20 @@ fn data_of(schema: Value) -> Value {
     object(&["data"], vec![("data", schema)])
 }
 
-fn query_param(name: &str, description: &str, schema: Value) -> Value {
+fn query_param(name: &str, description: &str, mut schema: Value) -> Value {
+    no_nul(&mut schema);
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+/// A parameter of the OAuth routes: never empty (400), and `platform` is `freeagent`.
 fn required_param((name, required, description): (&str, bool, &str)) -> Value {
-    let mut p = query_param(name, description, string());
+    let schema = match name {
+        "platform" => one_of_values(&["freeagent"], ""),
+        "entityId" => uuid(),
+        _ if required => json!({ "type": "string", "minLength": 1 }),
+        _ => string(),
+    };
+    let mut p = query_param(name, description, schema);
     p["required"] = json!(required);
     p
 }
@@ -1505,12 +1654,12 @@ fn session_paging() -> [Value; 2] {
         query_param(
             "limit",
             "Page size (whole number from 1); no limit when omitted.",
-            json!({ "type": "integer", "minimum": 1 }),
+            json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX }),
         ),
         query_param(
             "offset",
             "Records to skip (default 0).",
-            json!({ "type": "integer", "minimum": 0, "default": 0 }),
+            json!({ "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 }),
         ),
     ]
 }
@@ -1623,8 +1772,8 @@ fn operation(o: &Operation) -> Value {
         }
         V1List(s) => {
             parameters.push(entity_param());
-            parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "default": 50 })));
-            parameters.push(query_param("offset", "Records to skip: default 0; negative is 400. Pages follow creation order, so paging never skips or repeats a record.", json!({ "type": "integer", "minimum": 0, "default": 0 })));
+            parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 })));
+            parameters.push(query_param("offset", "Records to skip: default 0; negative is 400. Pages follow creation order, so paging never skips or repeats a record.", json!({ "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 })));
             (
                 "200",
                 object(

@@ -81,7 +81,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<RecurringInvoice> {
 pub struct CreateRecurring {
     pub contact_id: String,
     pub interval: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::whole_number")]
     pub interval_count: Option<i64>,
     #[serde(default)]
     pub next_date: Option<String>,
@@ -104,7 +104,7 @@ pub struct UpdateRecurring {
     pub contact_id: Option<String>,
     #[serde(default)]
     pub interval: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::http::whole_number")]
     pub interval_count: Option<i64>,
     #[serde(default)]
     pub next_date: Option<String>,

@@ -2,7 +2,8 @@
 //! (docs/conventions.md#errors), never Rocket's HTML.
 //!
 //! Rocket 0.5 answers a known path with an unknown method as 404; the 404 catcher looks
-//! the path up among the mounted routes and answers 405 when another method serves it.
+//! the path up among the mounted routes and answers 405 when another method serves it,
+//! with the `Allow` header listing the methods that do (RFC 9110, section 15.5.6).
 //!
 //! Every path reaches the asset route last (it matches everything and refuses `api/`), so
 //! when the asset route is the last one Rocket tried on an `/api` path, no API handler
@@ -11,7 +12,7 @@
 //! An `/api/v1` path that no handler answered, asked without an API key, is a 401: the
 //! public API never tells an anonymous caller which paths exist.
 
-use rocket::http::{Method, Status};
+use rocket::http::{Header, Method, Status};
 use rocket::request::Request;
 use rocket::response::{self, Responder, Response};
 use rocket::{catch, catchers, Catcher};
@@ -32,7 +33,14 @@ impl<'r> Responder<'r, 'static> for CaughtError {
                 return e.respond_to(req);
             }
         }
-        let status = refine(self.0, req);
+        let unknown = unknown_method(self.0, req);
+        let status = if unknown && is_v1(req) && !has_bearer(req) {
+            Status::Unauthorized
+        } else if unknown {
+            Status::MethodNotAllowed
+        } else {
+            refine(self.0, req)
+        };
         let message = match status.code {
             400 | 422 => "Bad request: invalid parameters".to_owned(),
             401 if is_v1(req) => {
@@ -41,6 +49,7 @@ impl<'r> Responder<'r, 'static> for CaughtError {
             401 => "Authentication required".to_owned(),
             403 => "Forbidden".to_owned(),
             404 => format!("Not found: {}", req.uri().path()),
+            405 if unknown => format!("This method is not allowed on {}", req.uri().path()),
             405 => format!(
                 "Method {} not allowed on {}",
                 req.method(),
@@ -58,7 +67,10 @@ impl<'r> Responder<'r, 'static> for CaughtError {
         } else {
             status
         };
-        let res: Response<'static> = error_response(status, message);
+        let mut res: Response<'static> = error_response(status, message);
+        if status == Status::MethodNotAllowed {
+            res.set_header(Header::new("Allow", allowed_methods(req)));
+        }
         Ok(res)
     }
 }
@@ -68,11 +80,20 @@ fn default_catcher(status: Status, _req: &Request<'_>) -> CaughtError {
     CaughtError(status)
 }
 
+/// Rocket answers a method it does not know (`QUERY`, `PROPFIND`) with a 400 before any
+/// routing, handing the catcher the request salvaged as a GET: a 400 that no route saw,
+/// on a path an API route serves, is such a request, and its answer is a 405.
+fn unknown_method(status: Status, req: &Request<'_>) -> bool {
+    status == Status::BadRequest && req.route().is_none() && api_route_matches(req, |_| true)
+}
+
 /// The status a client gets for what Rocket reports as `status` (see the module docs).
 fn refine(status: Status, req: &Request<'_>) -> Status {
-    let unhandled = req
-        .route()
-        .is_none_or(|r| r.rank == crate::http::assets::ASSET_RANK);
+    // The query check (`http::query`) runs before every handler and the asset route
+    // after all of them: when either was the last route tried, no handler answered.
+    let unhandled = req.route().is_none_or(|r| {
+        r.rank == crate::http::assets::ASSET_RANK || r.rank == crate::http::query::QUERY_CHECK_RANK
+    });
     if !unhandled || !matches!(status.code, 404 | 422) {
         return status;
     }
@@ -89,6 +110,24 @@ fn refine(status: Status, req: &Request<'_>) -> Status {
     Status::NotFound
 }
 
+/// The `Allow` value of a 405: the methods of the API routes that serve the request's
+/// path, in a fixed order (`GET, POST, PUT, DELETE, PATCH`).
+pub fn allowed_methods(req: &Request<'_>) -> String {
+    const ORDER: [Method; 5] = [
+        Method::Get,
+        Method::Post,
+        Method::Put,
+        Method::Delete,
+        Method::Patch,
+    ];
+    ORDER
+        .iter()
+        .filter(|m| api_route_matches(req, |r| r == **m))
+        .map(|m| m.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn is_v1(req: &Request<'_>) -> bool {
     let mut segs = req.uri().path().segments();
     segs.next() == Some("api") && segs.next() == Some("v1")
@@ -101,7 +140,8 @@ fn has_bearer(req: &Request<'_>) -> bool {
         .is_some_and(|k| !k.trim().is_empty())
 }
 
-/// Is there an API route (not the asset route) for this path with a method `m` accepts?
+/// Is there an API route (not the asset route, not a catch-all) for this path with a
+/// method `m` accepts?
 fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
     let path = req.uri().path();
     let segs: Vec<&str> = path.segments().collect();
@@ -194,6 +234,20 @@ mod tests {
         let (s, v) = status_of(client().delete("/api/maybe").dispatch());
         assert_eq!(s, Status::MethodNotAllowed);
         assert_eq!(v["message"], "Method DELETE not allowed on /api/maybe");
+    }
+
+    #[test]
+    fn a_405_lists_the_methods_that_serve_the_path_in_allow() {
+        let c = client();
+        let res = c.delete("/api/maybe").dispatch();
+        assert_eq!(res.status(), Status::MethodNotAllowed);
+        assert_eq!(res.headers().get_one("Allow"), Some("GET, POST"));
+        let res = c.put("/api/things/7").dispatch();
+        assert_eq!(res.status(), Status::MethodNotAllowed);
+        assert_eq!(res.headers().get_one("Allow"), Some("GET, POST"));
+        let res = c.get("/api/nothing-here").dispatch();
+        assert_eq!(res.status(), Status::NotFound);
+        assert_eq!(res.headers().get_one("Allow"), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod body;
 pub mod catchers;
 pub mod nul;
 pub mod paging;
+pub mod query;
 pub mod stash;
 pub mod stream;
 
@@ -69,4 +70,56 @@ pub fn required_text(field: &str, s: &str) -> AppResult<String> {
         return Err(AppError::missing(field));
     }
     Ok(t.to_owned())
+}
+
+/// An optional integer field of a body: a JSON number without a fractional part, `3` or
+/// `3.0` alike (JSON Schema's `integer`, which the OpenAPI document promises), within
+/// `i64`. `3.5`, `"3"` or a number beyond `i64` is refused.
+pub fn whole_number<'de, D>(d: D) -> Result<Option<i64>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    use serde::Deserialize;
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(i) = n.as_i64() {
+        return Ok(Some(i));
+    }
+    let whole = rust_decimal::Decimal::from_str_exact(&n.to_string())
+        .or_else(|_| rust_decimal::Decimal::from_scientific(&n.to_string()))
+        .ok()
+        .filter(|v| v.fract().is_zero())
+        .and_then(|v| rust_decimal::prelude::ToPrimitive::to_i64(&v));
+    whole
+        .map(Some)
+        .ok_or_else(|| D::Error::custom(format!("expected a whole number, got {n}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(Debug, serde::Deserialize)]
+    struct Counted {
+        #[serde(default, deserialize_with = "crate::http::whole_number")]
+        n: Option<i64>,
+    }
+
+    fn n(json: &str) -> Result<Option<i64>, String> {
+        serde_json::from_str::<Counted>(json)
+            .map(|c| c.n)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_whole_number_may_be_written_with_a_zero_fraction_but_not_as_text_or_a_fraction() {
+        assert_eq!(n(r#"{"n": 3}"#), Ok(Some(3)));
+        assert_eq!(n(r#"{"n": 15722.0}"#), Ok(Some(15722)));
+        assert_eq!(n(r#"{"n": 1e3}"#), Ok(Some(1000)));
+        assert_eq!(n(r#"{}"#), Ok(None));
+        assert_eq!(n(r#"{"n": null}"#), Ok(None));
+        assert!(n(r#"{"n": 3.5}"#).is_err());
+        assert!(n(r#"{"n": "3"}"#).is_err());
+        assert!(n(r#"{"n": 9223372036854775808}"#).is_err());
+    }
 }

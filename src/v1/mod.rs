@@ -17,7 +17,7 @@
 pub mod guard;
 pub mod rate_limit;
 
-use rocket::http::{Method, Status};
+use rocket::http::{Header, Method, Status};
 use rocket::request::{FromRequest, Outcome, Request};
 use rocket::response::{self, Responder};
 use rocket::serde::json::Json;
@@ -41,7 +41,7 @@ use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
-use crate::http::catchers::route_matches;
+use crate::http::catchers::{allowed_methods, route_matches};
 use crate::http::paging::{EntityListQuery, Order};
 use crate::http::Created;
 use crate::inventory::products::{
@@ -240,8 +240,12 @@ impl<'r> FromRequest<'r> for Unmatched {
 }
 
 impl<'r> Responder<'r, 'static> for Unmatched {
-    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
-        Ok(error_response(self.status, self.message))
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
+        let mut res = error_response(self.status, self.message);
+        if self.status == Status::MethodNotAllowed {
+            res.set_header(Header::new("Allow", allowed_methods(req)));
+        }
+        Ok(res)
     }
 }
 

@@ -14,6 +14,7 @@ mod common;
 mod platform_mocks;
 
 mod accounting;
+mod api_contract;
 mod api_keys;
 mod app;
 mod auth;
