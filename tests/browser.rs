@@ -634,3 +634,110 @@ fn an_api_key_is_shown_once_works_and_is_revoked() {
     b.wait_text(".view tbody", "Revoked");
     assert_eq!(call(&key), json!(401));
 }
+
+#[test]
+fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_it_back() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "stockdocs@example.com");
+    let _back = location(&b, &entity, "Back room");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    );
+
+    // Settings: the business's default location.
+    open(&b, "#/settings", "Settings");
+    b.select("select[name=default_location_id]", "Shop floor");
+    b.click_button(
+        "section[aria-labelledby=biz-title]",
+        "Save business details",
+    );
+    b.wait_page_text("Business details saved.");
+    let ents = b.api_ok("GET", "/api/entities", json!(null));
+    assert_eq!(ents[0]["default_location_id"], json!(shop));
+
+    // A new invoice defaults to it, shows what it will take and warns when stock is short.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".page-head", "New invoice");
+    let loc = b.wait("dialog select[name=location_id]");
+    assert_eq!(b.prop(&loc, "value"), json!(shop));
+    b.select("dialog select[name=contact_id]", "Jane Buyer");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    b.type_into("dialog input[name='lines[0].quantity']", "7");
+    b.wait_text("#doc-stock", "takes 7 × Blue mug from Shop floor");
+    b.select("dialog select[name=status]", "Sent");
+    b.wait_text("#doc-stock", "Not enough stock");
+    b.wait_text(
+        "#doc-stock",
+        "Shop floor holds 5, this invoice needs 7 more.",
+    );
+    b.type_into("dialog input[name='lines[0].quantity']", "3");
+    b.wait_text("#doc-stock", "takes 3 × Blue mug");
+    assert!(!b.text(&b.wait("#doc-stock")).contains("Not enough stock"));
+    b.screenshot("invoice-stock");
+    b.click_button("dialog", "Create invoice");
+    b.wait_page_text("Invoice INV-0001 saved: total £30.60.");
+    assert_eq!(stock_at(&b, &mug, &shop), "2");
+
+    // The posted invoice shows its cost of sales and margin: 25.50 − 3 × 3.20 = 15.90.
+    b.wait_text(".view tbody", "£15.90 (62.35%)");
+    b.click_button(".view tbody", "Edit");
+    b.wait_text(
+        "#doc-margin",
+        "Sales £25.50, cost of sales £9.60, margin £15.90 (62.35%).",
+    );
+
+    // Voiding brings the stock back.
+    b.select("dialog select[name=status]", "Void");
+    b.click_button("dialog", "Save changes");
+    b.wait_page_text("Invoice INV-0001 saved");
+    assert_eq!(stock_at(&b, &mug, &shop), "5");
+}
+
+#[test]
+fn a_bill_awaiting_payment_brings_stock_in_and_moves_the_cost() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "bills@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(10));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Pots Ltd", "type": "supplier", "entity_id": entity}),
+    );
+
+    open(&b, "#/bills", "Bills");
+    b.click_button(".page-head", "New bill");
+    b.select("dialog select[name=contact_id]", "Pots Ltd");
+    b.select("dialog select[name=location_id]", "Shop floor");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    // Picking the product fills the price at cost; the supplier's price replaces it.
+    b.wait_text("#doc-stock", "Blue mug");
+    b.type_into("dialog input[name='lines[0].quantity']", "10");
+    b.type_into("dialog input[name='lines[0].unit_price']", "4");
+    b.select("dialog select[name=status]", "Awaiting payment");
+    b.wait_text("#doc-stock", "brings 10 × Blue mug into Shop floor");
+    b.click_button("dialog", "Create bill");
+    b.wait_page_text("saved: total £48.00.");
+    assert_eq!(stock_at(&b, &mug, &shop), "20");
+    // Weighted average: (10 × 3 + 10 × 4) / 20 = 3.50.
+    let p = b.api_ok(
+        "GET",
+        &format!("/api/products?q=MUG-1&entityId={entity}"),
+        json!(null),
+    );
+    assert_eq!(p[0]["cost_price"], json!(3.5), "{p}");
+}
