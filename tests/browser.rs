@@ -700,6 +700,16 @@ fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_i
     b.click_button("dialog", "Save changes");
     b.wait_page_text("Invoice INV-0001 saved");
     assert_eq!(stock_at(&b, &mug, &shop), "5");
+
+    // The product's page lists the invoice's two movements, linking to the invoice.
+    open(&b, "#/products", "Products");
+    b.click_button(".view tbody", "Stock");
+    b.wait_count("#product-documents tbody tr", 2);
+    b.wait_text("#product-documents", "return");
+    b.wait_text("#product-documents", "sale");
+    b.click("#product-documents tbody tr a");
+    b.wait_text(".view h1", "Invoices");
+    b.wait_text("dialog", "Edit invoice INV-0001");
 }
 
 #[test]

@@ -35,10 +35,12 @@ export async function documentsPage(root, ctx, kind) {
     return;
   }
 
+  let shown = [];
   async function load() {
     try {
       const { data } = await get(kind.path, scoped());
       if (!ctx.alive()) return;
+      shown = data;
       fill(area, table({
         caption: kind.title,
         rows: data,
@@ -90,6 +92,10 @@ export async function documentsPage(root, ctx, kind) {
     edit(null);
   });
   await load();
+  // `#/invoices?open=<id>` (a link from a product's documents) opens that document.
+  const wanted = ctx.query.get("open");
+  const doc = wanted && shown.find((d) => d.id === wanted);
+  if (doc && ctx.alive()) edit(doc);
 }
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
