@@ -751,3 +751,42 @@ fn a_bill_awaiting_payment_brings_stock_in_and_moves_the_cost() {
     );
     assert_eq!(p[0]["cost_price"], json!(3.5), "{p}");
 }
+
+#[test]
+fn the_valuation_as_at_last_month_counts_only_the_movements_dated_by_then() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "asof@example.com");
+    let main = location(&b, &entity, "Main warehouse");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 2, "unit_price": 5}),
+    );
+    // The last day of last month, and the first (UTC).
+    let days = b.js(
+        "const n = new Date(); const end = new Date(Date.UTC(n.getUTCFullYear(), n.getUTCMonth(), 0));\
+         const d = end.toISOString().slice(0, 10); return [d.slice(0, 8) + '01', d];",
+        json!([]),
+    );
+    let (first, end) = (days[0].as_str().unwrap(), days[1].as_str().unwrap());
+    b.api_ok(
+        "POST",
+        "/api/stock-movements",
+        json!({"product_id": mug, "location_id": main, "qty": 10, "type": "purchase",
+               "date": first, "entity_id": entity}),
+    );
+    purchase(&b, &entity, &mug, &main, json!(5));
+
+    open(&b, "#/valuation", "Stock valuation");
+    b.wait_text(".kpis", "£30.00"); // 15 × 2
+    b.js(
+        "const i = document.querySelector('.filters input[name=asOf]'); i.value = arguments[0];\
+         i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([end]),
+    );
+    b.wait_text("#as-at", "As at the end of");
+    b.wait_text(".kpis", "£20.00"); // only last month's 10
+    b.wait_text(".view tbody", "10");
+    let hash = b.js("return location.hash", json!([]));
+    assert_eq!(hash, json!(format!("#/valuation?asOf={end}")));
+}
