@@ -790,3 +790,54 @@ fn the_valuation_as_at_last_month_counts_only_the_movements_dated_by_then() {
     let hash = b.js("return location.hash", json!([]));
     assert_eq!(hash, json!(format!("#/valuation?asOf={end}")));
 }
+
+#[test]
+fn the_gross_margin_report_shows_sales_cost_and_margin_per_product_with_a_chart() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "margin@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(10));
+    let jane = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    )["id"]
+        .clone();
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"entity_id": entity, "contact_id": jane, "status": "sent", "location_id": shop,
+               "lines": [{"description": "Mugs", "product_id": mug, "quantity": 3, "unit_price": 8.5}]}),
+    );
+
+    b.click("a[href='#/gross-margin']");
+    b.wait_text(".view h1", "Gross margin");
+    b.wait_text(".kpis", "£25.50");
+    b.wait_text(".kpis", "£9.60");
+    b.wait_text(".kpis", "£15.90");
+    b.wait_text(".kpis", "62.35%");
+    b.wait_text(".view tbody", "Blue mug");
+    assert_eq!(
+        b.js(
+            "return document.querySelector('svg.chart desc').textContent",
+            json!([])
+        ),
+        json!("Blue mug: £15.90")
+    );
+    b.screenshot("gross-margin");
+
+    // A period before the sale: nothing.
+    b.js(
+        "const f = document.querySelector('.filters'); f.dateFrom.value = '2020-01-01';\
+         f.dateTo.value = '2020-12-31';",
+        json!([]),
+    );
+    b.click_button(".filters", "Show");
+    b.wait_text(".view", "No sales in this period.");
+    b.wait_text(".kpis", "£0.00");
+}
