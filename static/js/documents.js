@@ -219,12 +219,13 @@ function documentDialog(kind, contacts, locations, doc) {
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
           field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" }),
           field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
-        margin ? h("p", { id: "doc-margin" }, `Sales ${money(doc.subtotal)}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`) : null,
         h("h3", {}, "Lines"),
         editor,
         h("h3", {}, "Stock"),
         effect,
         field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
+      // After the details, before the lines (form.append is the DOM's: no nulls).
+      if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${money(doc.subtotal)}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
       stockEffect(kind, form, editor, locations, doc, effect);
     },
     submit: async (form) => {
