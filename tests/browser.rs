@@ -686,7 +686,7 @@ fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_i
     assert!(!b.text(&b.wait("dialog")).contains("null"));
     assert!(!b.text(&b.wait("#doc-stock")).contains("Not enough stock"));
     b.js(
-        "document.getElementById('doc-stock').scrollIntoView({block: 'end'})",
+        "document.getElementById('doc-stock').scrollIntoView({block: 'center'})",
         json!([]),
     );
     b.screenshot("invoice-stock");
