@@ -634,3 +634,217 @@ fn an_api_key_is_shown_once_works_and_is_revoked() {
     b.wait_text(".view tbody", "Revoked");
     assert_eq!(call(&key), json!(401));
 }
+
+#[test]
+fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_it_back() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "stockdocs@example.com");
+    let _back = location(&b, &entity, "Back room");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    );
+
+    // Settings: the business's default location.
+    open(&b, "#/settings", "Settings");
+    b.select("select[name=default_location_id]", "Shop floor");
+    b.click_button(
+        "section[aria-labelledby=biz-title]",
+        "Save business details",
+    );
+    b.wait_page_text("Business details saved.");
+    let ents = b.api_ok("GET", "/api/entities", json!(null));
+    assert_eq!(ents[0]["default_location_id"], json!(shop));
+
+    // A new invoice defaults to it, shows what it will take and warns when stock is short.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".page-head", "New invoice");
+    let loc = b.wait("dialog select[name=location_id]");
+    assert_eq!(b.prop(&loc, "value"), json!(shop));
+    b.select("dialog select[name=contact_id]", "Jane Buyer");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    b.type_into("dialog input[name='lines[0].quantity']", "7");
+    b.wait_text("#doc-stock", "takes 7 × Blue mug from Shop floor");
+    b.select("dialog select[name=status]", "Sent");
+    b.wait_text("#doc-stock", "Not enough stock");
+    b.wait_text(
+        "#doc-stock",
+        "Shop floor holds 5, this invoice needs 7 more.",
+    );
+    b.type_into("dialog input[name='lines[0].quantity']", "3");
+    b.wait_text("#doc-stock", "takes 3 × Blue mug");
+    // No stray text where a new invoice has no margin yet.
+    assert!(b.find("#doc-margin").is_none());
+    assert!(!b.text(&b.wait("dialog")).contains("null"));
+    assert!(!b.text(&b.wait("#doc-stock")).contains("Not enough stock"));
+    b.js(
+        "document.getElementById('doc-stock').scrollIntoView({block: 'center'})",
+        json!([]),
+    );
+    b.screenshot("invoice-stock");
+    b.click_button("dialog", "Create invoice");
+    b.wait_page_text("Invoice INV-0001 saved: total £30.60.");
+    assert_eq!(stock_at(&b, &mug, &shop), "2");
+
+    // The posted invoice shows its cost of sales and margin: 25.50 − 3 × 3.20 = 15.90.
+    b.wait_text(".view tbody", "£15.90 (62.35%)");
+    b.click_button(".view tbody", "Edit");
+    b.wait_text(
+        "#doc-margin",
+        "Sales £25.50, cost of sales £9.60, margin £15.90 (62.35%).",
+    );
+
+    // Voiding brings the stock back.
+    b.select("dialog select[name=status]", "Void");
+    b.click_button("dialog", "Save changes");
+    b.wait_page_text("Invoice INV-0001 saved");
+    assert_eq!(stock_at(&b, &mug, &shop), "5");
+
+    // The product's page lists the invoice's two movements, linking to the invoice.
+    open(&b, "#/products", "Products");
+    b.click_button(".view tbody", "Stock");
+    b.wait_count("#product-documents tbody tr", 2);
+    b.wait_text("#product-documents", "return");
+    b.wait_text("#product-documents", "sale");
+    b.click("#product-documents tbody tr a");
+    b.wait_text(".view h1", "Invoices");
+    b.wait_text("dialog", "Edit invoice INV-0001");
+}
+
+#[test]
+fn a_bill_awaiting_payment_brings_stock_in_and_moves_the_cost() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "bills@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(10));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Pots Ltd", "type": "supplier", "entity_id": entity}),
+    );
+
+    open(&b, "#/bills", "Bills");
+    b.click_button(".page-head", "New bill");
+    b.select("dialog select[name=contact_id]", "Pots Ltd");
+    b.select("dialog select[name=location_id]", "Shop floor");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    // Picking the product fills the price at cost; the supplier's price replaces it.
+    b.wait_text("#doc-stock", "Blue mug");
+    b.type_into("dialog input[name='lines[0].quantity']", "10");
+    b.type_into("dialog input[name='lines[0].unit_price']", "4");
+    b.select("dialog select[name=status]", "Awaiting payment");
+    b.wait_text("#doc-stock", "brings 10 × Blue mug into Shop floor");
+    b.click_button("dialog", "Create bill");
+    b.wait_page_text("saved: total £48.00.");
+    assert_eq!(stock_at(&b, &mug, &shop), "20");
+    // Weighted average: (10 × 3 + 10 × 4) / 20 = 3.50.
+    let p = b.api_ok(
+        "GET",
+        &format!("/api/products?q=MUG-1&entityId={entity}"),
+        json!(null),
+    );
+    assert_eq!(p[0]["cost_price"], json!(3.5), "{p}");
+}
+
+#[test]
+fn the_valuation_as_at_last_month_counts_only_the_movements_dated_by_then() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "asof@example.com");
+    let main = location(&b, &entity, "Main warehouse");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 2, "unit_price": 5}),
+    );
+    // The last day of last month, and the first (UTC).
+    let days = b.js(
+        "const n = new Date(); const end = new Date(Date.UTC(n.getUTCFullYear(), n.getUTCMonth(), 0));\
+         const d = end.toISOString().slice(0, 10); return [d.slice(0, 8) + '01', d];",
+        json!([]),
+    );
+    let (first, end) = (days[0].as_str().unwrap(), days[1].as_str().unwrap());
+    b.api_ok(
+        "POST",
+        "/api/stock-movements",
+        json!({"product_id": mug, "location_id": main, "qty": 10, "type": "purchase",
+               "date": first, "entity_id": entity}),
+    );
+    purchase(&b, &entity, &mug, &main, json!(5));
+
+    open(&b, "#/valuation", "Stock valuation");
+    b.wait_text(".kpis", "£30.00"); // 15 × 2
+    b.js(
+        "const i = document.querySelector('.filters input[name=asOf]'); i.value = arguments[0];\
+         i.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([end]),
+    );
+    b.wait_text("#as-at", "As at the end of");
+    b.wait_text(".kpis", "£20.00"); // only last month's 10
+    b.wait_text(".view tbody", "10");
+    let hash = b.js("return location.hash", json!([]));
+    assert_eq!(hash, json!(format!("#/valuation?asOf={end}")));
+}
+
+#[test]
+fn the_gross_margin_report_shows_sales_cost_and_margin_per_product_with_a_chart() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "margin@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(10));
+    let jane = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    )["id"]
+        .clone();
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"entity_id": entity, "contact_id": jane, "status": "sent", "location_id": shop,
+               "lines": [{"description": "Mugs", "product_id": mug, "quantity": 3, "unit_price": 8.5}]}),
+    );
+
+    b.click("a[href='#/gross-margin']");
+    b.wait_text(".view h1", "Gross margin");
+    b.wait_text(".kpis", "£25.50");
+    b.wait_text(".kpis", "£9.60");
+    b.wait_text(".kpis", "£15.90");
+    b.wait_text(".kpis", "62.35%");
+    b.wait_text(".view tbody", "Blue mug");
+    assert_eq!(
+        b.js(
+            "return document.querySelector('svg.chart desc').textContent",
+            json!([])
+        ),
+        json!("Blue mug: £15.90")
+    );
+    b.screenshot("gross-margin");
+
+    // A period before the sale: nothing.
+    b.js(
+        "const f = document.querySelector('.filters'); f.dateFrom.value = '2020-01-01';\
+         f.dateTo.value = '2020-12-31';",
+        json!([]),
+    );
+    b.click_button(".filters", "Show");
+    b.wait_text(".view", "No sales in this period.");
+    b.wait_text(".kpis", "£0.00");
+}

@@ -1,13 +1,15 @@
 // Invoices and bills (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals): the
 // list and the form with lines and live totals. Both pages are this one module with their own words
-// and status values.
+// and status values. The form shows the location stock moves at, what posting it does to
+// stock and a warning when stock is short (docs/documents-stock.md#the-one-rule); a posted
+// invoice shows its cost of sales and margin (docs/documents-stock.md#costs).
 
 import { del, get, post, put } from "./api.js";
-import { money, moneyFromPence, pence } from "./decimal.js";
+import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
 import { linesEditor } from "./lines.js";
 import { scoped, state } from "./state.js";
 import {
-  confirmDialog, date, field, fill, formDialog, h, loadError, numberOrText, pageHeader,
+  confirmDialog, date, field, fill, formDialog, h, loadError, notice, numberOrText, pageHeader,
   statusBadge, table, toast, today, val,
 } from "./ui.js";
 
@@ -22,18 +24,23 @@ export async function documentsPage(root, ctx, kind) {
   root.append(area);
 
   let contacts = [];
+  let locations = [];
   try {
-    contacts = (await get("/api/contacts", scoped())).data;
+    [contacts, locations] = await Promise.all([
+      get("/api/contacts", scoped()).then((r) => r.data),
+      get("/api/warehouse-locations", scoped()).then((r) => r.data)]);
   } catch (e) {
     if (ctx.alive()) fill(area, loadError(e, `the ${kind.title.toLowerCase()}`));
     newButton.disabled = true;
     return;
   }
 
+  let shown = [];
   async function load() {
     try {
       const { data } = await get(kind.path, scoped());
       if (!ctx.alive()) return;
+      shown = data;
       fill(area, table({
         caption: kind.title,
         rows: data,
@@ -47,6 +54,7 @@ export async function documentsPage(root, ctx, kind) {
           { label: "Net", num: true, cell: (d) => money(d.subtotal) },
           { label: "VAT", num: true, cell: (d) => money(d.vat_total) },
           { label: "Total", num: true, cell: (d) => money(d.total) },
+          ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
           { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : moneyFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n))) },
           { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
             h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
@@ -59,7 +67,7 @@ export async function documentsPage(root, ctx, kind) {
   }
 
   async function edit(doc) {
-    const saved = await documentDialog(kind, contacts, doc);
+    const saved = await documentDialog(kind, contacts, locations, doc);
     if (saved) {
       toast(`${capital(kind.noun)} ${saved.number || ""} saved: total ${money(saved.total)}.`);
       load();
@@ -84,11 +92,107 @@ export async function documentsPage(root, ctx, kind) {
     edit(null);
   });
   await load();
+  // `#/invoices?open=<id>` (a link from a product's documents) opens that document.
+  const wanted = ctx.query.get("open");
+  const doc = wanted && shown.find((d) => d.id === wanted);
+  if (doc && ctx.alive()) edit(doc);
 }
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-function documentDialog(kind, contacts, doc) {
+/** "£12.30 (41%)": sales net minus cost of sales, for a posted invoice with a cost; else null. */
+function marginText(d) {
+  if (d.cost_of_sales === null || d.cost_of_sales === undefined) return null;
+  const net = pence(d.subtotal) ?? 0n;
+  const m = net - (pence(d.cost_of_sales) ?? 0n);
+  const pct = net === 0n ? "—" : `${format((m * 10000n * 2n + (m >= 0n ? net : -net)) / (2n * net), 2, { trim: true })}%`;
+  return `${moneyFromPence(m)} (${pct})`;
+}
+
+/**
+ * Keeps `area` showing what saving the form does to stock: "Posting takes 3 × Blue mug from
+ * Shop floor", with a warning for each product the location holds less of than it needs.
+ */
+function stockEffect(kind, form, editor, locations, doc, area) {
+  let run = 0;
+  async function update() {
+    const mine = ++run;
+    const status = val(form, "status");
+    const locId = val(form, "location_id");
+    const loc = locations.find((l) => l.id === locId);
+    let lines;
+    try {
+      lines = await editor.stockLines();
+    } catch {
+      lines = [];
+    }
+    if (mine !== run) return;
+    if (!loc) {
+      fill(area, h("p", { class: "muted" }, `No location: this ${kind.noun} does not move stock.`));
+      return;
+    }
+    if (!lines.length) {
+      fill(area, h("p", { class: "muted" }, `No line names a product: this ${kind.noun} does not move stock.`));
+      return;
+    }
+    const byProduct = new Map();
+    for (const l of lines) {
+      const q = scaled(l.quantity, 3);
+      if (q === null) continue;
+      const e = byProduct.get(l.product.id) || { product: l.product, q: 0n };
+      e.q += q;
+      if (l.product.name) e.product = l.product;
+      byProduct.set(l.product.id, e);
+    }
+    const stock = new Map();
+    await Promise.all([...byProduct.keys()].map(async (id) => {
+      try {
+        const rows = (await get("/api/warehouse-stock", { productId: id, locationId: loc.id })).data ?? [];
+        const r = Array.isArray(rows) ? rows[0] : null;
+        stock.set(id, { q: r ? scaled(r.quantity, 3) ?? 0n : 0n, name: r?.product_id?.name });
+      } catch {
+        // Unknown stock: no warning for that product.
+      }
+    }));
+    if (mine !== run) return;
+    const posting = kind.posted.includes(status);
+    const verb = kind.direction < 0 ? "takes" : "brings";
+    const prep = kind.direction < 0 ? "from" : "into";
+    const effects = [];
+    const warnings = [];
+    // What the document already holds at this location (a posted one being edited).
+    const already = new Map();
+    if (doc && kind.posted.includes(doc.status) && doc.location_id === loc.id) {
+      for (const l of doc.lines || []) {
+        if (l.product_id) already.set(l.product_id, (already.get(l.product_id) ?? 0n) + (scaled(l.quantity, 3) ?? 0n));
+      }
+    }
+    for (const [id, e] of byProduct) {
+      const name = e.product.name || stock.get(id)?.name || e.product.sku || "product";
+      const text = `${format(e.q, 3, { trim: true })} × ${name}`;
+      effects.push(h("li", {}, `${verb} ${text} ${prep} ${loc.name}`));
+      const held = stock.get(id);
+      if (posting && kind.direction < 0 && held) {
+        const needed = e.q - (already.get(id) ?? 0n);
+        if (needed > 0n && held.q < needed) {
+          warnings.push(h("li", {}, `${name}: ${loc.name} holds ${format(held.q, 3, { trim: true })}, this ${kind.noun} needs ${format(needed, 3, { trim: true })} more.`));
+        }
+      }
+    }
+    fill(area,
+      h("p", {}, posting ? `Saving as ${status.replace(/_/g, " ")}:` : `Nothing moves while it is ${status.replace(/_/g, " ")}; once posted it:`),
+      h("ul", { class: "stock-effect" }, ...effects),
+      warnings.length ? notice("warn", h("p", {}, h("strong", {}, "Not enough stock. "), "Saving will be refused:"), h("ul", {}, ...warnings)) : null);
+  }
+  let timer;
+  const later = () => { clearTimeout(timer); timer = setTimeout(update, 250); };
+  form.addEventListener("input", later);
+  form.addEventListener("change", later);
+  form.addEventListener("product", later);
+  update();
+}
+
+function documentDialog(kind, contacts, locations, doc) {
   const editing = !!doc;
   let editor;
   return formDialog({
@@ -101,6 +205,11 @@ function documentDialog(kind, contacts, doc) {
       const options = [{ value: "", label: "Choose…" },
         ...[...preferred, ...others].map((c) => ({ value: c.id, label: `${c.name}${kind.contactTypes.includes(c.type) ? "" : ` (${c.type})`}` }))];
       editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf });
+      const locId = editing ? doc.location_id : state.entity.default_location_id;
+      const locationOptions = [{ value: "", label: "None: no stock moves" },
+        ...locations.filter((l) => l.status !== "inactive" || l.id === locId).map((l) => ({ value: l.id, label: l.name }))];
+      const effect = h("div", { id: "doc-stock", "aria-live": "polite" });
+      const margin = editing && marginText(doc);
       form.append(
         h("div", { class: "form-grid" },
           field({ label: kind.contactLabel, name: "contact_id", type: "select", options, value: doc?.contact_id ?? "", required: true }),
@@ -108,10 +217,16 @@ function documentDialog(kind, contacts, doc) {
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" })),
+          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" }),
+          field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
         h("h3", {}, "Lines"),
         editor,
+        h("h3", {}, "Stock"),
+        effect,
         field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
+      // After the details, before the lines (form.append is the DOM's: no nulls).
+      if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${money(doc.subtotal)}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
+      stockEffect(kind, form, editor, locations, doc, effect);
     },
     submit: async (form) => {
       const body = { lines: await editor.body() };
@@ -122,6 +237,7 @@ function documentDialog(kind, contacts, doc) {
       }
       if (!body.contact_id) throw new Error("Missing required field: contact_id");
       if (val(form, "amount_paid") !== "") body.amount_paid = numberOrText(val(form, "amount_paid"));
+      body.location_id = val(form, "location_id") || null;
       if (editing) {
         body.id = doc.id;
         return (await put(kind.path, body)).data;

@@ -155,5 +155,18 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
     }
     return out;
   };
+  /** The lines that name a product, as `{product, quantity}` (text as typed); for the stock effect. */
+  el.stockLines = async () => {
+    const out = [];
+    for (const r of rows) {
+      const f = r.fields;
+      const quantity = f.quantity.control.value.trim() || "1";
+      const hiddenId = f.product.querySelector("input[type=hidden]").value;
+      const p = f.product.control.value.trim() ? await f.product.resolve().catch(() => null) : null;
+      if (p) out.push({ product: p, quantity });
+      else if (hiddenId) out.push({ product: { id: hiddenId, name: null }, quantity });
+    }
+    return out;
+  };
   return el;
 }

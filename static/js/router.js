@@ -16,6 +16,7 @@ const ROUTES = {
   contacts: () => import("./pages/contacts.js"),
   invoices: () => import("./pages/invoices.js"),
   bills: () => import("./pages/bills.js"),
+  "gross-margin": () => import("./pages/gross_margin.js"),
   expenses: () => import("./pages/expenses.js"),
   projects: () => import("./pages/projects.js"),
   time: () => import("./pages/time.js"),

@@ -14,6 +14,8 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
     { value: "draft", label: "Draft" }, { value: "awaiting_payment", label: "Awaiting payment" },
     { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
   ],
+  posted: ["awaiting_payment", "paid"],
+  direction: 1,
   priceOf: (p) => p.cost_price,
   numberHint: "The supplier's own invoice number.",
   intro: "Purchase invoices from your suppliers.",

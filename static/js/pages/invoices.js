@@ -14,6 +14,8 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
     { value: "draft", label: "Draft" }, { value: "sent", label: "Sent" },
     { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
   ],
+  posted: ["sent", "paid"],
+  direction: -1,
   priceOf: (p) => p.unit_price,
   numberHint: "Left blank, the next number is used (INV-0001…).",
   intro: "Sales invoices. Line amounts and totals follow HMRC rounding: each line's net and VAT to the penny.",

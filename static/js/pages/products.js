@@ -1,13 +1,13 @@
 // Products (docs/inventory.md#products): server-side search and paging (fast with 100,000
 // products), create and edit every field, deactivate and reactivate, stock per location with
-// reorder points.
+// reorder points, and the invoices and bills that moved it (docs/documents-stock.md#the-one-rule).
 
 import { get, post, put } from "../api.js";
 import { editRecord } from "../crud.js";
 import { percent, price, qty } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
-  act, badge, field, fill, formDialog, h, loadError, numberOrText, onSubmit, pageHeader,
+  act, badge, date, field, fill, formDialog, h, loadError, numberOrText, onSubmit, pageHeader,
   table, toast, val,
 } from "../ui.js";
 
@@ -158,7 +158,12 @@ function stockSummary(p) {
 
 /** Stock of one product at each location, with each location's reorder point. */
 async function stockDialog(product) {
-  const locations = (await get("/api/warehouse-locations", scoped())).data;
+  const [locations, movements] = await Promise.all([
+    get("/api/warehouse-locations", scoped()).then((r) => r.data),
+    get("/api/stock-movements", scoped({ productId: product.id, limit: 500 })).then((r) => r.data).catch(() => []),
+  ]);
+  const documents = documentMovements(movements);
+  const locationName = new Map(locations.map((l) => [l.id, l.name]));
   let levels = product.stock_levels || [];
   return formDialog({
     title: `${product.name}: stock per location`,
@@ -190,7 +195,25 @@ async function stockDialog(product) {
           ],
         }),
         h("p", {}, "Total: ", h("strong", {}, `${qty(product.stock_qty)} ${product.unit}`),
-          " (including unallocated stock, not at any location)."));
+          " (including unallocated stock, not at any location)."),
+        h("h3", {}, "Invoices and bills that moved it"),
+        h("div", { id: "product-documents" }, table({
+          caption: `Invoices and bills that moved ${product.name}`,
+          rows: documents,
+          empty: "No invoice or bill has moved this product.",
+          columns: [
+            { label: "Date", cell: ({ m }) => date(m.date) },
+            {
+              label: "Document", header: true, cell: ({ m, kind }) => h("a", {
+                href: `#/${kind === "invoice" ? "invoices" : "bills"}?open=${encodeURIComponent(m.document_id)}`,
+                onclick: (ev) => ev.currentTarget.closest("dialog")?.close(),
+              }, `${kind === "invoice" ? "Invoice" : "Bill"} ${m.reference || ""}`.trim()),
+            },
+            { label: "Type", cell: ({ m }) => m.type },
+            { label: "Quantity", num: true, cell: ({ m }) => qty(m.qty) },
+            { label: "Location", cell: ({ m }) => locationName.get(m.location_id) ?? "—" },
+          ],
+        })));
     },
     submit: async (form) => {
       for (const l of locations) {
@@ -218,6 +241,24 @@ async function stockDialog(product) {
       return true;
     },
   });
+}
+
+/**
+ * The movements written for invoices and bills, newest first, each with the kind of its
+ * document: a document that wrote a sale is an invoice, one that wrote a purchase a bill; a
+ * lone return (its first movement beyond the page) by its sign (an invoice's returns come in).
+ */
+function documentMovements(movements) {
+  const mine = movements.filter((m) => m.document_id);
+  const kinds = new Map();
+  for (const m of mine) {
+    if (m.type === "sale") kinds.set(m.document_id, "invoice");
+    else if (m.type === "purchase") kinds.set(m.document_id, "bill");
+  }
+  return mine.map((m) => ({
+    m,
+    kind: kinds.get(m.document_id) ?? (String(m.qty).startsWith("-") ? "bill" : "invoice"),
+  }));
 }
 
 // Re-exported for the form dialogs of other pages.

@@ -1,8 +1,9 @@
 // Settings: API keys for the public API (the raw key shown once, with a copy button; the
-// list; revoke), the current business's details, and signing out everywhere.
+// list; revoke), the current business's details (with its default location for invoices
+// and bills, docs/documents-stock.md#where-stock-is-taken-from), and signing out everywhere.
 
 import { del, get, post, put } from "../api.js";
-import { loadEntities, state } from "../state.js";
+import { loadEntities, scoped, state } from "../state.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
   pageHeader, table, toast, val,
@@ -123,16 +124,26 @@ function showKeyOnce(area, key) {
 
 async function businessForm(section) {
   const e = state.entity;
+  let locations = [];
+  try {
+    locations = (await get("/api/warehouse-locations", scoped())).data;
+  } catch {
+    // Without the list the select offers only "None"; the rest of the form still works.
+  }
+  const locationOptions = [{ value: "", label: "None: documents do not move stock" },
+    ...locations.filter((l) => l.status !== "inactive" || l.id === e.default_location_id)
+      .map((l) => ({ value: l.id, label: l.name }))];
   const form = h("form", { class: "card" });
   form.append(h("div", { class: "form-grid" },
     field({ label: "Business name", name: "name", required: true, value: e.name }),
     field({ label: "VAT number", name: "vat_number", value: e.vat_number ?? "" }),
+    field({ label: "Default location", name: "default_location_id", type: "select", options: locationOptions, value: e.default_location_id ?? "", hint: "New invoices take stock from here and new bills bring it here." }),
     field({ label: "Address", name: "address", type: "textarea", value: e.address ?? "", wide: true })),
   h("p", { class: "hint" }, `Currency: ${e.currency || "GBP"}. Created ${date(e.created_at)}.`),
   formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Save business details")));
   section.append(form);
   onSubmit(form, async () => {
-    const body = { id: e.id, name: val(form, "name"), vat_number: val(form, "vat_number") || null, address: val(form, "address") || null };
+    const body = { id: e.id, name: val(form, "name"), vat_number: val(form, "vat_number") || null, address: val(form, "address") || null, default_location_id: val(form, "default_location_id") || null };
     await put("/api/entities", body);
     await loadEntities();
     const sel = document.getElementById("entity-select");

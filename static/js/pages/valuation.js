@@ -1,12 +1,12 @@
-// The stock valuation report (docs/inventory.md#valuation-report): location filter, rows and
-// summary, a chart, and a CSV download generated in the browser from the exact figures the server
+// The stock valuation report (docs/inventory.md#valuation-report): location filter, an "as at"
+// date (docs/documents-stock.md#stock-as-at-a-date), rows and summary, a chart, and a CSV download generated in the browser from the exact figures the server
 // sent.
 
 import { get } from "../api.js";
 import { barChart } from "../charts.js";
 import { money, moneyFromPence, percent, plain, price, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
-import { field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
+import { date, field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
 import { download, toCsv } from "../csv.js";
 import { locations } from "../widgets.js";
 
@@ -25,19 +25,30 @@ export async function render(root, ctx) {
     root.append(loadError(e, "the warehouses"));
   }
   const locationId = ctx.query.get("location") || "";
+  const asOf = ctx.query.get("asOf") || "";
   const filter = field({
     label: "Location", name: "locationId", type: "select", value: locationId,
     options: [{ value: "", label: "All locations (and unallocated stock)" }, ...locs.map((l) => ({ value: l.id, label: l.name }))],
   });
-  filter.control.addEventListener("change", () => ctx.go(`#/valuation${filter.control.value ? `?location=${filter.control.value}` : ""}`));
+  const asAt = field({ label: "As at", name: "asOf", type: "date", value: asOf, max: today(), hint: "End of that day; blank for now." });
+  const reload = () => {
+    const q = new URLSearchParams();
+    if (filter.control.value) q.set("location", filter.control.value);
+    if (asAt.control.value) q.set("asOf", asAt.control.value);
+    ctx.go(`#/valuation${q.size ? `?${q}` : ""}`);
+  };
+  filter.control.addEventListener("change", reload);
+  asAt.control.addEventListener("change", reload);
   const summaryArea = h("div", { class: "kpis" }, h("p", { class: "muted" }, "Loading…"));
   const chartArea = h("section", { class: "panel" }, h("h2", {}, "Cost value by location"));
   const rowsArea = h("div");
-  root.append(h("div", { class: "filters" }, filter), summaryArea, chartArea, h("h2", {}, "Rows"), rowsArea);
+  root.append(h("div", { class: "filters" }, filter, asAt),
+    asOf ? h("p", { id: "as-at", class: "notice info" }, `As at the end of ${date(asOf)}: quantities and cost prices of that day, today's selling prices; units in transit are not reconstructed.`) : null,
+    summaryArea, chartArea, h("h2", {}, "Rows"), rowsArea);
 
   let report;
   try {
-    report = await get("/api/reports/stock-valuation", scoped({ locationId }));
+    report = await get("/api/reports/stock-valuation", scoped({ locationId, asOf }));
   } catch (e) {
     if (ctx.alive()) { fill(summaryArea, loadError(e, "the valuation report")); chartArea.remove(); }
     return;
@@ -89,7 +100,7 @@ export async function render(root, ctx) {
       fixed2(r.total_cost), fixed2(r.total_retail), fixed2(r.margin),
     ]);
     const where = locationId ? `-${slug(locs.find((l) => l.id === locationId)?.name || "location")}` : "";
-    download(`stock-valuation-${slug(state.entity.name)}${where}-${today()}.csv`, toCsv(header, lines));
+    download(`stock-valuation-${slug(state.entity.name)}${where}-${asOf || today()}.csv`, toCsv(header, lines));
   });
 }
 
