@@ -697,7 +697,7 @@ fn document_create(statuses: &[&str], number: &str) -> Value {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
-            ("location_id", nullable(id_of("A location of the document's entity (another entity's: 400). Omitted: the entity's default_location_id; null: none."))),
+            ("location_id", opt_ref("A location of the document's entity (another entity's: 400). Omitted: the entity's default_location_id.")),
         ],
     )
 }
@@ -721,7 +721,7 @@ fn document_update(statuses: &[&str]) -> Value {
             ("amount_paid", non_negative(money("Not negative."))),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
-            ("location_id", nullable(id_of("A location of the document's entity; null: none. Moving a posted document moves its stock."))),
+            ("location_id", opt_ref("A location of the document's entity. Moving a posted document moves its stock.")),
         ],
     )
 }
@@ -803,7 +803,7 @@ pub fn schemas() -> Map<String, Value> {
             ("name", name_text("")),
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
-            ("default_location_id", nullable(id_of("A location of this entity (another entity's: 400; unknown or foreign: 404); null clears it."))),
+            ("default_location_id", opt_ref("A location of this entity (another entity's: 400; unknown or foreign: 404).")),
         ])),
         ("Contact", record(vec![
             ("id", uuid()),
@@ -1836,6 +1836,12 @@ fn operation(o: &Operation) -> Value {
     };
     if o.auth == K {
         ok["headers"] = rate_headers();
+    }
+    // `format=csv` answers the same list as a spreadsheet.
+    if let FilteredList(_, filters) = &o.shape {
+        if filters.contains(&Format) {
+            ok["content"]["text/csv"] = json!({ "schema": { "type": "string" } });
+        }
     }
     responses.insert(code.to_owned(), ok);
 

@@ -34,6 +34,9 @@ fn an_empty_entity_id_is_a_400_not_the_absence_of_a_filter() {
         "/api/warehouse-stock?productId=",
         "/api/reports/stock-valuation?locationId=",
         "/api/stock-movements?dateFrom=",
+        "/api/reports/stock-valuation?asOf=",
+        "/api/stock-movements?documentId=",
+        "/api/stock-movements?format=",
     ] {
         let msg = assert_error(&t.get(path), Status::BadRequest);
         assert!(msg.contains("must not be empty"), "{path}: {msg}");
@@ -230,4 +233,40 @@ fn the_oauth_start_documents_its_one_platform_and_refuses_an_empty_one() {
         "/api/import/oauth/start?platform=&entityId={entity}"
     ));
     assert_error(&res, Status::BadRequest);
+}
+
+#[test]
+fn the_movement_list_documents_its_csv_answer_and_a_default_location_may_be_blank() {
+    let (t, e) = app_with_entity();
+    let doc = openapi(&t);
+    let ok = &doc["paths"]["/api/stock-movements"]["get"]["responses"]["200"]["content"];
+    assert!(ok.get("text/csv").is_some(), "{ok}");
+    assert!(ok.get("application/json").is_some(), "{ok}");
+    let res = t
+        .with_session(t.client.get("/api/stock-movements?format=csv"))
+        .dispatch();
+    assert_eq!(res.status(), Status::Ok);
+    assert_eq!(
+        res.content_type().map(|c| c.sub().to_string()),
+        Some("csv".into())
+    );
+
+    // Blank clears the default location, as the document says (null or blank: none).
+    let field = &schema(&doc, "EntityUpdate")["properties"]["default_location_id"];
+    assert!(field.to_string().contains("Null or blank"), "{field}");
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({"id": e, "default_location_id": "  "}),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["default_location_id"], json!(null));
+
+    // The same for a document's location.
+    for name in ["InvoiceCreate", "InvoiceUpdate", "BillCreate", "BillUpdate"] {
+        let field = &schema(&doc, name)["properties"]["location_id"];
+        assert!(
+            field.to_string().contains("Null or blank"),
+            "{name}: {field}"
+        );
+    }
 }
