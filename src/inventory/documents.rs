@@ -43,6 +43,24 @@ pub trait LinedDocument: Sized {
     fn set_lines(&mut self, lines: Vec<Self::Line>);
 }
 
+/// The answer of a document list route (`?entityId&limit&offset`): the page read on a
+/// pooled connection, as `{data: [...]}`. Transfer orders and stock takes share it.
+pub async fn list_answer<D: LinedDocument + serde::Serialize + Send + 'static>(
+    scope: Scope,
+    entity_id: Option<String>,
+    q: crate::http::paging::ListQuery,
+    db: &crate::db::Db,
+) -> AppResult<rocket::serde::json::Json<serde_json::Value>> {
+    let page = q.page()?;
+    let rows = db
+        .read(move |conn| {
+            let entity = scope.entity_opt(conn, "entityId", entity_id.as_deref())?;
+            list::<D>(conn, &scope, entity.as_deref(), page)
+        })
+        .await?;
+    Ok(crate::http::data(rows))
+}
+
 /// One page of the documents visible to `scope`, optionally of one entity, newest first,
 /// with their lines.
 pub fn list<D: LinedDocument>(

@@ -441,15 +441,7 @@ async fn list(
     q: ListQuery,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
-    let page = q.page()?;
-    let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", entityId.as_deref())?;
-            documents::list::<StockTake>(conn, &scope, entity.as_deref(), page)
-        })
-        .await?;
-    Ok(data(rows))
+    documents::list_answer::<StockTake>(user.scope(), entityId, q, db).await
 }
 
 #[post("/stock-takes", data = "<body>")]
