@@ -254,7 +254,8 @@ fn apply(
     )?;
 
     let mv = Movement {
-        id: uuid::Uuid::new_v4().to_string(),
+        // Time-ordered, like every ledger and document row (docs/architecture.md#row-ids).
+        id: uuid::Uuid::now_v7().to_string(),
         product_id: MovementProduct {
             id: product.id.clone(),
             name: product.name.clone(),
@@ -353,7 +354,7 @@ pub fn insert_stock_row(
     reorder_point: Qty,
     now: &str,
 ) -> AppResult<String> {
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = uuid::Uuid::now_v7().to_string();
     tx.execute(
         "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id, quantity,
              reorder_point, reserved_quantity, created_at)
