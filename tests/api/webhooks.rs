@@ -506,12 +506,7 @@ fn a_receiver_answering_500_twice_then_200_gets_three_attempts_with_growing_dela
     let e = t.entity("Acme Ltd");
     let main = location(&t, &e, "Main");
     let p = product(&t, &e, "Anvil");
-    webhook(
-        &t,
-        &rx.url().to_string(),
-        json!(["stock_movement.created"]),
-        None,
-    );
+    webhook(&t, rx.url(), json!(["stock_movement.created"]), None);
     moved(&t, &p, Some(&main), "purchase", json!(1));
 
     assert!(wait_for(10, || deliveries(&t, "")[0]["status"] == "delivered"));
