@@ -330,22 +330,41 @@ impl Worker {
         })
     }
 
-    /// Drops delivered and failed deliveries older than [`KEEP_DAYS`], a slice at a time.
+    /// Drops delivered and failed deliveries older than [`KEEP_DAYS`]. Rows are written
+    /// in `created_at` order, so it walks them by `seq` from the oldest, a slice at a
+    /// time, and stops at the first one inside the period.
     fn prune(&self) -> AppResult<()> {
         let cutoff = rfc3339(time::OffsetDateTime::now_utc() - time::Duration::days(KEEP_DAYS));
-        loop {
-            let gone = self.db.write_sync(|tx| {
-                Ok(tx.execute(
-                    "DELETE FROM webhook_deliveries WHERE seq IN (
-                         SELECT seq FROM webhook_deliveries
-                         WHERE status <> 'pending' AND created_at < ?1 ORDER BY seq LIMIT 5000)",
-                    [&cutoff],
-                )?)
+        let mut after = 0_i64;
+        while !self.stop.load(Ordering::SeqCst) {
+            let slice: Vec<(i64, String)> = self.db.read_sync(|c| {
+                let mut stmt = c.prepare_cached(
+                    "SELECT seq, created_at FROM webhook_deliveries WHERE seq > ?1
+                     ORDER BY seq LIMIT 5000",
+                )?;
+                let rows = stmt
+                    .query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(rows)
             })?;
-            if gone < 5000 || self.stop.load(Ordering::SeqCst) {
+            let old = slice.iter().take_while(|(_, at)| *at < cutoff).count();
+            let Some(&(last, _)) = slice[..old].last() else {
+                return Ok(());
+            };
+            self.db.write_sync(|tx| {
+                tx.execute(
+                    "DELETE FROM webhook_deliveries
+                     WHERE seq > ?1 AND seq <= ?2 AND status <> 'pending'",
+                    [after, last],
+                )?;
+                Ok(())
+            })?;
+            if old < slice.len() {
                 return Ok(());
             }
+            after = last;
         }
+        Ok(())
     }
 }
 
@@ -381,6 +400,53 @@ fn describe(e: &ureq::Error, timeout_ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Synchronous;
+
+    #[test]
+    fn pruning_drops_finished_deliveries_past_the_period_and_keeps_pending_and_recent_ones() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let recent = rfc3339(time::OffsetDateTime::now_utc());
+        db.write_sync(|tx| {
+            tx.execute_batch(
+                "INSERT INTO users (id, email, password_hash, created_at)
+                 VALUES ('u1', 'a@example.com', 'x', '2020-01-01T00:00:00Z');
+                 INSERT INTO webhooks (id, owner_id, url, events, secret, created_at)
+                 VALUES ('w1', 'u1', 'https://example.com', '[\"*\"]', 's', '2020-01-01T00:00:00Z');",
+            )?;
+            for (event, status, at) in [
+                ("old-delivered", "delivered", "2020-01-01T00:00:00Z"),
+                ("old-pending", "pending", "2020-01-02T00:00:00Z"),
+                ("old-failed", "failed", "2020-01-03T00:00:00Z"),
+                ("new-delivered", "delivered", recent.as_str()),
+                ("new-failed", "failed", recent.as_str()),
+            ] {
+                tx.execute(
+                    "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, status,
+                         created_at, round_start_ms, next_attempt_ms)
+                     VALUES ('w1', ?1, 'ping', '{}', ?2, ?3, 0, 0)",
+                    [event, status, at],
+                )?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let worker = Worker {
+            db: db.clone(),
+            agent: ureq::Agent::new_with_defaults(),
+            schedule: WebhookSchedule::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            busy: Arc::new(Mutex::new(HashSet::new())),
+        };
+        worker.prune().unwrap();
+        let left: Vec<String> = db
+            .read_sync(|c| {
+                let mut s = c.prepare("SELECT event_id FROM webhook_deliveries ORDER BY seq")?;
+                let rows = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(left, ["old-pending", "new-delivered", "new-failed"]);
+    }
 
     #[test]
     fn retries_double_up_to_the_cap_with_at_most_half_taken_off_at_random() {
