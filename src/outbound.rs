@@ -435,6 +435,35 @@ mod tests {
     }
 
     #[test]
+    fn the_operator_may_allow_http_and_private_addresses_separately() {
+        let http = OutboundPolicy::new().allow_http(true);
+        assert!(http.check_url("http://shop.example/hook").is_ok());
+        assert!(matches!(
+            http.check_url("http://127.0.0.1:9/"),
+            Err(Refusal::Blocked { .. })
+        ));
+        assert!(matches!(
+            http.check_url("ftp://shop.example/"),
+            Err(Refusal::NotHttps(_))
+        ));
+        let private = OutboundPolicy::new().allow_private(true);
+        assert!(private.check_url("https://10.0.0.1/").is_ok());
+        assert!(private
+            .check_resolved("https://localhost/", Duration::from_secs(5))
+            .is_ok());
+        assert!(matches!(
+            private.check_url("http://10.0.0.1/"),
+            Err(Refusal::NotHttps(_))
+        ));
+        let both = OutboundPolicy::new().allow_http(true).allow_private(true);
+        assert!(both.check_url("http://127.0.0.1:9/").is_ok());
+        assert_eq!(
+            both.check_url("http://u:p@127.0.0.1/"),
+            Err(Refusal::UserInfo)
+        );
+    }
+
+    #[test]
     fn a_name_that_resolves_to_loopback_is_refused_when_resolved() {
         let p = OutboundPolicy::new();
         assert!(p.check_url("https://localhost/").is_ok(), "no DNS here");

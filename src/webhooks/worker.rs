@@ -179,26 +179,12 @@ impl Worker {
                 }
                 targets.push(target);
             }
-            let mut stmt = conn.prepare_cached(
-                "SELECT seq, body, round_start_ms, round_attempts FROM webhook_deliveries
-                 WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_ms <= ?2
-                 ORDER BY seq LIMIT ?3",
-            )?;
             let mut groups = Vec::new();
             for target in targets
                 .into_iter()
                 .take(PARALLEL.saturating_sub(busy.len()))
             {
-                let due = stmt
-                    .query_map(params![target.id, now, BATCH], |r| {
-                        Ok(Due {
-                            seq: r.get(0)?,
-                            body: r.get(1)?,
-                            round_start_ms: r.get(2)?,
-                            round_attempts: r.get(3)?,
-                        })
-                    })?
-                    .collect::<Result<Vec<_>, _>>()?;
+                let due = due_of(conn, &target.id, now)?;
                 if !due.is_empty() {
                     groups.push((target, due));
                 }
@@ -212,7 +198,7 @@ impl Worker {
                 .name("stockbook-webhook-send".into())
                 .spawn(move || {
                     let id = target.id.clone();
-                    if let Err(e) = worker.send(&target, due) {
+                    if let Err(e) = worker.send_all(&target, due) {
                         eprintln!("stockbook: webhook worker: recording deliveries: {e}");
                     }
                     worker.busy().remove(&id);
@@ -224,8 +210,26 @@ impl Worker {
         Ok(next)
     }
 
-    /// Sends `due` in order, stopping at the first failure, then records the outcomes.
-    fn send(&self, target: &Target, due: Vec<Due>) -> AppResult<()> {
+    /// Sends `due`, and while each batch goes through whole and was full, the webhook's
+    /// next one at once: a receiver that keeps up is not held to the poll interval.
+    fn send_all(&self, target: &Target, mut due: Vec<Due>) -> AppResult<()> {
+        loop {
+            let full = i64::try_from(due.len()).unwrap_or(i64::MAX) >= BATCH;
+            if !self.send(target, due)? || !full || self.stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            due = self
+                .db
+                .read_sync(|conn| due_of(conn, &target.id, now_ms()))?;
+            if due.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Sends `due` in order, stopping at the first failure, then records the outcomes;
+    /// `true` when every one was delivered.
+    fn send(&self, target: &Target, due: Vec<Due>) -> AppResult<bool> {
         let mut outcomes = Vec::with_capacity(due.len());
         for d in due {
             let (status_code, error) = self.attempt(target, &d.body);
@@ -242,7 +246,8 @@ impl Worker {
                 break;
             }
         }
-        self.record(&target.id, &outcomes)
+        self.record(&target.id, &outcomes)?;
+        Ok(outcomes.iter().all(|o| o.error.is_none()))
     }
 
     /// One POST: the status code, and the error unless it was a 2xx.
@@ -366,6 +371,26 @@ impl Worker {
         }
         Ok(())
     }
+}
+
+/// A webhook's pending deliveries due at `now`, in event order, at most [`BATCH`].
+fn due_of(conn: &rusqlite::Connection, webhook_id: &str, now: i64) -> AppResult<Vec<Due>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, body, round_start_ms, round_attempts FROM webhook_deliveries
+         WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_ms <= ?2
+         ORDER BY seq LIMIT ?3",
+    )?;
+    let due = stmt
+        .query_map(params![webhook_id, now, BATCH], |r| {
+            Ok(Due {
+                seq: r.get(0)?,
+                body: r.get(1)?,
+                round_start_ms: r.get(2)?,
+                round_attempts: r.get(3)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(due)
 }
 
 fn window(s: WebhookSchedule) -> i64 {

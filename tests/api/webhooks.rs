@@ -658,3 +658,37 @@ fn a_scoped_webhook_never_sees_another_entitys_events() {
     assert_eq!(got[0].json()["data"]["product_id"]["id"], json!(pa));
     assert!(rx_other.requests().is_empty());
 }
+
+#[test]
+fn the_webhook_settings_default_to_public_https_and_a_day_of_retries_and_bad_ones_are_refused() {
+    let c = stockbook::config::AppConfig::from_figment(&test_figment(&[])).unwrap();
+    assert!(!c.webhooks_allow_http && !c.webhooks_allow_private);
+    let s = c.webhooks_retry;
+    assert_eq!(
+        (s.first_ms, s.max_ms, s.window_ms, s.timeout_ms),
+        (30_000, 3_600_000, 86_400_000, 10_000)
+    );
+    for (bad, key) in [
+        (json!({"first_ms": 0}), "webhooks_retry.first_ms"),
+        (json!({"timeout_ms": -1}), "webhooks_retry.timeout_ms"),
+        (
+            json!({"first_ms": 5000, "max_ms": 1000}),
+            "webhooks_retry.max_ms",
+        ),
+        (json!({"window_ms": "a day"}), "webhooks_retry.window_ms"),
+        (json!({"first_second": 1}), "webhooks_retry"),
+    ] {
+        let e = stockbook::config::AppConfig::from_figment(&test_figment(&[(
+            "webhooks_retry",
+            bad.clone(),
+        )]))
+        .unwrap_err();
+        assert!(e.contains(key), "{bad}: {e}");
+    }
+    let e = stockbook::config::AppConfig::from_figment(&test_figment(&[(
+        "webhooks_allow_http",
+        json!("sometimes"),
+    )]))
+    .unwrap_err();
+    assert!(e.contains("webhooks_allow_http"), "{e}");
+}
