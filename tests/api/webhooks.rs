@@ -692,3 +692,112 @@ fn the_webhook_settings_default_to_public_https_and_a_day_of_retries_and_bad_one
     .unwrap_err();
     assert!(e.contains("webhooks_allow_http"), "{e}");
 }
+
+#[test]
+fn every_path_that_moves_stock_writes_one_event_per_movement() {
+    let t = app_with(&[("webhooks_allow_private", json!(true))]);
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    webhook(
+        &t,
+        "https://127.0.0.1:9/a",
+        json!(["stock_movement.created"]),
+        None,
+    );
+    let (main, shop) = (location(&t, &e, "Main"), location(&t, &e, "Shop"));
+    // A product's opening stock, and a PUT of its stock_qty.
+    let p = id(&product_with(&t, &e, "Anvil", json!({"stock_qty": 4})));
+    let (s, v) = t.put("/api/products", json!({"id": p, "stock_qty": 6}));
+    assert_eq!(s, Status::Ok, "{v}");
+    // POST /api/stock-movements, and a stock row edit.
+    moved(&t, &p, Some(&main), "purchase", json!(20));
+    let (s, v) = t.post(
+        "/api/warehouse-stock",
+        json!({"product_id": p, "location_id": main, "quantity": 18}),
+    );
+    assert!(s.code < 300, "{v}");
+    // A transfer order shipped and received.
+    let (s, order) = t.post(
+        "/api/transfer-orders",
+        json!({"source_location_id": main, "destination_location_id": shop,
+               "lines": [{"product_id": p, "quantity": 2}]}),
+    );
+    assert_eq!(s, Status::Created, "{order}");
+    for status in ["in_transit", "completed"] {
+        let (s, v) = t.put(
+            "/api/transfer-orders",
+            json!({"id": order["data"]["id"], "status": status}),
+        );
+        assert_eq!(s, Status::Ok, "{v}");
+    }
+    // A posted invoice and bill at a location.
+    let contact = session_contact(&t, Some(&e), "Trader");
+    for (path, status) in [("/api/invoices", "sent"), ("/api/bills", "paid")] {
+        let (s, v) = t.post(
+            path,
+            json!({"contact_id": contact, "entity_id": e, "status": status, "location_id": shop,
+                   "lines": [{"product_id": p, "quantity": 1, "unit_price": 5}]}),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+    }
+
+    let ledger: HashSet<String> = movements(&t, "")
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect();
+    let events: Vec<Value> =
+        t.db.read_sync(|c| {
+            let mut s = c.prepare("SELECT body FROM webhook_deliveries ORDER BY seq")?;
+            let rows = s
+                .query_map([], |r| r.get::<_, String>(0))?
+                .map(|b| serde_json::from_str::<Value>(&b.unwrap()).unwrap())
+                .collect();
+            Ok(rows)
+        })
+        .unwrap();
+    let evented: HashSet<String> = events
+        .iter()
+        .map(|b| b["data"]["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(events.len(), ledger.len(), "one event per movement");
+    assert_eq!(evented, ledger);
+    let kinds: HashSet<&str> = events
+        .iter()
+        .map(|b| b["data"]["type"].as_str().unwrap())
+        .collect();
+    for k in [
+        "adjustment",
+        "purchase",
+        "transfer_out",
+        "transfer_in",
+        "sale",
+    ] {
+        assert!(kinds.contains(k), "{k} missing from {kinds:?}");
+    }
+}
+
+#[test]
+fn a_slow_receiver_never_holds_up_a_request() {
+    let t = delivering_app(quick());
+    let rx = MockServer::start(|_| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Response::status(200)
+    });
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let main = location(&t, &e, "Main");
+    let p = product(&t, &e, "Anvil");
+    webhook(&t, rx.url(), json!(["*"]), None);
+    moved(&t, &p, Some(&main), "purchase", json!(1));
+    // The worker is now waiting on the receiver.
+    assert!(wait_for(5, || !rx.requests().is_empty()));
+    let started = Instant::now();
+    moved(&t, &p, Some(&main), "purchase", json!(1));
+    let (s, _) = t.get("/api/webhooks/deliveries");
+    assert_eq!(s, Status::Ok);
+    assert!(
+        started.elapsed() < Duration::from_millis(1000),
+        "a write and a read waited {:?} for the receiver",
+        started.elapsed()
+    );
+}
