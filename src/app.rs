@@ -29,6 +29,9 @@ pub struct App {
     /// The retry policy of the import connectors (429/5xx back-off). Production sleeps;
     /// tests replace it before [`build_rocket`] to record the waits instead.
     pub retry: crate::connectors::RetryPolicy,
+    /// Whether [`build_rocket`] starts the webhook delivery worker (docs/webhooks.md#delivery).
+    /// The server does; the in-process tests leave it off unless they test delivery.
+    pub webhook_worker: bool,
 }
 
 impl App {
@@ -37,11 +40,14 @@ impl App {
         let config = AppConfig::from_figment(figment)?;
         let mut db = Db::open(&config.database, config.synchronous)?;
         db.set_stream_timeout(config.stream_timeout);
+        db.read_sync(crate::webhooks::outbox::note_database)
+            .map_err(|e| format!("cannot read webhooks: {e}"))?;
         Ok(Self {
             config,
             db,
             clock: Clock::default(),
             retry: crate::connectors::RetryPolicy::default(),
+            webhook_worker: false,
         })
     }
 }
@@ -52,7 +58,20 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
     let pull_slots = crate::import::migrate::PullSlots::new(app.config.pulls.concurrent);
     let rate_limiter = crate::v1::RateLimiter::new(app.config.v1_rate_limit);
     let hash_gate = crate::auth::password::HashGate::new(app.config.password_hash_concurrency);
+    // Stops with the Rocket that manages it (a test's client, or the server at exit).
+    let webhook_worker = if app.webhook_worker {
+        match crate::webhooks::worker::start(app.db.clone(), &app.config) {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                eprintln!("stockbook: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
     rocket::custom(figment)
+        .manage(webhook_worker)
         .manage(app.db)
         .manage(app.config)
         .manage(app.clock)
@@ -68,6 +87,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", crate::inventory::routes())
         .mount("/api", crate::accounting::routes())
         .mount("/api", crate::api_keys::routes())
+        .mount("/api", crate::webhooks::routes())
         .mount("/api", crate::import::routes::routes())
         .mount("/api", crate::openapi::routes())
         .mount("/api", crate::import::migrate::routes())

@@ -131,6 +131,58 @@ impl PullLimits {
     }
 }
 
+/// The delivery schedule of webhooks (`webhooks_retry` key, docs/webhooks.md#retries):
+/// an attempt waits at most `timeout_ms` for the answer; the n-th retry comes
+/// `first_ms × 2^(n-1)` (at most `max_ms`) after the failure, less up to half of it at
+/// random (jitter); a delivery whose attempt fails `window_ms` or more after its first
+/// attempt is `failed`. Tests shorten it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebhookSchedule {
+    pub first_ms: u64,
+    pub max_ms: u64,
+    pub window_ms: u64,
+    pub timeout_ms: u64,
+}
+
+impl Default for WebhookSchedule {
+    fn default() -> Self {
+        Self {
+            first_ms: 30_000,
+            max_ms: 3_600_000,
+            window_ms: 86_400_000,
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+impl WebhookSchedule {
+    fn check(self) -> Result<Self, String> {
+        for (key, v) in [
+            ("first_ms", self.first_ms),
+            ("max_ms", self.max_ms),
+            ("window_ms", self.window_ms),
+            ("timeout_ms", self.timeout_ms),
+        ] {
+            if v == 0 || v > 30 * 86_400_000 {
+                return Err(bad_key(
+                    &format!("webhooks_retry.{key}"),
+                    "a whole number of milliseconds from 1 to 2592000000 (30 days)",
+                    &v.to_string(),
+                ));
+            }
+        }
+        if self.max_ms < self.first_ms {
+            return Err(bad_key(
+                "webhooks_retry.max_ms",
+                "at least `webhooks_retry.first_ms`",
+                &self.max_ms.to_string(),
+            ));
+        }
+        Ok(self)
+    }
+}
+
 /// When the session cookie carries `Secure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CookieSecure {
@@ -159,6 +211,12 @@ pub struct AppConfig {
     pub stream_timeout: std::time::Duration,
     /// Password hashes (sign-in, sign-up) computed at once.
     pub password_hash_concurrency: usize,
+    /// Webhook URLs may be `http://` (docs/webhooks.md#urls).
+    pub webhooks_allow_http: bool,
+    /// Webhook URLs may reach loopback, private and link-local addresses.
+    pub webhooks_allow_private: bool,
+    /// The webhook delivery schedule.
+    pub webhooks_retry: WebhookSchedule,
 }
 
 #[derive(Deserialize)]
@@ -178,6 +236,10 @@ struct RawConfig {
     platforms: BTreeMap<String, PlatformConfig>,
     #[serde(default)]
     pulls: PullLimits,
+    webhooks_allow_http: bool,
+    webhooks_allow_private: bool,
+    #[serde(default)]
+    webhooks_retry: WebhookSchedule,
 }
 
 /// The figment `main` uses: Rocket's own sources, with Stockbook's defaults underneath.
@@ -235,6 +297,8 @@ pub fn defaults() -> serde_json::Value {
         "v1_rate_limit": 60,
         "stream_timeout_secs": 30,
         "password_hash_concurrency": 4,
+        "webhooks_allow_http": false,
+        "webhooks_allow_private": false,
         "limits": { "json": "32 MiB", "body": "4 MiB" },
         "log_level": "off",
     })
@@ -334,6 +398,9 @@ impl AppConfig {
                 u64::try_from(stream_timeout_secs).unwrap_or(30),
             ),
             password_hash_concurrency,
+            webhooks_allow_http: raw.webhooks_allow_http,
+            webhooks_allow_private: raw.webhooks_allow_private,
+            webhooks_retry: raw.webhooks_retry.check()?,
         })
     }
 

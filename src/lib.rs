@@ -20,5 +20,6 @@ pub mod ops;
 pub mod outbound;
 pub mod scope;
 pub mod v1;
+pub mod webhooks;
 
 pub use app::{build_rocket, App};

@@ -95,13 +95,14 @@ fn check(database: &str) -> ExitCode {
 /// checkpointed into the database file and the process exits 0.
 fn serve(figment: rocket::figment::Figment, bare: bool) -> ExitCode {
     rocket::execute(async move {
-        let app = match stockbook::App::from_figment(&figment) {
+        let mut app = match stockbook::App::from_figment(&figment) {
             Ok(app) => app,
             Err(e) => {
                 eprintln!("stockbook: {e}");
                 return ExitCode::from(2);
             }
         };
+        app.webhook_worker = true;
         let rocket = stockbook::build_rocket(figment, app);
         let rocket = if bare { open_browser(rocket) } else { rocket };
         match rocket.launch().await {

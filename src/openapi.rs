@@ -217,6 +217,12 @@ const OAUTH_CALLBACK: &[(&str, bool, &str)] = &[
     ("error", false, "The provider's refusal (`access_denied`): redirected with `?error=`."),
 ];
 
+const DELIVERY_QUERY: &[(&str, bool, &str)] = &[
+    ("webhookId", false, "Only this webhook's deliveries."),
+    ("limit", false, "At most this many (default 100)."),
+    ("offset", false, "Skip this many."),
+];
+
 /// Every route of the service. One entry per mounted route.
 #[rustfmt::skip]
 pub const OPERATIONS: &[Operation] = &[
@@ -351,6 +357,17 @@ pub const OPERATIONS: &[Operation] = &[
     op("get", "/api/api-keys", "API keys", "listApiKeys", "List API keys (never the key itself)", S, PlainList("ApiKey")),
     op("post", "/api/api-keys", "API keys", "createApiKey", "Create an API key; raw_key is shown this once", S, Create { body: "ApiKeyCreate", record: "ApiKeyCreated" }),
     op("delete", "/api/api-keys", "API keys", "revokeApiKey", "Revoke an API key", S, Delete),
+    // Webhooks (session only)
+    op("get", "/api/webhooks", "Webhooks", "listWebhooks", "List webhooks (never their secrets)", S, PlainList("Webhook")),
+    op("post", "/api/webhooks", "Webhooks", "createWebhook", "Create a webhook; its secret is shown this once", S, Create { body: "WebhookCreate", record: "WebhookCreated" })
+        .rules("`url` must be https:// unless the installation sets `webhooks_allow_http`, and its host must not resolve to a loopback, private or link-local address unless it sets `webhooks_allow_private` (400 naming the rule). `events` lists event types, or [\"*\"] for all.")
+        .refused("a user holds at most 50 webhooks"),
+    op("put", "/api/webhooks", "Webhooks", "updateWebhook", "Update a webhook (its url, events, entity scope or active flag); the secret never changes", S, Update { body: "WebhookUpdate", record: "Webhook" }).never_refused(),
+    op("delete", "/api/webhooks", "Webhooks", "deleteWebhook", "Delete a webhook and its deliveries", S, Delete).never_refused(),
+    op("get", "/api/webhooks/deliveries", "Webhooks", "listWebhookDeliveries", "The latest deliveries, newest first (100 unless `limit` says otherwise)", S, Query { params: DELIVERY_QUERY, record: "WebhookDeliveryList" }),
+    op("post", "/api/webhooks/redeliver", "Webhooks", "redeliverWebhookEvent", "Queue an event again for every webhook that had it, with a fresh retry window", S, Action { body: "WebhookRedeliverBody", record: "WebhookDeliveryList" }).never_refused(),
+    op("post", "/api/webhooks/test", "Webhooks", "testWebhook", "Queue a `ping` event for one webhook", S, Create { body: "WebhookTestBody", record: "WebhookDelivery" })
+        .refused("the webhook is inactive"),
     // Import (session, Pro plan)
     op("post", "/api/import/preview", "Import", "importPreview", "Detect, map and dry-run a CSV export (changes nothing)", S, Action { body: "ImportPreviewBody", record: "ImportPreview" }),
     op("post", "/api/import/csv", "Import", "importCsv", "Import a CSV export in one transaction", S, Action { body: "ImportCsvBody", record: "ImportOutcome" }),
@@ -1154,6 +1171,59 @@ pub fn schemas() -> Map<String, Value> {
             ("name", name_text("")),
             ("entity_id", opt_id("Scopes the key to this entity.")),
         ])),
+        ("Webhook", record(vec![
+            ("id", uuid()),
+            ("url", string()),
+            ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
+            ("entity_id", nullable(uuid())),
+            ("active", boolean()),
+            ("created_at", timestamp()),
+        ])),
+        ("WebhookCreated", {
+            let mut v = record(vec![
+                ("id", uuid()),
+                ("url", string()),
+                ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
+                ("entity_id", nullable(uuid())),
+                ("active", boolean()),
+                ("created_at", timestamp()),
+                ("secret", json!({
+                    "type": "string",
+                    "pattern": "^whsec_[0-9A-Za-z]{32}$",
+                    "description": "Signs every delivery (`Stockbook-Signature`); shown this once."
+                })),
+            ]);
+            v["description"] = json!("The new webhook with its secret.");
+            v
+        }),
+        ("WebhookCreate", object(&["url", "events"], vec![
+            ("url", text("An https:// URL (see the operation's rules).")),
+            ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
+            ("entity_id", opt_id("Scopes the webhook to this entity's events.")),
+            ("active", boolean()),
+        ])),
+        ("WebhookUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("url", text("An https:// URL.")),
+            ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
+            ("entity_id", opt_id("Scopes the webhook to this entity's events.")),
+            ("active", boolean()),
+        ])),
+        ("WebhookDelivery", record(vec![
+            ("webhook_id", uuid()),
+            ("event_id", uuid()),
+            ("type", text("The event type, or `ping`.")),
+            ("status", one_of_values(&["pending", "delivered", "failed"], "")),
+            ("attempts", integer()),
+            ("last_status_code", nullable(integer())),
+            ("last_error", nullable(string())),
+            ("last_attempt_at", nullable(timestamp())),
+            ("next_attempt_at", nullable(timestamp())),
+            ("created_at", timestamp()),
+        ])),
+        ("WebhookDeliveryList", array(reference("WebhookDelivery"))),
+        ("WebhookRedeliverBody", object(&["event_id"], vec![("event_id", uuid())])),
+        ("WebhookTestBody", object(&["id"], vec![("id", uuid())])),
         ("ApiKeyCreated", {
             let mut v = record(vec![
                 ("id", uuid()),
@@ -1182,6 +1252,18 @@ pub fn schemas() -> Map<String, Value> {
         })
         .collect()
 }
+
+/// The values of a webhook's `events`.
+const WEBHOOK_EVENTS: [&str; 8] = [
+    "*",
+    crate::webhooks::outbox::STOCK_MOVEMENT_CREATED,
+    crate::webhooks::outbox::STOCK_LOW,
+    crate::webhooks::outbox::TRANSFER_ORDER_UPDATED,
+    crate::webhooks::outbox::STOCK_TAKE_COMPLETED,
+    crate::webhooks::outbox::INVOICE_UPDATED,
+    crate::webhooks::outbox::BILL_UPDATED,
+    crate::webhooks::outbox::IMPORT_FINISHED,
+];
 
 /// A schema a client sends (a request body or a part of one).
 fn is_input(name: &str) -> bool {

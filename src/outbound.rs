@@ -166,12 +166,18 @@ fn origin_of(url: &url::Url) -> String {
 #[derive(Clone, Default)]
 pub struct OutboundPolicy {
     allowed: Arc<BTreeSet<String>>,
+    /// Also `http://` URLs (`webhooks_allow_http`).
+    any_scheme: bool,
+    /// Also hosts at blocked addresses (`webhooks_allow_private`).
+    any_address: bool,
 }
 
 impl fmt::Debug for OutboundPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OutboundPolicy")
             .field("allowed", &self.allowed)
+            .field("any_scheme", &self.any_scheme)
+            .field("any_address", &self.any_address)
             .finish()
     }
 }
@@ -194,6 +200,21 @@ impl OutboundPolicy {
         self
     }
 
+    /// With `true`, also allows `http://` URLs (the operator's `webhooks_allow_http`).
+    #[must_use]
+    pub fn allow_http(mut self, yes: bool) -> Self {
+        self.any_scheme = yes;
+        self
+    }
+
+    /// With `true`, also allows hosts at loopback, private, link-local and the other
+    /// blocked addresses (the operator's `webhooks_allow_private`).
+    #[must_use]
+    pub fn allow_private(mut self, yes: bool) -> Self {
+        self.any_address = yes;
+        self
+    }
+
     /// Whether `url` has an origin the operator configured.
     pub fn is_allowed(&self, url: &url::Url) -> bool {
         self.allowed.contains(&origin_of(url))
@@ -212,8 +233,11 @@ impl OutboundPolicy {
         if self.is_allowed(&url) {
             return Ok(url);
         }
-        if url.scheme() != "https" {
+        if url.scheme() != "https" && !(self.any_scheme && url.scheme() == "http") {
             return Err(Refusal::NotHttps(raw.to_owned()));
+        }
+        if self.any_address {
+            return Ok(url);
         }
         let ip = match host {
             url::Host::Ipv4(v4) => Some(IpAddr::V4(v4)),
@@ -234,7 +258,7 @@ impl OutboundPolicy {
     /// will check again. For a URL when it is saved.
     pub fn check_resolved(&self, raw: &str, timeout: Duration) -> Result<url::Url, Refusal> {
         let url = self.check_url(raw)?;
-        if self.is_allowed(&url) {
+        if self.is_allowed(&url) || self.any_address {
             return Ok(url);
         }
         let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
@@ -314,7 +338,7 @@ impl Resolver for CheckingResolver {
         let raw = uri.to_string();
         let url = self.policy.check_url(&raw).map_err(refused)?;
         let addrs = self.inner.resolve(uri, config, timeout)?;
-        if !self.policy.is_allowed(&url) {
+        if !self.policy.is_allowed(&url) && !self.policy.any_address {
             check_addrs(url.host_str().unwrap_or_default(), addrs.iter().copied())
                 .map_err(refused)?;
         }
@@ -408,6 +432,35 @@ mod tests {
         let allowed = OutboundPolicy::new().allow("http://127.0.0.1:9000/base");
         assert!(allowed.check_url("http://127.0.0.1:9000/v1/x").is_ok());
         assert!(allowed.check_url("http://127.0.0.1:9001/").is_err());
+    }
+
+    #[test]
+    fn the_operator_may_allow_http_and_private_addresses_separately() {
+        let http = OutboundPolicy::new().allow_http(true);
+        assert!(http.check_url("http://shop.example/hook").is_ok());
+        assert!(matches!(
+            http.check_url("http://127.0.0.1:9/"),
+            Err(Refusal::Blocked { .. })
+        ));
+        assert!(matches!(
+            http.check_url("ftp://shop.example/"),
+            Err(Refusal::NotHttps(_))
+        ));
+        let private = OutboundPolicy::new().allow_private(true);
+        assert!(private.check_url("https://10.0.0.1/").is_ok());
+        assert!(private
+            .check_resolved("https://localhost/", Duration::from_secs(5))
+            .is_ok());
+        assert!(matches!(
+            private.check_url("http://10.0.0.1/"),
+            Err(Refusal::NotHttps(_))
+        ));
+        let both = OutboundPolicy::new().allow_http(true).allow_private(true);
+        assert!(both.check_url("http://127.0.0.1:9/").is_ok());
+        assert_eq!(
+            both.check_url("http://u:p@127.0.0.1/"),
+            Err(Refusal::UserInfo)
+        );
     }
 
     #[test]

@@ -848,3 +848,97 @@ fn the_gross_margin_report_shows_sales_cost_and_margin_per_product_with_a_chart(
     b.wait_text(".view", "No sales in this period.");
     b.wait_text(".kpis", "£0.00");
 }
+
+/// A receiver on loopback that answers 200 to everything and counts the events.
+fn webhook_receiver() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/events", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0usize;
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line.trim() != "" {
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut out = stream;
+            let _ =
+                out.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    (url, count)
+}
+
+#[test]
+fn a_webhook_is_added_in_settings_shows_its_secret_once_and_logs_its_deliveries() {
+    let Some(b) = Browser::start_with(Options {
+        env: vec![
+            ("WEBHOOKS_ALLOW_HTTP", "true".into()),
+            ("WEBHOOKS_ALLOW_PRIVATE", "true".into()),
+        ],
+    }) else {
+        return;
+    };
+    let (url, received) = webhook_receiver();
+    let entity = signed_up(&b, "hooks@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(&b, &entity, json!({"name": "Blue mug", "sku": "MUG-1"}));
+
+    open(&b, "#/settings", "Settings");
+    b.type_into("#webhook-form input[name=url]", &url);
+    b.click_button("#webhook-form", "Add webhook");
+    let secret = b.text(&b.wait("#new-webhook-secret"));
+    assert!(
+        secret.starts_with("whsec_") && secret.len() == 38,
+        "{secret}"
+    );
+    b.wait_text("#webhooks tbody", &url);
+    b.wait_text("#webhooks tbody", "All events");
+
+    // A movement reaches the receiver, and the log says it was delivered.
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    assert!(poll_until(|| received
+        .load(std::sync::atomic::Ordering::SeqCst)
+        >= 1));
+    assert!(poll_until(|| {
+        b.click_button("#webhooks", "Refresh");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        b.find("#webhooks").is_some_and(|s| {
+            let t = b.text(&s);
+            t.contains("stock_movement.created") && t.contains("delivered")
+        })
+    }));
+
+    // A test event, then the log of that webhook alone.
+    b.click_button("#webhooks", "Send test");
+    b.wait_page_text("Test event queued.");
+    assert!(poll_until(|| received
+        .load(std::sync::atomic::Ordering::SeqCst)
+        >= 2));
+    assert!(poll_until(|| {
+        b.click_button("#webhooks", "Refresh");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        b.find("#webhooks")
+            .is_some_and(|s| b.text(&s).contains("ping"))
+    }));
+    b.js(
+        "document.getElementById('deliveries-title').scrollIntoView({block: 'center'})",
+        json!([]),
+    );
+    b.screenshot("webhooks");
+
+    // Shown once: after a reload the secret is nowhere on the page.
+    b.goto("/?again#/settings");
+    b.wait_text("#webhooks tbody", &url);
+    let text = b.js("return document.body.innerText", json!([]));
+    assert!(!text.as_str().unwrap().contains(&secret));
+}

@@ -53,8 +53,14 @@ fn free_port() -> u16 {
 
 /// Starts the release binary over `db` and waits for `/api/health`.
 pub fn start(db: &Path, synchronous: &str) -> Server {
+    start_with(db, synchronous, &[])
+}
+
+/// [`start`] with more settings, as `ROCKET_*` environment variables.
+pub fn start_with(db: &Path, synchronous: &str, env: &[(&str, &str)]) -> Server {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_stockbook"))
+        .envs(env.iter().copied())
         .env("ROCKET_DATABASE", db)
         .env("ROCKET_PORT", port.to_string())
         .env("ROCKET_SYNCHRONOUS", synchronous)

@@ -33,7 +33,9 @@ impl Resource for Bills {
         b: CreateDocument,
         ctx: &Ctx,
     ) -> AppResult<Document> {
-        documents::create(tx, scope, DocKind::Bill, b, ctx)
+        let d = documents::create(tx, scope, DocKind::Bill, b, ctx)?;
+        changed(tx, scope, &d, ctx)?;
+        Ok(d)
     }
 
     fn update(
@@ -42,12 +44,26 @@ impl Resource for Bills {
         b: UpdateDocument,
         ctx: &Ctx,
     ) -> AppResult<Document> {
-        documents::update(tx, scope, DocKind::Bill, b, ctx)
+        let d = documents::update(tx, scope, DocKind::Bill, b, ctx)?;
+        changed(tx, scope, &d, ctx)?;
+        Ok(d)
     }
 
     fn delete(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
         documents::delete(tx, scope, DocKind::Bill, id)
     }
+}
+
+/// The `bill.updated` event of a created or changed bill (docs/webhooks.md#events).
+fn changed(tx: &Transaction, scope: &Scope, d: &Document, ctx: &Ctx) -> AppResult<()> {
+    crate::webhooks::outbox::emit(
+        tx,
+        &scope.owner_id,
+        d.entity_id.as_deref(),
+        crate::webhooks::outbox::BILL_UPDATED,
+        d,
+        &ctx.now,
+    )
 }
 
 session_crud!(Bills, "/bills?<q..>", "/bills");

@@ -33,7 +33,9 @@ impl Resource for Invoices {
         b: CreateDocument,
         ctx: &Ctx,
     ) -> AppResult<Document> {
-        documents::create(tx, scope, DocKind::Invoice, b, ctx)
+        let d = documents::create(tx, scope, DocKind::Invoice, b, ctx)?;
+        changed(tx, scope, &d, ctx)?;
+        Ok(d)
     }
 
     fn update(
@@ -42,12 +44,26 @@ impl Resource for Invoices {
         b: UpdateDocument,
         ctx: &Ctx,
     ) -> AppResult<Document> {
-        documents::update(tx, scope, DocKind::Invoice, b, ctx)
+        let d = documents::update(tx, scope, DocKind::Invoice, b, ctx)?;
+        changed(tx, scope, &d, ctx)?;
+        Ok(d)
     }
 
     fn delete(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
         documents::delete(tx, scope, DocKind::Invoice, id)
     }
+}
+
+/// The `invoice.updated` event of a created or changed invoice (docs/webhooks.md#events).
+fn changed(tx: &Transaction, scope: &Scope, d: &Document, ctx: &Ctx) -> AppResult<()> {
+    crate::webhooks::outbox::emit(
+        tx,
+        &scope.owner_id,
+        d.entity_id.as_deref(),
+        crate::webhooks::outbox::INVOICE_UPDATED,
+        d,
+        &ctx.now,
+    )
 }
 
 session_crud!(Invoices, "/invoices?<q..>", "/invoices");

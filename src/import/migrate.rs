@@ -374,6 +374,7 @@ async fn migrate(
     let platform = api_platform(&b.platform)?;
     check_mode(platform, &b.mode)?;
     let (types, all) = types_of(platform, &b.entity_type)?;
+    let entity_type_raw = b.entity_type.clone();
 
     let scope = Scope::user(user.id());
     let (s, raw) = (scope.clone(), b.entity_id.clone());
@@ -458,6 +459,20 @@ async fn migrate(
                 };
                 answer.insert(t.as_str().to_owned(), v);
             }
+            // docs/webhooks.md#events
+            crate::webhooks::outbox::emit(
+                tx,
+                &scope.owner_id,
+                Some(&entity_id),
+                crate::webhooks::outbox::IMPORT_FINISHED,
+                &serde_json::json!({
+                    "entity_id": entity_id,
+                    "source": platform.id(),
+                    "entity_type": entity_type_raw,
+                    "result": answer,
+                }),
+                &crate::clock::rfc3339(clock.now()),
+            )?;
             Ok(answer)
         })
         .await?;

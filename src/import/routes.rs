@@ -223,7 +223,23 @@ async fn run_csv(
                 b.mapping.as_ref(),
             )?;
             let s = stream(prepared, Some((tx, &scope, &entity_id, &clock)), 0)?;
-            Ok(s.outcome.unwrap_or_default())
+            let outcome = s.outcome.unwrap_or_default();
+            // docs/webhooks.md#events
+            let entity = scope.entity(tx, "entity_id", &entity_id)?;
+            crate::webhooks::outbox::emit(
+                tx,
+                &scope.owner_id,
+                Some(&entity),
+                crate::webhooks::outbox::IMPORT_FINISHED,
+                &serde_json::json!({
+                    "entity_id": entity,
+                    "source": "csv",
+                    "entity_type": b.entity_type,
+                    "result": outcome,
+                }),
+                &crate::clock::rfc3339(clock.now()),
+            )?;
+            Ok(outcome)
         })
         .await?;
     Ok(data(outcome))

@@ -292,6 +292,8 @@ fn apply(
             mv.document_id
         ],
     )?;
+    // Webhook events, in this same transaction (docs/webhooks.md#events).
+    super::events::movement_recorded(tx, m, &mv)?;
     Ok(mv)
 }
 

@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod documents;
+pub mod events;
 pub mod ledger;
 pub mod locations;
 pub mod lookup;

@@ -304,7 +304,19 @@ pub fn update_stock_take(
     if let Some(target) = target {
         transition(tx, scope, ctx, &head, target)?;
     }
-    documents::get(tx, scope, &id)
+    let take: StockTake = documents::get(tx, scope, &id)?;
+    if target == Some(StockTakeStatus::Completed) && head.status != StockTakeStatus::Completed {
+        // docs/webhooks.md#events
+        crate::webhooks::outbox::emit(
+            tx,
+            &scope.owner_id,
+            Some(&take.entity_id),
+            crate::webhooks::outbox::STOCK_TAKE_COMPLETED,
+            &take,
+            &ctx.now,
+        )?;
+    }
+    Ok(take)
 }
 
 /// Counts may be entered in draft and in progress only (409 after); a line id not of

@@ -338,7 +338,21 @@ pub fn create_transfer(
         ],
     )?;
     insert_lines(tx, &id, &lines)?;
-    documents::get(tx, scope, &id)
+    let order: TransferOrder = documents::get(tx, scope, &id)?;
+    changed(tx, scope, &order, ctx)?;
+    Ok(order)
+}
+
+/// The `transfer_order.updated` event of a created or changed order (docs/webhooks.md#events).
+fn changed(tx: &Transaction, scope: &Scope, order: &TransferOrder, ctx: &Ctx) -> AppResult<()> {
+    crate::webhooks::outbox::emit(
+        tx,
+        &scope.owner_id,
+        Some(&order.entity_id),
+        crate::webhooks::outbox::TRANSFER_ORDER_UPDATED,
+        order,
+        &ctx.now,
+    )
 }
 
 /// A line in a PUT: `{product_id, quantity}` to replace a draft's lines, or
@@ -408,7 +422,9 @@ pub fn update_transfer(
     if let Some(target) = target {
         transition(tx, scope, ctx, &head, target, &receipts)?;
     }
-    documents::get(tx, scope, &id)
+    let order: TransferOrder = documents::get(tx, scope, &id)?;
+    changed(tx, scope, &order, ctx)?;
+    Ok(order)
 }
 
 /// Replaces the lines of a draft (409 once it has left draft).

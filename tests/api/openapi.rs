@@ -612,6 +612,19 @@ fn inventory_answers_match_their_documented_schemas() {
         ),
     );
 
+    // A webhook with a queued test event: its log is one of the reads below.
+    let hook = id_of(&check(
+        "createWebhook",
+        t.post(
+            "/api/webhooks",
+            json!({ "url": "https://hooks.example.com/in", "events": ["*"] }),
+        ),
+    ));
+    check(
+        "testWebhook",
+        t.post("/api/webhooks/test", json!({ "id": hook })),
+    );
+
     // Every documented read, with every documented parameter, answers as documented; the
     // inventory ones have something to show.
     let value_of = |param: &str| -> String {
@@ -630,6 +643,7 @@ fn inventory_answers_match_their_documented_schemas() {
             "documentId" => bill.clone(),
             "format" => "json".into(),
             "asOf" => t.clock.today().to_string(),
+            "webhookId" => hook.clone(),
             other => panic!("a documented parameter this test does not know: {other}"),
         }
     };

@@ -1,9 +1,10 @@
 // Settings: API keys for the public API (the raw key shown once, with a copy button; the
-// list; revoke), the current business's details (with its default location for invoices
+// list; revoke), webhooks (pages/webhooks.js), the current business's details (with its default location for invoices
 // and bills, docs/documents-stock.md#where-stock-is-taken-from), and signing out everywhere.
 
 import { del, get, post, put } from "../api.js";
 import { loadEntities, scoped, state } from "../state.js";
+import { webhooksSection } from "./webhooks.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
   pageHeader, table, toast, val,
@@ -14,11 +15,12 @@ export const title = "Settings";
 export async function render(root, ctx) {
   root.append(pageHeader("Settings"));
   const keys = h("section", { "aria-labelledby": "keys-title" }, h("h2", { id: "keys-title" }, "API keys"));
+  const hooks = h("section", { "aria-labelledby": "webhooks-title", id: "webhooks" }, h("h2", { id: "webhooks-title" }, "Webhooks"));
   const business = h("section", { "aria-labelledby": "biz-title" }, h("h2", { id: "biz-title" }, "Business details"));
   const sessions = h("section", { "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Sign-in"));
-  root.append(keys, business, sessions);
+  root.append(keys, hooks, business, sessions);
   signOutEverywhere(sessions);
-  await Promise.all([apiKeys(keys, ctx), businessForm(business)]);
+  await Promise.all([apiKeys(keys, ctx), webhooksSection(hooks, ctx), businessForm(business)]);
 }
 
 /** Ends every session of this account (other browsers and devices too), then this page. */

@@ -1,0 +1,128 @@
+//! The outbox (docs/webhooks.md#events): [`emit`] writes an event, once per subscribed
+//! webhook, in the caller's transaction, so a refused change leaves no event and a
+//! committed one keeps it through a crash. The worker (`super::worker`) delivers it
+//! afterwards.
+//!
+//! The cost on the write path is one cached `INSERT … SELECT` that finds the subscribed
+//! webhooks and writes their deliveries at once; and nothing at all (not even the JSON
+//! of the event) while no webhook has been active in this process ([`ANY_ACTIVE`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, Transaction};
+use serde::Serialize;
+
+use crate::error::{AppError, AppResult};
+
+/// Every event type a webhook may subscribe to; `*` subscribes to all of them.
+pub const EVENT_TYPES: [&str; 7] = [
+    STOCK_MOVEMENT_CREATED,
+    STOCK_LOW,
+    TRANSFER_ORDER_UPDATED,
+    STOCK_TAKE_COMPLETED,
+    INVOICE_UPDATED,
+    BILL_UPDATED,
+    IMPORT_FINISHED,
+];
+pub const STOCK_MOVEMENT_CREATED: &str = "stock_movement.created";
+pub const STOCK_LOW: &str = "stock.low";
+pub const TRANSFER_ORDER_UPDATED: &str = "transfer_order.updated";
+pub const STOCK_TAKE_COMPLETED: &str = "stock_take.completed";
+pub const INVOICE_UPDATED: &str = "invoice.updated";
+pub const BILL_UPDATED: &str = "bill.updated";
+pub const IMPORT_FINISHED: &str = "import.finished";
+/// The test event of `POST /api/webhooks/test`, sent to one webhook whatever it subscribes.
+pub const PING: &str = "ping";
+
+/// Whether any webhook may be active in a database this process has open. Set before a
+/// webhook is created or activated and when a database that holds an active one is
+/// opened ([`note_database`]); never cleared, so it only ever errs towards doing the work.
+static ANY_ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Records that a webhook is (about to be) active.
+pub fn note_active() {
+    ANY_ACTIVE.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`emit`] has anything to do at all.
+pub fn any_active() -> bool {
+    ANY_ACTIVE.load(Ordering::Relaxed)
+}
+
+/// Called when a database is opened: an active webhook in it turns [`emit`] on.
+pub fn note_database(conn: &Connection) -> AppResult<()> {
+    let found: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM webhooks WHERE active = 1)",
+        [],
+        |r| r.get(0),
+    )?;
+    if found {
+        note_active();
+    }
+    Ok(())
+}
+
+/// Milliseconds since the Unix epoch, the worker's time scale.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The body of every delivery: `{id, type, created_at, entity_id, data}`.
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    created_at: &'a str,
+    entity_id: Option<&'a str>,
+    data: &'a T,
+}
+
+/// The JSON body of an event.
+pub fn body<T: Serialize>(
+    id: &str,
+    kind: &str,
+    created_at: &str,
+    entity_id: Option<&str>,
+    data: &T,
+) -> AppResult<String> {
+    serde_json::to_string(&Envelope {
+        id,
+        kind,
+        created_at,
+        entity_id,
+        data,
+    })
+    .map_err(|e| AppError::internal(format!("serialising an event: {e}")))
+}
+
+/// Writes event `kind` about a record of `owner_id` (and `entity_id`) in `tx`: one
+/// pending delivery for each active webhook of the owner that subscribes to `kind` and
+/// is not scoped to another entity (docs/webhooks.md#events).
+pub fn emit<T: Serialize>(
+    tx: &Transaction,
+    owner_id: &str,
+    entity_id: Option<&str>,
+    kind: &str,
+    data: &T,
+    now: &str,
+) -> AppResult<()> {
+    if !any_active() {
+        return Ok(());
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    let body = body(&id, kind, now, entity_id, data)?;
+    tx.prepare_cached(
+        "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, created_at,
+             round_start_ms, next_attempt_ms)
+         SELECT w.id, ?1, ?2, ?3, ?4, ?5, ?5 FROM webhooks w
+         WHERE w.owner_id = ?6 AND w.active = 1
+           AND (w.entity_id IS NULL OR w.entity_id = ?7)
+           AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?2))",
+    )?
+    .execute(params![id, kind, body, now, now_ms(), owner_id, entity_id])?;
+    Ok(())
+}
