@@ -10,7 +10,7 @@
 //! exact sums.
 //!
 //! Two queries whatever the number of invoices (lines, then movements through the
-//! document index), summed in exact decimals.
+//! document index), summed in exact decimals, and the products' names.
 
 use std::collections::HashMap;
 
@@ -21,7 +21,7 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::lookup::and_eq;
-use super::reports::round2;
+use super::reports::{round2, text_col};
 use crate::auth::SessionUser;
 use crate::db::decimal::{ser_decimal, Money, Price, Qty};
 use crate::db::Db;
@@ -72,9 +72,53 @@ struct Sums {
     name: String,
     sku: String,
     seq: i64,
+    named: bool,
     quantity: Decimal,
     sales: Decimal,
     cost: Decimal,
+}
+
+/// Products looked up one by one beyond this many cost more than one pass over the table.
+const SCAN_PRODUCTS_FROM: usize = 2_000;
+
+/// Fills in each product's name, SKU and order, and drops any product that no longer
+/// exists (as a join would). A year of sales can name 100,000 products: then one
+/// sequential pass over the products table replaces as many random lookups.
+fn name_products(
+    conn: &Connection,
+    by_product: &mut HashMap<String, Sums>,
+    scan_from: usize,
+) -> AppResult<()> {
+    let mut found = 0;
+    if by_product.len() >= scan_from {
+        let mut stmt = conn.prepare("SELECT id, name, sku, seq FROM products NOT INDEXED")?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            if let Some(s) = by_product.get_mut(text_col(r, 0)?) {
+                s.name = r.get(1)?;
+                s.sku = r.get(2)?;
+                s.seq = r.get(3)?;
+                s.named = true;
+                found += 1;
+            }
+        }
+    } else {
+        let mut stmt = conn.prepare_cached("SELECT name, sku, seq FROM products WHERE id = ?1")?;
+        for (id, s) in by_product.iter_mut() {
+            let mut q = stmt.query([id])?;
+            if let Some(r) = q.next()? {
+                s.name = r.get(0)?;
+                s.sku = r.get(1)?;
+                s.seq = r.get(2)?;
+                s.named = true;
+                found += 1;
+            }
+        }
+    }
+    if found < by_product.len() {
+        by_product.retain(|_, s| s.named);
+    }
+    Ok(())
 }
 
 /// The report for `scope`, optionally one entity (already resolved) and a date range.
@@ -99,30 +143,25 @@ pub fn gross_margin(
 
     let mut by_product: HashMap<String, Sums> = HashMap::new();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.product_id, p.name, p.sku, p.seq, l.quantity, l.net
+        "SELECT l.product_id, l.quantity, l.net
          FROM invoices i
          JOIN invoice_lines l ON l.document_id = i.id
-         JOIN products p ON p.id = l.product_id
-         WHERE {filter}"
+         WHERE l.product_id IS NOT NULL AND {filter}"
     ))?;
     let mut q = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = q.next()? {
-        let id: String = r.get(0)?;
-        let qty: Qty = r.get(4)?;
-        let net: Money = r.get(5)?;
-        let s = match by_product.get_mut(&id) {
+        let qty: Qty = r.get(1)?;
+        let net: Money = r.get(2)?;
+        let id = text_col(r, 0)?;
+        let s = match by_product.get_mut(id) {
             Some(s) => s,
-            None => by_product.entry(id).or_insert(Sums {
-                name: r.get(1)?,
-                sku: r.get(2)?,
-                seq: r.get(3)?,
-                ..Sums::default()
-            }),
+            None => by_product.entry(id.to_owned()).or_default(),
         };
         s.quantity += qty.value();
         s.sales += net.value();
     }
     drop(q);
+    name_products(conn, &mut by_product, SCAN_PRODUCTS_FROM)?;
 
     let mut stmt = conn.prepare(&format!(
         "SELECT m.product_id, m.qty, m.unit_cost
@@ -132,12 +171,12 @@ pub fn gross_margin(
     ))?;
     let mut q = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = q.next()? {
-        let id: String = r.get(0)?;
+        let id = text_col(r, 0)?;
         let qty: Qty = r.get(1)?;
         let cost: Price = r.get(2)?;
         // A product whose lines were all removed no longer has a row; its movements sum
         // to zero anyway (docs/documents-stock.md#the-one-rule).
-        if let Some(s) = by_product.get_mut(&id) {
+        if let Some(s) = by_product.get_mut(id) {
             s.cost -= qty.value() * cost.value();
         }
     }
@@ -215,4 +254,45 @@ pub(super) async fn gross_margin_report(
 pub(super) struct MarginReport {
     data: Vec<MarginRow>,
     summary: MarginSummary,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sums() -> HashMap<String, Sums> {
+        ["a", "b", "gone"]
+            .into_iter()
+            .map(|id| (id.to_owned(), Sums::default()))
+            .collect()
+    }
+
+    fn named(m: &HashMap<String, Sums>) -> Vec<(String, String, String, i64)> {
+        let mut v: Vec<_> = m
+            .iter()
+            .map(|(id, s)| (id.clone(), s.name.clone(), s.sku.clone(), s.seq))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn one_pass_over_the_products_names_them_as_lookups_do_and_drops_missing_ones() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE products (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, name TEXT, sku TEXT);
+             INSERT INTO products VALUES (1, 'a', 'Mug', 'M-1'), (2, 'b', 'Jug', 'J-1'),
+                                         (3, 'c', 'Cup', 'C-1');",
+        )
+        .unwrap();
+        let (mut looked_up, mut scanned) = (sums(), sums());
+        name_products(&conn, &mut looked_up, usize::MAX).unwrap();
+        name_products(&conn, &mut scanned, 0).unwrap();
+        let want = vec![
+            ("a".to_owned(), "Mug".to_owned(), "M-1".to_owned(), 1),
+            ("b".to_owned(), "Jug".to_owned(), "J-1".to_owned(), 2),
+        ];
+        assert_eq!(named(&looked_up), want);
+        assert_eq!(named(&scanned), want);
+    }
 }
