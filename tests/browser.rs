@@ -467,7 +467,7 @@ fn the_valuation_csv_download_holds_the_exact_report_rows() {
     // Restricted to one location: only its rows.
     b.select(".filters select[name=locationId]", "Van");
     b.wait_text(".kpis", "£3,086.42");
-    b.wait_count(".view tbody tr", 1);
+    b.wait_count("#valuation-rows tbody tr", 1);
 }
 
 #[test]

@@ -32,7 +32,7 @@ use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
     routes![
-        super::valuation::stock_valuation,
+        super::valuation_page::stock_valuation,
         summary,
         alerts,
         locations

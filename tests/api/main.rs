@@ -40,3 +40,4 @@ mod stock;
 mod stock_takes;
 mod transfers;
 mod v1;
+mod valuation_page;
