@@ -437,7 +437,7 @@ fn the_valuation_csv_download_holds_the_exact_report_rows() {
 
     open(&b, "#/valuation", "Stock valuation");
     b.wait_text(".kpis", "£3,087.42"); // 3 × 0.3333 + 2.5 × 1234.5678 = 3087.4194
-    b.wait_text(".view table", "Big kit");
+    b.wait_text("#valuation-rows table", "Big kit");
     b.screenshot("valuation");
     b.click_button(".page-head", "Download CSV");
     let name = format!(
@@ -793,7 +793,7 @@ fn the_valuation_as_at_last_month_counts_only_the_movements_dated_by_then() {
     );
     b.wait_text("#as-at", "As at the end of");
     b.wait_text(".kpis", "£20.00"); // only last month's 10
-    b.wait_text(".view tbody", "10");
+    b.wait_text("#valuation-rows tbody", "10");
     let hash = b.js("return location.hash", json!([]));
     assert_eq!(hash, json!(format!("#/valuation?asOf={end}")));
 }
