@@ -23,14 +23,18 @@ export async function render(root, ctx) {
   const csvButton = h("button", { type: "button", disabled: true }, "Download CSV");
   root.append(pageHeader("Stock valuation", csvButton),
     h("p", { class: "lead" }, "Stock on hand valued at cost (weighted average) and at selling price, per product and location."));
+  const locationId = ctx.query.get("location") || "";
+  const asOf = ctx.query.get("asOf") || "";
+  const params = scoped({ locationId, asOf });
+  // The first page is asked for at once, beside the warehouses for the filter.
+  let pending = get("/api/reports/stock-valuation", { ...params, limit: PAGE, offset: 0 });
+  pending.catch(() => {});
   let locs = [];
   try {
     locs = await locations();
   } catch (e) {
     root.append(loadError(e, "the warehouses"));
   }
-  const locationId = ctx.query.get("location") || "";
-  const asOf = ctx.query.get("asOf") || "";
   const filter = field({
     label: "Location", name: "locationId", type: "select", value: locationId,
     options: [{ value: "", label: "All locations (and unallocated stock)" }, ...locs.map((l) => ({ value: l.id, label: l.name }))],
@@ -56,7 +60,6 @@ export async function render(root, ctx) {
     summaryArea, h("div", { class: "charts" }, byLocationArea, byCategoryArea),
     h("h2", {}, "Rows"), rowsArea, h("div", { class: "pager" }, prev, status, next));
 
-  const params = scoped({ locationId, asOf });
   let offset = 0;
   let seq = 0;
   let first = true;
@@ -66,7 +69,7 @@ export async function render(root, ctx) {
     rowsArea.setAttribute("aria-busy", "true");
     let page;
     try {
-      page = await get("/api/reports/stock-valuation", { ...params, limit: PAGE, offset });
+      page = await (pending ?? get("/api/reports/stock-valuation", { ...params, limit: PAGE, offset }));
     } catch (e) {
       if (ctx.alive() && mine === seq) {
         fill(first ? summaryArea : rowsArea, loadError(e, "the valuation report"));
@@ -74,6 +77,7 @@ export async function render(root, ctx) {
       }
       return;
     } finally {
+      pending = null;
       rowsArea.removeAttribute("aria-busy");
     }
     if (!ctx.alive() || mine !== seq) return;
