@@ -43,7 +43,9 @@ export async function render(root, ctx) {
     const n = Number(s.lowStockAlertCount) || 0;
     fill(kpis,
       kpi("Products", format(BigInt(s.totalProducts), 0)),
-      kpi("Stock value at cost", money(s.stockValue)),
+      Math.abs(Number(s.stockValue)) >= 1e6
+        ? h(kpi("Stock value at cost", shortMoney(s.stockValue)), {}, h("p", { class: "kpi-exact" }, money(s.stockValue)))
+        : kpi("Stock value at cost", money(s.stockValue)),
       kpi("Warehouses", format(BigInt(s.warehouseCount), 0)),
       kpi("Low stock alerts", badge(String(n), n ? "danger" : "ok"), { alert: true, id: "kpi-alerts" }),
       kpi("Units in transit", qty(s.inTransitUnits)));

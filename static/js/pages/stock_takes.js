@@ -283,7 +283,7 @@ async function detail(root, ctx, id) {
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Product"), h("th", { scope: "col", class: "num" }, "On record"),
       h("th", { scope: "col" }, "Counted"), h("th", { scope: "col", class: "num" }, "Variance"))),
     tbody)),
-  take.lines.length > SHEET_PAGE ? h("div", { class: "pager" }, prevPage, pageText, nextPage) : null,
+  ...(take.lines.length > SHEET_PAGE ? [h("div", { class: "pager" }, prevPage, pageText, nextPage)] : []),
   formError());
   form.addEventListener("submit", (ev) => ev.preventDefault());
   progress();

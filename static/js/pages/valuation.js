@@ -55,8 +55,9 @@ export async function render(root, ctx) {
   const rowsArea = h("div", { id: "valuation-rows" });
   const prev = h("button", { type: "button", class: "secondary", disabled: true }, "← Previous");
   const next = h("button", { type: "button", class: "secondary", disabled: true }, "Next →");
+  // `append` is the DOM's: no nulls.
   root.append(h("div", { class: "filters" }, filter, asAt),
-    asOf ? h("p", { id: "as-at", class: "notice info" }, `As at the end of ${date(asOf)}: quantities and cost prices of that day, today's selling prices; units in transit are not reconstructed.`) : null,
+    ...(asOf ? [h("p", { id: "as-at", class: "notice info" }, `As at the end of ${date(asOf)}: quantities and cost prices of that day, today's selling prices; units in transit are not reconstructed.`)] : []),
     summaryArea, h("div", { class: "charts" }, byLocationArea, byCategoryArea),
     h("h2", {}, "Rows"), rowsArea, h("div", { class: "pager" }, prev, status, next));
 
@@ -110,12 +111,15 @@ export async function render(root, ctx) {
   }
 
   function totals({ summary: s, byLocation, byCategory }) {
-    const k = (label, value) => h("div", { class: "kpi" },
+    const k = (label, value, exact) => h("div", { class: "kpi" },
       h("p", { class: "kpi-label" }, label),
-      h("p", { class: value.length > 13 ? "kpi-value long" : "kpi-value", title: value }, value));
+      h("p", { class: value.length > 9 ? "kpi-value long" : "kpi-value", title: exact || value }, value),
+      exact ? h("p", { class: "kpi-exact" }, exact) : null);
+    // Millions and more: the short figure, the exact one beneath it.
+    const m = (label, v) => (Math.abs(Number(v)) >= 1e6 ? k(label, shortMoney(v), money(v)) : k(label, money(v)));
     fill(summaryArea,
-      k("Cost value", money(s.totalCostValue)),
-      k("Retail value", money(s.totalRetailValue)),
+      m("Cost value", s.totalCostValue),
+      m("Retail value", s.totalRetailValue),
       k("Units", qty(s.totalUnits)),
       k("Average margin", percent(s.avgMargin)),
       s.inTransitUnits !== undefined && !locationId ? k("In transit (units)", qty(s.inTransitUnits)) : null);
