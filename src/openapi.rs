@@ -82,6 +82,13 @@ pub enum Shape {
     ReportList(&'static str, &'static [Filter]),
     /// A report with its own envelope: `filters` → the schema itself.
     BareReport(&'static str, &'static [Filter]),
+    /// A report with its own envelope that may also be asked for a page at a time:
+    /// `filters` → `whole`; with `limit` or `offset` → `page`.
+    PagedReport {
+        whole: &'static str,
+        page: &'static str,
+        filters: &'static [Filter],
+    },
     /// JSON body → 201 `{data: record}` when it created the record, 200 when it updated
     /// the existing one.
     Upsert {
@@ -203,8 +210,8 @@ use Filter::{
     Search,
 };
 use Shape::{
-    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PlainList, Query, Redirect,
-    Report, ReportList, Update, Upsert, V1List,
+    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
+    Query, Redirect, Report, ReportList, Update, Upsert, V1List,
 };
 
 const OAUTH_START: &[(&str, bool, &str)] = &[
@@ -293,8 +300,8 @@ pub const OPERATIONS: &[Operation] = &[
         .refused("A transition not listed (completing needs in_progress; a completed stock take cannot be cancelled), or counts or notes after counting ended"),
     op("delete", "/api/stock-takes", "Stock takes", "deleteStockTake", "Delete a draft or cancelled stock take", S, Delete)
         .refused("The stock take is neither draft nor cancelled"),
-    op("get", "/api/reports/stock-valuation", "Reports", "stockValuation", "Stock valuation report", S, BareReport("StockValuation", &[ByEntity, ByLocation, AsOf]))
-        .rules("With `asOf`: the same shape as of the end of that day (a future day is 400), without the summary's in-transit figures. One row per stock row with a non-zero quantity and, without `locationId`, one per product with non-zero unallocated stock (`location_id` null, `location_name` Unallocated). Inactive products and locations are included. Row values are rounded half away from zero to 2 places; summary totals are sums of the unrounded values, rounded once. `locationId` restricts rows and summary to that location; one of another entity than `entityId` is 400."),
+    op("get", "/api/reports/stock-valuation", "Reports", "stockValuation", "Stock valuation report", S, PagedReport { whole: "StockValuation", page: "StockValuationPage", filters: &[ByEntity, ByLocation, AsOf, Format] })
+        .rules("With `asOf`: the same shape as of the end of that day (a future day is 400), without the summary's in-transit figures. One row per stock row with a non-zero quantity and, without `locationId`, one per product with non-zero unallocated stock (`location_id` null, `location_name` Unallocated). Inactive products and locations are included. Row values are rounded half away from zero to 2 places; summary totals are sums of the unrounded values, rounded once. `locationId` restricts rows and summary to that location; one of another entity than `entityId` is 400. Without `limit`, `offset` or `format=csv` the answer is the whole report (`StockValuation`). With `limit` or `offset` it is one page of the same rows in the same order (`StockValuationPage`), with the summary of every row, the totals of every row per location (in row order, unallocated last) and per category (by name, ignoring case), and `total`, the number of rows. With `format=csv` the rows come as `text/csv` (columns product_sku, product_name, category, location, quantity, cost_price, unit_price, total_cost, total_retail, margin_percent; the money and the margin with exactly 2 decimals), streamed, a page of them with `limit` or `offset`; text a spreadsheet would read as a formula is prefixed with `'`."),
     op("get", "/api/reports/gross-margin", "Reports", "grossMargin", "Gross margin per product over posted invoices", S, BareReport("GrossMargin", &[ByEntity, IssuedFrom, IssuedTo]))
         .rules("Posted invoices (sent, paid) issued in the range. One row per product with invoice lines, by product name: quantity and sales (line nets) from the lines, cost_of_sales from the invoices' stock movements, gross_margin = sales − cost_of_sales, margin = gross_margin / sales × 100 (0 without sales). Money rounded half away from zero to 2 places, once."),
     op("get", "/api/inventory/summary", "Reports", "inventorySummary", "Dashboard figures", S, Report("InventorySummary", &[ByEntity])),
@@ -1604,6 +1611,36 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("total_retail", figure(2, "quantity × unit_price, rounded half away from zero.")),
             ("margin", figure(2, "Percentage: (unit_price − cost_price) / unit_price × 100, 0 when unit_price is 0; rounded half away from zero.")),
         ])),
+        ("StockValuationPage", object(&["data", "summary", "byLocation", "byCategory", "total", "limit", "offset"], vec![
+            ("data", array(reference("StockValuationRow"))),
+            ("summary", reference("StockValuationSummary")),
+            ("byLocation", array(object(&["locationId", "locationName", "rows", "totalUnits", "totalCostValue", "totalRetailValue"], vec![
+                ("locationId", {
+                    let mut v = nullable(uuid());
+                    v["description"] = json!("Null for the unallocated stock.");
+                    v
+                }),
+                ("locationName", text("Unallocated for the unallocated stock.")),
+                ("rows", integer()),
+                ("totalUnits", figure(3, "Σ quantity over the location's rows.")),
+                ("totalCostValue", figure(2, "Σ quantity × cost_price over its rows, rounded once.")),
+                ("totalRetailValue", figure(2, "Σ quantity × unit_price over its rows, rounded once.")),
+            ]))),
+            ("byCategory", array(object(&["category", "rows", "totalUnits", "totalCostValue", "totalRetailValue"], vec![
+                ("category", text("The products' category; empty for none.")),
+                ("rows", integer()),
+                ("totalUnits", figure(3, "Σ quantity over the category's rows.")),
+                ("totalCostValue", figure(2, "Σ quantity × cost_price over its rows, rounded once.")),
+                ("totalRetailValue", figure(2, "Σ quantity × unit_price over its rows, rounded once.")),
+            ]))),
+            ("total", json!({ "type": "integer", "description": "Rows of the whole report." })),
+            ("limit", {
+                let mut v = nullable(integer());
+                v["description"] = json!("The page size asked for; null without one.");
+                v
+            }),
+            ("offset", integer()),
+        ])),
         ("StockValuationSummary", {
             let mut v = record(vec![
             ("totalCostValue", figure(2, "Σ quantity × cost_price over the rows, rounded once.")),
@@ -1852,6 +1889,18 @@ fn operation(o: &Operation) -> Value {
             parameters.extend(filters.iter().map(|f| filter_param(*f)));
             ("200", reference(s))
         }
+        PagedReport {
+            whole,
+            page,
+            filters,
+        } => {
+            parameters.extend(filters.iter().map(|f| filter_param(*f)));
+            parameters.extend(session_paging());
+            (
+                "200",
+                json!({ "oneOf": [reference(whole), reference(page)] }),
+            )
+        }
         V1List(s) => {
             parameters.push(entity_param());
             parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 })));
@@ -1920,7 +1969,7 @@ fn operation(o: &Operation) -> Value {
         ok["headers"] = rate_headers();
     }
     // `format=csv` answers the same list as a spreadsheet.
-    if let FilteredList(_, filters) = &o.shape {
+    if let FilteredList(_, filters) | PagedReport { filters, .. } = &o.shape {
         if filters.contains(&Format) {
             ok["content"]["text/csv"] = json!({ "schema": { "type": "string" } });
         }

@@ -437,7 +437,7 @@ fn the_valuation_csv_download_holds_the_exact_report_rows() {
 
     open(&b, "#/valuation", "Stock valuation");
     b.wait_text(".kpis", "£3,087.42"); // 3 × 0.3333 + 2.5 × 1234.5678 = 3087.4194
-    b.wait_text(".view table", "Big kit");
+    b.wait_text("#valuation-rows table", "Big kit");
     b.screenshot("valuation");
     b.click_button(".page-head", "Download CSV");
     let name = format!(
@@ -467,7 +467,7 @@ fn the_valuation_csv_download_holds_the_exact_report_rows() {
     // Restricted to one location: only its rows.
     b.select(".filters select[name=locationId]", "Van");
     b.wait_text(".kpis", "£3,086.42");
-    b.wait_count(".view tbody tr", 1);
+    b.wait_count("#valuation-rows tbody tr", 1);
 }
 
 #[test]
@@ -793,7 +793,7 @@ fn the_valuation_as_at_last_month_counts_only_the_movements_dated_by_then() {
     );
     b.wait_text("#as-at", "As at the end of");
     b.wait_text(".kpis", "£20.00"); // only last month's 10
-    b.wait_text(".view tbody", "10");
+    b.wait_text("#valuation-rows tbody", "10");
     let hash = b.js("return location.hash", json!([]));
     assert_eq!(hash, json!(format!("#/valuation?asOf={end}")));
 }
@@ -941,4 +941,228 @@ fn a_webhook_is_added_in_settings_shows_its_secret_once_and_logs_its_deliveries(
     b.wait_text("#webhooks tbody", &url);
     let text = b.js("return document.body.innerText", json!([]));
     assert!(!text.as_str().unwrap().contains(&secret));
+}
+
+/// Puts `n` products straight into the server's database file, each with stock at every
+/// location (and the purchases that brought it, so the ledger stays sound): a catalogue
+/// of the size the API would take minutes to build in a debug build.
+fn seed_catalogue(b: &Browser, owner: &str, entity: &str, locations: &[String], n: usize) {
+    let db = b.downloads.parent().unwrap().join("stockbook.db");
+    let mut c = rusqlite::Connection::open(db).unwrap();
+    c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    let tx = c.transaction().unwrap();
+    {
+        let mut p = tx
+            .prepare(
+                "INSERT INTO products (id, owner_id, entity_id, name, sku, category, unit_price,
+                     cost_price, stock_qty, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 40000, 25000, ?7,
+                     '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+            )
+            .unwrap();
+        let mut s = tx
+            .prepare(
+                "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id,
+                     quantity, reorder_point, reserved_quantity, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, 0, '2026-01-01T00:00:00Z')",
+            )
+            .unwrap();
+        let mut m = tx
+            .prepare(
+                "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id,
+                     qty, type, date, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'purchase', '2026-01-01', '2026-01-01T00:00:00Z')",
+            )
+            .unwrap();
+        let categories = ["Hardware", "Garden", "Kitchen", "Office", "Toys"];
+        for i in 0..n {
+            let pid = uuid::Uuid::new_v4().to_string();
+            // 1 to 40 units (scaled by 1000) at each location.
+            let each = ((i % 40) as i64 + 1) * 1000;
+            p.execute(rusqlite::params![
+                pid,
+                owner,
+                entity,
+                format!("Item {i:06}"),
+                format!("SKU-{i:06}"),
+                categories[i % 5],
+                each * locations.len() as i64
+            ])
+            .unwrap();
+            for l in locations {
+                for stmt in [&mut s, &mut m] {
+                    stmt.execute(rusqlite::params![
+                        uuid::Uuid::new_v4().to_string(),
+                        owner,
+                        entity,
+                        pid,
+                        l,
+                        each
+                    ])
+                    .unwrap();
+                }
+            }
+        }
+    }
+    tx.commit().unwrap();
+}
+
+/// The JS heap in use, in MB (Chromium's `performance.memory`).
+fn js_heap_mb(b: &Browser) -> f64 {
+    b.js("return performance.memory.usedJSHeapSize", json!([]))
+        .as_f64()
+        .unwrap()
+        / 1e6
+}
+
+#[test]
+fn the_valuation_and_a_stock_take_of_twenty_thousand_products_load_a_page_at_a_time() {
+    const PRODUCTS: usize = 20_000;
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "scale@example.com");
+    let locs: Vec<String> = ["Annex", "Main warehouse", "Shop floor"]
+        .iter()
+        .map(|n| location(&b, &entity, n))
+        .collect();
+    let owner = b.api_ok("GET", "/api/auth/me", json!(null))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    seed_catalogue(&b, &owner, &entity, &locs, PRODUCTS);
+    // Units: 3 locations × 500 × (1 + … + 40); cost £2.50 each.
+    let units: u64 = 3 * 500 * (1..=40).sum::<u64>();
+    assert_eq!(units, 1_230_000);
+
+    // The valuation: 60,000 rows, of which the page fetches and draws one page; the
+    // figures come from the server's totals over all of them.
+    open(&b, "#/valuation", "Stock valuation");
+    b.wait_text(".kpis", "£3,075,000.00"); // 1,230,000 × £2.50
+    b.wait_text(".kpis", "1,230,000");
+    b.wait_text(".pager", "Rows 1–100 of 60,000");
+    b.wait_count("#valuation-rows tbody tr", 100);
+    let charts = || {
+        b.js(
+            "return [...document.querySelectorAll('svg.chart desc')].map(d => d.textContent).join(' | ')",
+            json!([]),
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+    };
+    assert!(
+        poll_until(|| charts().contains("Main warehouse: £1,025,000.00")),
+        "{}",
+        charts()
+    );
+    // Short figures beside the bars, the exact one in the description.
+    let labels = b.js(
+        "return [...document.querySelectorAll('svg.chart text.value')].map(t => t.textContent)",
+        json!([]),
+    );
+    assert!(
+        labels.as_array().unwrap().contains(&json!("£1m")),
+        "{labels}"
+    );
+    // One request for the report, a page of it: tens of kilobytes, not the 20 MB of
+    // every row.
+    let fetched = b.js(
+        "return performance.getEntriesByType('resource')
+            .filter(e => e.name.includes('/api/reports/stock-valuation'))
+            .map(e => [e.name, e.decodedBodySize])",
+        json!([]),
+    );
+    let fetched = fetched.as_array().unwrap();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert!(
+        fetched[0][0].as_str().unwrap().contains("limit=100"),
+        "{fetched:?}"
+    );
+    assert!(fetched[0][1].as_u64().unwrap() < 200_000, "{fetched:?}");
+    let drawn = b.js("return document.querySelectorAll('tr').length", json!([]));
+    assert!(drawn.as_u64().unwrap() < 150, "rows drawn: {drawn}");
+    let heap = js_heap_mb(&b);
+    assert!(heap < 40.0, "JS heap {heap:.1} MB");
+    b.click_button(".pager", "Next →");
+    b.wait_text(".pager", "Rows 101–200 of 60,000");
+    b.wait_count("#valuation-rows tbody tr", 100);
+
+    // A stock take of the 20,000 rows at the main warehouse: the sheet draws a page of
+    // lines, Enter on a page's last line opens the next page, and completing it sets the
+    // counted lines.
+    let take = b.api_ok(
+        "POST",
+        "/api/stock-takes",
+        json!({"location_id": locs[1], "entity_id": entity}),
+    );
+    assert_eq!(take["lines"].as_array().unwrap().len(), PRODUCTS);
+    let id = take["id"].as_str().unwrap().to_owned();
+    let first_line = take["lines"][0].clone();
+    b.api_ok(
+        "PUT",
+        "/api/stock-takes",
+        json!({"id": id, "status": "in_progress"}),
+    );
+    open(&b, &format!("#/stock-takes/{id}"), "Stock take ST-001");
+    b.wait_text(".progress", "0 of 20000 lines counted");
+    b.wait_text(".pager", "Lines 1–200 of 20000");
+    assert_eq!(b.find_all(".count-sheet tbody tr").len(), 200);
+    let heap = js_heap_mb(&b);
+    assert!(heap < 60.0, "JS heap {heap:.1} MB");
+    let active = || {
+        b.cmd("GET", "/element/active", json!({}))["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let el = active();
+    assert_eq!(b.prop(&el, "name"), json!("lines[0].counted_quantity"));
+    b.keys(&el, &format!("7{ENTER}"));
+    // The page's last line, then Enter: the next page, its first line in focus.
+    let last = b.wait("input[name='lines[199].counted_quantity']");
+    b.keys(&last, &format!("3{ENTER}"));
+    b.wait_text(".pager", "Lines 201–400 of 20000");
+    let el = active();
+    assert_eq!(b.prop(&el, "name"), json!("lines[200].counted_quantity"));
+    b.keys(&el, "5");
+    b.wait_text(".progress", "3 of 20000 lines counted");
+    // Back a page: the count typed there is still shown.
+    b.click_button(".count-form .pager", "← Previous lines");
+    let back = b.wait("input[name='lines[0].counted_quantity']");
+    assert_eq!(b.prop(&back, "value"), json!("7"));
+
+    b.click_button(".page-head", "Complete");
+    b.click_button("dialog", "Complete");
+    // The page reloads the stock take once the server has completed it.
+    b.wait_text(".page-head", "Stock take ST-001");
+    let mut done = json!(null);
+    assert!(
+        (0..300).any(|_| {
+            done = b.api_ok(
+                "GET",
+                &format!("/api/stock-takes?entityId={entity}"),
+                json!(null),
+            );
+            done[0]["status"] == json!("completed")
+                || (
+                    std::thread::sleep(std::time::Duration::from_millis(100)),
+                    false,
+                )
+                    .1
+        }),
+        "not completed: {}",
+        done[0]["status"]
+    );
+    let lines = done[0]["lines"].as_array().unwrap();
+    let counted: Vec<(usize, &Value)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l["counted_quantity"].is_null())
+        .collect();
+    assert_eq!(counted.len(), 3, "{counted:?}");
+    assert_eq!(lines[0]["counted_quantity"], json!(7));
+    assert_eq!(lines[199]["counted_quantity"], json!(3));
+    assert_eq!(lines[200]["counted_quantity"], json!(5));
+    assert_eq!(lines[1]["counted_quantity"], json!(null));
+    let product = first_line["product_id"]["id"].as_str().unwrap();
+    assert_eq!(stock_at(&b, product, &locs[1]), "7");
 }

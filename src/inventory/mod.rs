@@ -24,6 +24,7 @@ pub mod stock_rows;
 pub mod stock_takes;
 pub mod transfers;
 pub mod valuation;
+pub mod valuation_page;
 
 // The lookups under their older paths (`inventory::product_ref`), which tests use.
 pub use lookup::{location_ref, product_ref, LocationRef, ProductRef};

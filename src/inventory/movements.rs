@@ -213,7 +213,7 @@ pub fn write_movements_csv(
 
 /// One CSV cell: quoted when it holds a comma, a quote or a line break; a leading formula
 /// character is neutralised with `'`.
-fn csv_cell(out: &mut Vec<u8>, s: &str) {
+pub(super) fn csv_cell(out: &mut Vec<u8>, s: &str) {
     let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
     let quote = formula || s.contains([',', '"', '\r', '\n']);
     if quote {

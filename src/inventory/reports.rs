@@ -32,7 +32,7 @@ use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
     routes![
-        super::valuation::stock_valuation,
+        super::valuation_page::stock_valuation,
         summary,
         alerts,
         locations
@@ -497,23 +497,45 @@ pub fn location_figures(
     scope: &Scope,
     entity: Option<&str>,
 ) -> AppResult<Vec<Value>> {
-    let (cond, mut args) = scope.condition("s");
-    let mut sql = format!(
-        "SELECT s.location_id, s.quantity, s.reorder_point, p.active, p.cost_price, p.unit_price
-         FROM warehouse_stock s JOIN products p ON p.id = s.product_id WHERE {cond}"
-    );
-    and_eq(&mut sql, &mut args, "s.entity_id", entity);
-    let mut totals: HashMap<String, LocationTotals> = HashMap::new();
+    // The products once, by id, then the stock rows in one pass that finds each row's
+    // product in memory: 100,000 products at 5 locations take one read of each table,
+    // not 500,000 lookups of a product by its text id.
+    let (cond, mut args) = scope.condition("p");
+    let mut sql =
+        format!("SELECT p.id, p.active, p.cost_price, p.unit_price FROM products p WHERE {cond}");
+    and_eq(&mut sql, &mut args, "p.entity_id", entity);
+    let mut products: HashMap<String, (bool, i64, i64)> = HashMap::new();
     let mut stmt = conn.prepare(&sql)?;
     let mut q = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = q.next()? {
-        let loc: String = r.get(0)?;
-        let qty: i64 = r.get(1)?;
-        let reorder: i64 = r.get(2)?;
-        let active: bool = r.get(3)?;
-        let cost: i64 = r.get(4)?;
-        let unit: i64 = r.get(5)?;
-        let t = totals.entry(loc).or_default();
+        products.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
+    }
+    drop(q);
+    let (cond, mut args) = scope.condition("s");
+    let mut sql = format!(
+        "SELECT s.location_id, s.product_id, s.quantity, s.reorder_point
+         FROM warehouse_stock s WHERE {cond}"
+    );
+    and_eq(&mut sql, &mut args, "s.entity_id", entity);
+    // A handful of locations: found by a scan, without allocating a key per row.
+    let mut by_location: Vec<(String, LocationTotals)> = Vec::new();
+    let mut stmt = conn.prepare(&sql)?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = q.next()? {
+        let loc = text_col(r, 0)?;
+        let Some(&(active, cost, unit)) = products.get(text_col(r, 1)?) else {
+            continue;
+        };
+        let qty: i64 = r.get(2)?;
+        let reorder: i64 = r.get(3)?;
+        let i = match by_location.iter().position(|(l, _)| l == loc) {
+            Some(i) => i,
+            None => {
+                by_location.push((loc.to_owned(), LocationTotals::default()));
+                by_location.len() - 1
+            }
+        };
+        let t = &mut by_location[i].1;
         t.units += i128::from(qty);
         t.cost += i128::from(qty) * i128::from(cost);
         t.retail += i128::from(qty) * i128::from(unit);
@@ -525,6 +547,7 @@ pub fn location_figures(
         }
     }
     drop(q);
+    let mut totals: HashMap<String, LocationTotals> = by_location.into_iter().collect();
 
     let (cond, mut args) = scope.condition("l");
     let mut sql = format!("SELECT l.id, l.name, l.status FROM warehouse_locations l WHERE {cond}");

@@ -607,11 +607,12 @@ fn change_reserved(
     location_id: &str,
     delta: Qty,
 ) -> AppResult<()> {
-    let n = tx.execute(
-        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
-         WHERE product_id = ?2 AND location_id = ?3",
-        params![delta, product_id, location_id],
-    )?;
+    let n = tx
+        .prepare_cached(
+            "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
+             WHERE product_id = ?2 AND location_id = ?3",
+        )?
+        .execute(params![delta, product_id, location_id])?;
     if n != 1 {
         return Err(AppError::internal(format!(
             "no stock row for product {product_id} at location {location_id}"
@@ -686,10 +687,8 @@ fn receive(
                 MovementType::TransferIn,
             )?;
         }
-        tx.execute(
-            "UPDATE transfer_order_lines SET received_quantity = ?1 WHERE id = ?2",
-            params![received, l.id],
-        )?;
+        tx.prepare_cached("UPDATE transfer_order_lines SET received_quantity = ?1 WHERE id = ?2")?
+            .execute(params![received, l.id])?;
     }
     for (pid, qty) in totals_by_product(&lines) {
         change_reserved(tx, &pid, &src.id, -qty)?;

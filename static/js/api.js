@@ -85,7 +85,19 @@ export function query(params) {
   return s ? `?${s}` : "";
 }
 
-export const get = (path, params) => api("GET", path + query(params));
+// GETs of the same address at the same time share one request (the menu's alert badge and
+// the dashboard both ask for the inventory summary as the app opens, a query over every
+// stock row); each caller after the first gets its own copy of the answer.
+const inflight = new Map();
+
+export function get(path, params) {
+  const url = path + query(params);
+  const pending = inflight.get(url);
+  if (pending) return pending.then((payload) => structuredClone(payload));
+  const p = api("GET", url).finally(() => inflight.delete(url));
+  inflight.set(url, p);
+  return p;
+}
 export const post = (path, body) => api("POST", path, body);
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path, body) => api("DELETE", path, body);

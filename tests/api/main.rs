@@ -40,4 +40,5 @@ mod stock;
 mod stock_takes;
 mod transfers;
 mod v1;
+mod valuation_page;
 mod webhooks;

@@ -2,7 +2,7 @@
 // stock value by location and by category, units in transit, recent movements and the alert list.
 
 import { get } from "../api.js";
-import { barChart } from "../charts.js";
+import { barChart, shortMoney } from "../charts.js";
 import { format, money, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import { badge, date, field, fill, h, loadError, pageHeader, table } from "../ui.js";
@@ -43,7 +43,9 @@ export async function render(root, ctx) {
     const n = Number(s.lowStockAlertCount) || 0;
     fill(kpis,
       kpi("Products", format(BigInt(s.totalProducts), 0)),
-      kpi("Stock value at cost", money(s.stockValue)),
+      Math.abs(Number(s.stockValue)) >= 1e6
+        ? h(kpi("Stock value at cost", shortMoney(s.stockValue)), {}, h("p", { class: "kpi-exact" }, money(s.stockValue)))
+        : kpi("Stock value at cost", money(s.stockValue)),
       kpi("Warehouses", format(BigInt(s.warehouseCount), 0)),
       kpi("Low stock alerts", badge(String(n), n ? "danger" : "ok"), { alert: true, id: "kpi-alerts" }),
       kpi("Units in transit", qty(s.inTransitUnits)));
@@ -52,7 +54,7 @@ export async function render(root, ctx) {
   // Value by location.
   locationsP.then(({ data }) => {
     if (!ctx.alive()) return;
-    const items = data.map((l) => ({ label: l.location.name, value: Number(l.costValue), text: money(l.costValue) }));
+    const items = data.map((l) => ({ label: l.location.name, value: Number(l.costValue), text: money(l.costValue), short: shortMoney(l.costValue) }));
     fill(byLocation.body, items.length
       ? barChart({ title: "Stock value at cost by location", items })
       : h("p", { class: "chart-empty" }, "No warehouses yet. ", h("a", { href: "#/warehouses" }, "Add one"), "."));
@@ -65,6 +67,7 @@ export async function render(root, ctx) {
       label: c.category || "Uncategorised",
       value: Number(c.stockValue),
       text: money(c.stockValue),
+      short: shortMoney(c.stockValue),
     }));
     fill(byCategory.body, items.length
       ? barChart({ title: "Stock value at cost by category", items, barClass: "bar alt" })

@@ -1,6 +1,10 @@
 // Stock takes (docs/documents.md#stock-takes, docs/documents.md#stock-take-states):
 // create for a location; a count sheet made for fast keyboard entry (Enter moves to
 // the next line), progress, variance highlighted; start, complete, cancel, delete.
+//
+// A location may hold 20,000 stock rows, so the sheet draws one page of lines at a time
+// (Enter on a page's last line opens the next page) and keeps every typed count in a map,
+// not in the page's inputs; saving sends the changed counts in PUTs of at most MAX_LINES.
 
 import { del, get, post, put } from "../api.js";
 import { format, isDecimal, qty, scaled } from "../decimal.js";
@@ -12,6 +16,11 @@ import {
 import { locationSelect, locations } from "../widgets.js";
 
 export const title = "Stock takes";
+
+/** Lines drawn at once on the count sheet. */
+export const SHEET_PAGE = 200;
+/** Lines one PUT may carry (docs/limits.md#lists). */
+const MAX_LINES = 10_000;
 
 const counted = (t) => t.lines.filter((l) => l.counted_quantity !== null && l.counted_quantity !== undefined).length;
 
@@ -86,14 +95,15 @@ async function detail(root, ctx, id) {
   const form = h("form", { class: "count-form" });
   const buttons = [];
 
-  // Counts typed since the last save, by line id.
+  // Every line's count as typed (or as saved), by line id; the page's inputs show a
+  // slice of it.
+  const values = new Map(take.lines.map((l) => [l.id, l.counted_quantity === null || l.counted_quantity === undefined ? "" : String(l.counted_quantity)]));
+  const index = new Map(take.lines.map((l, i) => [l.id, i]));
   const inputs = new Map();
   function changedLines() {
     const out = [];
     for (const l of take.lines) {
-      const input = inputs.get(l.id);
-      if (!input) continue;
-      const v = input.value.trim();
+      const v = values.get(l.id).trim();
       const before = l.counted_quantity === null || l.counted_quantity === undefined ? "" : String(l.counted_quantity);
       const same = v === "" ? before === "" : before !== "" && isDecimal(v) && scaled(v, 3) === scaled(before, 3);
       if (!same) out.push({ id: l.id, counted_quantity: v === "" ? null : numberOrText(v) });
@@ -102,19 +112,28 @@ async function detail(root, ctx, id) {
   }
   async function send(status, label) {
     refusal.hidden = true;
-    const body = { id: take.id };
     const lines = editable ? changedLines() : [];
-    if (lines.length) body.lines = lines;
-    if (status) body.status = status;
     if (!status && !lines.length) { toast("No changes to save."); return; }
-    try {
-      await put("/api/stock-takes", body);
-    } catch (e) {
-      refusal.hidden = false;
-      refusal.textContent = e.message;
-      const m = /lines\[(\d+)\]/.exec(e.message);
-      if (m && lines[Number(m[1])]) inputs.get(lines[Number(m[1])].id)?.focus();
-      return;
+    // The counts in PUTs of at most MAX_LINES lines; the last one carries the status, so
+    // a refused transition keeps none of its own counts.
+    const batches = [];
+    for (let i = 0; i < lines.length; i += MAX_LINES) batches.push(lines.slice(i, i + MAX_LINES));
+    if (!batches.length) batches.push([]);
+    for (const [n, batch] of batches.entries()) {
+      const body = { id: take.id };
+      if (batch.length) body.lines = batch;
+      if (status && n === batches.length - 1) body.status = status;
+      try {
+        await put("/api/stock-takes", body);
+      } catch (e) {
+        refusal.hidden = false;
+        refusal.textContent = e.message.replace(/lines\[(\d+)\]/g, (_, i) => `lines[${index.get(batch[Number(i)]?.id) ?? i}]`);
+        const m = /lines\[(\d+)\]/.exec(e.message);
+        if (m && batch[Number(m[1])]) showLine(index.get(batch[Number(m[1])].id));
+        // Earlier batches are saved (and marked so below); this one's counts stay typed.
+        return;
+      }
+      for (const l of batch) take.lines[index.get(l.id)].counted_quantity = l.counted_quantity;
     }
     toast(label);
     if (status === "completed") window.dispatchEvent(new Event("stockbook:stock-changed"));
@@ -168,11 +187,7 @@ async function detail(root, ctx, id) {
   const progressText = h("span", { "aria-live": "polite" });
   function progress() {
     let n = 0;
-    for (const l of take.lines) {
-      const input = inputs.get(l.id);
-      const v = input ? input.value.trim() : (l.counted_quantity ?? "");
-      if (String(v) !== "") n++;
-    }
+    for (const v of values.values()) if (v.trim() !== "") n++;
     bar.value = n;
     progressText.textContent = `${n} of ${take.lines.length} lines counted`;
   }
@@ -188,33 +203,40 @@ async function detail(root, ctx, id) {
     editable ? h("p", { class: "hint" }, "Type each count and press Enter to go to the next line. Leave a line blank to leave its stock unchanged.") : null,
     form);
 
-  const rows = take.lines.map((l, i) => {
+  // One page of the sheet: the lines from `first`.
+  const tbody = h("tbody");
+  const pageText = h("span", { class: "muted", "aria-live": "polite" });
+  const prevPage = h("button", { type: "button", class: "secondary" }, "← Previous lines");
+  const nextPage = h("button", { type: "button", class: "secondary" }, "Next lines →");
+  let first = 0;
+
+  function row(l, i) {
     const varCell = h("td", { class: "num var" });
     const tr = h("tr", { "data-line": l.id });
     let countCell;
     if (editable) {
       const f = field({
         label: `Counted ${l.product_id.name}`, name: `lines[${i}].counted_quantity`,
-        value: l.counted_quantity ?? "", inputmode: "decimal", autocomplete: "off", class: "count",
+        value: values.get(l.id), inputmode: "decimal", autocomplete: "off", class: "count",
       });
       f.querySelector("label").classList.add("sr-only");
       f.classList.add("cell");
       inputs.set(l.id, f.control);
-      f.control.addEventListener("input", () => { variance(); progress(); });
+      f.control.addEventListener("input", () => { values.set(l.id, f.control.value); variance(); progress(); });
       f.control.addEventListener("keydown", (ev) => {
         if (ev.key !== "Enter") return;
         ev.preventDefault();
-        const next = take.lines[i + (ev.shiftKey ? -1 : 1)];
-        const target = next ? inputs.get(next.id) : document.getElementById("save-counts");
-        if (target) { target.focus(); if (target.select) target.select(); }
+        const to = i + (ev.shiftKey ? -1 : 1);
+        if (to >= 0 && to < take.lines.length) showLine(to);
+        else document.getElementById("save-counts")?.focus();
       });
       countCell = h("td", {}, f);
     } else {
       countCell = h("td", { class: "num" }, l.counted_quantity === null || l.counted_quantity === undefined ? h("span", { class: "muted" }, "not counted") : qty(l.counted_quantity));
     }
     function variance() {
-      const raw = editable ? inputs.get(l.id).value.trim() : (l.counted_quantity ?? "");
-      const c = raw === "" ? null : scaled(raw, 3);
+      const raw = values.get(l.id).trim();
+      const c = raw === "" || !isDecimal(raw) ? null : scaled(raw, 3);
       tr.classList.toggle("counted", c !== null);
       if (c === null) {
         varCell.textContent = "";
@@ -231,15 +253,41 @@ async function detail(root, ctx, id) {
       h("td", { class: "num" }, qty(l.system_quantity)), countCell, varCell);
     variance();
     return tr;
-  });
+  }
+
+  function drawPage(from) {
+    first = Math.max(0, Math.min(from, Math.floor(Math.max(0, take.lines.length - 1) / SHEET_PAGE) * SHEET_PAGE));
+    inputs.clear();
+    const shown = take.lines.slice(first, first + SHEET_PAGE);
+    fill(tbody, shown.length
+      ? shown.map((l, n) => row(l, first + n))
+      : h("tr", {}, h("td", { colspan: 4, class: "empty" }, "No active products are held at this location.")));
+    prevPage.disabled = first === 0;
+    nextPage.disabled = first + SHEET_PAGE >= take.lines.length;
+    pageText.textContent = take.lines.length > SHEET_PAGE
+      ? `Lines ${first + 1}–${first + shown.length} of ${take.lines.length}`
+      : "";
+  }
+
+  /** Shows the page holding line `i` and puts the cursor in its count. */
+  function showLine(i) {
+    if (i < first || i >= first + SHEET_PAGE) drawPage(Math.floor(i / SHEET_PAGE) * SHEET_PAGE);
+    const input = inputs.get(take.lines[i]?.id);
+    if (input) { input.focus(); input.select(); }
+  }
+
+  prevPage.addEventListener("click", () => drawPage(first - SHEET_PAGE));
+  nextPage.addEventListener("click", () => drawPage(first + SHEET_PAGE));
   form.append(h("div", { class: "table-wrap count-sheet" }, h("table", { class: "grid" },
     h("caption", { class: "sr-only" }, `Count sheet of ${take.number}`),
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Product"), h("th", { scope: "col", class: "num" }, "On record"),
       h("th", { scope: "col" }, "Counted"), h("th", { scope: "col", class: "num" }, "Variance"))),
-    h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 4, class: "empty" }, "No active products are held at this location."))))),
+    tbody)),
+  ...(take.lines.length > SHEET_PAGE ? [h("div", { class: "pager" }, prevPage, pageText, nextPage)] : []),
   formError());
   form.addEventListener("submit", (ev) => ev.preventDefault());
   progress();
-  const first = take.lines.find((l) => l.counted_quantity === null || l.counted_quantity === undefined);
-  if (editable && first) setTimeout(() => inputs.get(first.id)?.focus(), 0);
+  const blank = take.lines.findIndex((l) => l.counted_quantity === null || l.counted_quantity === undefined);
+  drawPage(blank > 0 ? Math.floor(blank / SHEET_PAGE) * SHEET_PAGE : 0);
+  if (editable && blank >= 0) setTimeout(() => showLine(blank), 0);
 }

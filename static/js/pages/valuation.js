@@ -1,31 +1,40 @@
 // The stock valuation report (docs/inventory.md#valuation-report): location filter, an "as at"
-// date (docs/documents-stock.md#stock-as-at-a-date), rows and summary, a chart, and a CSV download generated in the browser from the exact figures the server
-// sent.
+// date (docs/documents-stock.md#stock-as-at-a-date), the summary and the totals by location
+// and by category computed by the server over every row, the rows a page at a time
+// (docs/inventory.md#valuation-report-by-the-page), and the CSV download streamed by the
+// server (docs/inventory.md#valuation-report-as-a-spreadsheet). The page never holds more
+// than one page of rows, however large the report.
 
-import { get } from "../api.js";
-import { barChart } from "../charts.js";
-import { money, moneyFromPence, percent, plain, price, qty, scaled } from "../decimal.js";
-import { scoped, state } from "../state.js";
+import { get, query } from "../api.js";
+import { barChart, shortMoney } from "../charts.js";
+import { money, percent, price, qty } from "../decimal.js";
+import { scoped } from "../state.js";
 import { date, field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
-import { download, toCsv } from "../csv.js";
 import { locations } from "../widgets.js";
 
 export const title = "Valuation";
 
-const SHOWN = 500;
+/** Rows per page. */
+export const PAGE = 100;
+/** Bars of the category chart; the other categories are one bar. */
+const BARS = 12;
 
 export async function render(root, ctx) {
   const csvButton = h("button", { type: "button", disabled: true }, "Download CSV");
   root.append(pageHeader("Stock valuation", csvButton),
     h("p", { class: "lead" }, "Stock on hand valued at cost (weighted average) and at selling price, per product and location."));
+  const locationId = ctx.query.get("location") || "";
+  const asOf = ctx.query.get("asOf") || "";
+  const params = scoped({ locationId, asOf });
+  // The first page is asked for at once, beside the warehouses for the filter.
+  let pending = get("/api/reports/stock-valuation", { ...params, limit: PAGE, offset: 0 });
+  pending.catch(() => {});
   let locs = [];
   try {
     locs = await locations();
   } catch (e) {
     root.append(loadError(e, "the warehouses"));
   }
-  const locationId = ctx.query.get("location") || "";
-  const asOf = ctx.query.get("asOf") || "";
   const filter = field({
     label: "Location", name: "locationId", type: "select", value: locationId,
     options: [{ value: "", label: "All locations (and unallocated stock)" }, ...locs.map((l) => ({ value: l.id, label: l.name }))],
@@ -40,43 +49,47 @@ export async function render(root, ctx) {
   filter.control.addEventListener("change", reload);
   asAt.control.addEventListener("change", reload);
   const summaryArea = h("div", { class: "kpis" }, h("p", { class: "muted" }, "Loading…"));
-  const chartArea = h("section", { class: "panel" }, h("h2", {}, "Cost value by location"));
-  const rowsArea = h("div");
+  const byLocationArea = h("section", { class: "panel" }, h("h2", {}, "Cost value by location"));
+  const byCategoryArea = h("section", { class: "panel" }, h("h2", {}, "Cost value by category"));
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const rowsArea = h("div", { id: "valuation-rows" });
+  const prev = h("button", { type: "button", class: "secondary", disabled: true }, "← Previous");
+  const next = h("button", { type: "button", class: "secondary", disabled: true }, "Next →");
+  // `append` is the DOM's: no nulls.
   root.append(h("div", { class: "filters" }, filter, asAt),
-    asOf ? h("p", { id: "as-at", class: "notice info" }, `As at the end of ${date(asOf)}: quantities and cost prices of that day, today's selling prices; units in transit are not reconstructed.`) : null,
-    summaryArea, chartArea, h("h2", {}, "Rows"), rowsArea);
+    ...(asOf ? [h("p", { id: "as-at", class: "notice info" }, `As at the end of ${date(asOf)}: quantities and cost prices of that day, today's selling prices; units in transit are not reconstructed.`)] : []),
+    summaryArea, h("div", { class: "charts" }, byLocationArea, byCategoryArea),
+    h("h2", {}, "Rows"), rowsArea, h("div", { class: "pager" }, prev, status, next));
 
-  let report;
-  try {
-    report = await get("/api/reports/stock-valuation", scoped({ locationId, asOf }));
-  } catch (e) {
-    if (ctx.alive()) { fill(summaryArea, loadError(e, "the valuation report")); chartArea.remove(); }
-    return;
-  }
-  if (!ctx.alive()) return;
-  const { data: rows, summary: s } = report;
-  const k = (label, value) => h("div", { class: "kpi" }, h("p", { class: "kpi-label" }, label), h("p", { class: "kpi-value" }, value));
-  fill(summaryArea,
-    k("Cost value", money(s.totalCostValue)),
-    k("Retail value", money(s.totalRetailValue)),
-    k("Units", qty(s.totalUnits)),
-    k("Average margin", percent(s.avgMargin)),
-    s.inTransitUnits !== undefined && !locationId ? k("In transit (units)", qty(s.inTransitUnits)) : null);
+  let offset = 0;
+  let seq = 0;
+  let first = true;
 
-  const byLocation = new Map();
-  for (const r of rows) {
-    const name = r.location_name || "Unallocated";
-    byLocation.set(name, (byLocation.get(name) ?? 0n) + (scaled(r.total_cost, 2) ?? 0n));
-  }
-  chartArea.append(byLocation.size
-    ? barChart({ title: "Cost value by location", width: 720, items: [...byLocation].map(([label, p]) => ({ label, value: Number(p), text: moneyFromPence(p) })) })
-    : h("p", { class: "chart-empty" }, "No stock to value."));
-
-  fill(rowsArea,
-    rows.length > SHOWN ? h("p", { class: "notice info" }, `Showing the first ${SHOWN} of ${rows.length} rows; the CSV download has them all.`) : null,
-    table({
+  async function load() {
+    const mine = ++seq;
+    rowsArea.setAttribute("aria-busy", "true");
+    let page;
+    try {
+      page = await (pending ?? get("/api/reports/stock-valuation", { ...params, limit: PAGE, offset }));
+    } catch (e) {
+      if (ctx.alive() && mine === seq) {
+        fill(first ? summaryArea : rowsArea, loadError(e, "the valuation report"));
+        if (first) { byLocationArea.remove(); byCategoryArea.remove(); }
+      }
+      return;
+    } finally {
+      pending = null;
+      rowsArea.removeAttribute("aria-busy");
+    }
+    if (!ctx.alive() || mine !== seq) return;
+    if (first) {
+      first = false;
+      totals(page);
+    }
+    const { data: rows, total } = page;
+    fill(rowsArea, table({
       caption: "Stock valuation rows",
-      rows: rows.slice(0, SHOWN),
+      rows,
       empty: "No stock on hand.",
       columns: [
         { label: "Product", header: true, cell: (r) => [r.product_name, h("span", { class: "sub" }, r.product_sku)] },
@@ -90,27 +103,71 @@ export async function render(root, ctx) {
         { label: "Margin", num: true, cell: (r) => percent(r.margin) },
       ],
     }));
+    prev.disabled = offset === 0;
+    next.disabled = offset + rows.length >= total;
+    status.textContent = rows.length
+      ? `Rows ${(offset + 1).toLocaleString("en-GB")}–${(offset + rows.length).toLocaleString("en-GB")} of ${total.toLocaleString("en-GB")}`
+      : "";
+  }
 
+  function totals({ summary: s, byLocation, byCategory }) {
+    const k = (label, value, exact) => h("div", { class: "kpi" },
+      h("p", { class: "kpi-label" }, label),
+      h("p", { class: value.length > 9 ? "kpi-value long" : "kpi-value", title: exact || value }, value),
+      exact ? h("p", { class: "kpi-exact" }, exact) : null);
+    // Millions and more: the short figure, the exact one beneath it.
+    const m = (label, v) => (Math.abs(Number(v)) >= 1e6 ? k(label, shortMoney(v), money(v)) : k(label, money(v)));
+    fill(summaryArea,
+      m("Cost value", s.totalCostValue),
+      m("Retail value", s.totalRetailValue),
+      k("Units", qty(s.totalUnits)),
+      k("Average margin", percent(s.avgMargin)),
+      s.inTransitUnits !== undefined && !locationId ? k("In transit (units)", qty(s.inTransitUnits)) : null);
+
+    const bar = (label, g) => ({ label, value: Number(g.totalCostValue), text: money(g.totalCostValue), short: shortMoney(g.totalCostValue) });
+    byLocationArea.append(byLocation.length
+      ? barChart({ title: "Cost value by location", width: 720, items: byLocation.map((g) => bar(g.locationName, g)) })
+      : h("p", { class: "chart-empty" }, "No stock to value."),
+    totalsTable("Totals by location", "Location", byLocation.map((g) => ({ ...g, name: g.locationName }))));
+
+    const ranked = [...byCategory].sort((a, b) => Number(b.totalCostValue) - Number(a.totalCostValue));
+    const items = ranked.slice(0, BARS).map((g) => bar(g.category || "Uncategorised", g));
+    if (ranked.length > BARS) {
+      const rest = ranked.slice(BARS);
+      const v = rest.reduce((acc, g) => acc + Number(g.totalCostValue), 0);
+      items.push({ label: `${rest.length} other categories`, value: v, text: `about ${shortMoney(v)}`, short: shortMoney(v) });
+    }
+    byCategoryArea.append(items.length
+      ? barChart({ title: "Cost value by category", width: 720, items, barClass: "bar alt" })
+      : h("p", { class: "chart-empty" }, "No stock to value."),
+    totalsTable("Totals by category", "Category", byCategory.map((g) => ({ ...g, name: g.category || "Uncategorised" }))));
+  }
+
+  function totalsTable(caption, label, groups) {
+    if (!groups.length) return null;
+    return h("details", { class: "totals" }, h("summary", {}, caption),
+      table({
+        caption,
+        rows: groups,
+        columns: [
+          { label, header: true, cell: (g) => g.name },
+          { label: "Rows", num: true, cell: (g) => g.rows.toLocaleString("en-GB") },
+          { label: "Units", num: true, cell: (g) => qty(g.totalUnits) },
+          { label: "Cost value", num: true, cell: (g) => money(g.totalCostValue) },
+          { label: "Retail value", num: true, cell: (g) => money(g.totalRetailValue) },
+        ],
+      }));
+  }
+
+  prev.addEventListener("click", () => { offset = Math.max(0, offset - PAGE); load(); });
+  next.addEventListener("click", () => { offset += PAGE; load(); });
+  // The server streams the whole file; the browser saves it under the name it gives.
   csvButton.disabled = false;
   csvButton.addEventListener("click", () => {
-    const header = ["product_sku", "product_name", "category", "location", "quantity", "cost_price", "unit_price", "total_cost", "total_retail", "margin_percent"];
-    const lines = rows.map((r) => [
-      r.product_sku, r.product_name, r.category, r.location_name,
-      plain(r.quantity, 3), plain(r.cost_price, 4), plain(r.unit_price, 4),
-      fixed2(r.total_cost), fixed2(r.total_retail), fixed2(r.margin),
-    ]);
-    const where = locationId ? `-${slug(locs.find((l) => l.id === locationId)?.name || "location")}` : "";
-    download(`stock-valuation-${slug(state.entity.name)}${where}-${asOf || today()}.csv`, toCsv(header, lines));
+    const a = h("a", { href: `/api/reports/stock-valuation${query({ ...params, format: "csv" })}`, download: "", hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
   });
+  await load();
 }
-
-/** Two decimal places, no grouping: `1234.50`. */
-function fixed2(v) {
-  const p = scaled(v, 2);
-  if (p === null) return "";
-  const neg = p < 0n;
-  const s = (neg ? -p : p).toString().padStart(3, "0");
-  return `${neg ? "-" : ""}${s.slice(0, -2)}.${s.slice(-2)}`;
-}
-
-const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "x";
