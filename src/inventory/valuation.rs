@@ -167,6 +167,86 @@ impl Body<'_> {
     }
 }
 
+/// The report's products in id order, for the merge with rows that arrive in id order
+/// (stock rows by location, the ledger sums, the cost history). The ids are copied into
+/// one buffer in that order, each keyed by its first 16 bytes as a number, so the merge
+/// reads memory in sequence and mostly compares integers; SQLite orders the rows by
+/// the same bytes (the `BINARY` collation).
+struct ById {
+    /// (first 16 bytes, big-endian and zero-padded; the product's rank), in id order.
+    keys: Vec<(u128, u32)>,
+    /// Every id, in the same order, one after another.
+    ids: Vec<u8>,
+    /// Where each id ends in `ids`.
+    ends: Vec<usize>,
+    /// The merge's position: every id before it is smaller than the last one looked up.
+    at: usize,
+}
+
+fn id_prefix(id: &[u8]) -> u128 {
+    let mut b = [0_u8; 16];
+    let n = id.len().min(16);
+    b[..n].copy_from_slice(&id[..n]);
+    u128::from_be_bytes(b)
+}
+
+impl ById {
+    fn new(products: &[ValProduct]) -> Self {
+        let mut keys: Vec<(u128, u32)> = (0..products.len() as u32)
+            .map(|i| (id_prefix(products[i as usize].id.as_bytes()), i))
+            .collect();
+        keys.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| {
+                products[a.1 as usize]
+                    .id
+                    .as_bytes()
+                    .cmp(products[b.1 as usize].id.as_bytes())
+            })
+        });
+        let mut ids = Vec::with_capacity(keys.len() * 36);
+        let mut ends = Vec::with_capacity(keys.len());
+        for &(_, rank) in &keys {
+            ids.extend_from_slice(products[rank as usize].id.as_bytes());
+            ends.push(ids.len());
+        }
+        Self {
+            keys,
+            ids,
+            ends,
+            at: 0,
+        }
+    }
+
+    fn id(&self, k: usize) -> &[u8] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] };
+        &self.ids[start..self.ends[k]]
+    }
+
+    /// Starts the merge again from the smallest id.
+    fn restart(&mut self) {
+        self.at = 0;
+    }
+
+    /// The rank of the product with this id, for ids looked up in ascending order; `None`
+    /// for an id that is not in the report (passed over).
+    fn find(&mut self, id: &[u8]) -> Option<u32> {
+        let key = id_prefix(id);
+        while self.at < self.keys.len() {
+            let k = self.keys[self.at].0;
+            if k < key || (k == key && self.id(self.at) < id) {
+                self.at += 1;
+            } else {
+                break;
+            }
+        }
+        if self.at < self.keys.len() && self.keys[self.at].0 == key && self.id(self.at) == id {
+            self.at += 1;
+            return Some(self.keys[self.at - 1].1);
+        }
+        None
+    }
+}
+
 /// One location's stock rows in product id order. The location index covers product and
 /// quantity (migration V8), so this reads the index alone and needs no sort: a test
 /// checks the plan. A stock row's owner and entity are its location's (the ledger writes
@@ -253,16 +333,10 @@ pub fn write_valuation(
 ) -> AppResult<()> {
     let locations = locations(conn, scope, entity, location)?;
     let products = products(conn, scope, entity, location)?;
-    // A product's index in `products` is its rank: rows sort by it. `by_id` lists the
-    // ranks in id order, the order in which each location's stock rows arrive, so rows
+    // A product's index in `products` is its rank: rows sort by it. `by_id` has the
+    // products in id order, the order in which each location's stock rows arrive, so rows
     // find their product by a merge, with no hashing.
-    let mut by_id: Vec<u32> = (0..products.len() as u32).collect();
-    by_id.sort_unstable_by(|&a, &b| {
-        products[a as usize]
-            .id
-            .as_bytes()
-            .cmp(products[b as usize].id.as_bytes())
-    });
+    let mut by_id = ById::new(&products);
 
     let mut body = Body {
         products: &products,
@@ -294,16 +368,11 @@ pub fn write_valuation(
         push_str(&mut piece, &l.name);
         piece.extend_from_slice(b",\"quantity\":");
 
-        let mut next = by_id.iter().peekable();
+        by_id.restart();
         let mut q = stmt.query([&l.id])?;
         while let Some(r) = q.next()? {
-            let id = bytes_col(r, 0)?;
             // Ids of products that are not in the report (none, normally) are passed over.
-            while next
-                .next_if(|&&p| products[p as usize].id.as_bytes() < id)
-                .is_some()
-            {}
-            let Some(&prod) = next.next_if(|&&p| products[p as usize].id.as_bytes() == id) else {
+            let Some(prod) = by_id.find(bytes_col(r, 0)?) else {
                 continue;
             };
             let qty: i64 = r.get(1)?;
@@ -401,19 +470,13 @@ pub fn write_valuation_as_of(
 ) -> AppResult<()> {
     let locations = locations(conn, scope, entity, location)?;
     let mut products = products(conn, scope, entity, None)?;
-    let mut by_id: Vec<u32> = (0..products.len() as u32).collect();
-    by_id.sort_unstable_by(|&a, &b| {
-        products[a as usize]
-            .id
-            .as_bytes()
-            .cmp(products[b as usize].id.as_bytes())
-    });
+    let mut by_id = ById::new(&products);
 
     // Cost in force at the end of the day, per product.
     {
         let mut stmt = conn.prepare(COST_HISTORY)?;
         let mut q = stmt.query([])?;
-        let mut next = by_id.iter().peekable();
+        by_id.restart();
         // The product whose history is being read: its first row sets the earliest cost,
         // each later one dated on or before the day replaces it (dates ascend).
         let mut current: Option<(Vec<u8>, Option<u32>)> = None;
@@ -421,14 +484,7 @@ pub fn write_valuation_as_of(
             let id = bytes_col(r, 0)?;
             let first = current.as_ref().is_none_or(|(c, _)| c.as_slice() != id);
             if first {
-                while next
-                    .next_if(|&&p| products[p as usize].id.as_bytes() < id)
-                    .is_some()
-                {}
-                let rank = next
-                    .next_if(|&&p| products[p as usize].id.as_bytes() == id)
-                    .copied();
-                current = Some((id.to_vec(), rank));
+                current = Some((id.to_vec(), by_id.find(id)));
             }
             let Some((_, Some(rank))) = current else {
                 continue;
@@ -450,19 +506,12 @@ pub fn write_valuation_as_of(
     {
         let mut stmt = conn.prepare(QTY_AS_OF)?;
         let mut q = stmt.query([as_of])?;
-        let mut next = by_id.iter().peekable();
+        by_id.restart();
         let mut current: Option<(Vec<u8>, Option<u32>)> = None;
         while let Some(r) = q.next()? {
             let id = bytes_col(r, 0)?;
             if current.as_ref().is_none_or(|(c, _)| c.as_slice() != id) {
-                while next
-                    .next_if(|&&p| products[p as usize].id.as_bytes() < id)
-                    .is_some()
-                {}
-                let rank = next
-                    .next_if(|&&p| products[p as usize].id.as_bytes() == id)
-                    .copied();
-                current = Some((id.to_vec(), rank));
+                current = Some((id.to_vec(), by_id.find(id)));
             }
             let Some((_, Some(rank))) = current else {
                 continue;
