@@ -298,8 +298,12 @@ fn products(
         sql.push_str(" AND p.id IN (SELECT product_id FROM warehouse_stock WHERE location_id = ?)");
         args.push(l.to_owned());
     }
-    // Name order straight from the (owner_id, entity_id, name NOCASE) index, whose last
-    // key is the rowid (seq): the rows arrive ranked, with no sort of 100,000 names.
+    // Name order. With an entity filter it can come straight from the (owner_id,
+    // entity_id, name NOCASE) index, whose last key is the rowid (seq). Without one,
+    // SQLite sorts the owner's products (a profile of the 100,000-product report puts the
+    // sort near a tenth of its time); asking for the one entity's name index instead was
+    // measured slower (1.35 s against 0.59 s for the query alone), its table lookups
+    // jumping about the file.
     sql.push_str(" ORDER BY p.name COLLATE NOCASE, p.seq");
     let mut stmt = conn.prepare(&sql)?;
     let products = stmt
