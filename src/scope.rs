@@ -32,11 +32,8 @@ impl Scope {
     pub fn entity(&self, conn: &Connection, field: &str, raw: &str) -> AppResult<String> {
         let id = parse_id(field, raw)?;
         let owned: Option<String> = conn
-            .query_row(
-                "SELECT id FROM entities WHERE id = ?1 AND owner_id = ?2",
-                [&id, &self.owner_id],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT id FROM entities WHERE id = ?1 AND owner_id = ?2")?
+            .query_row([&id, &self.owner_id], |r| r.get(0))
             .optional()?;
         let id = owned.ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))?;
         if let Some(scoped) = &self.entity_id {

@@ -30,18 +30,15 @@ pub struct User {
 
 pub fn user_by_id(conn: &Connection, id: &str) -> AppResult<Option<User>> {
     Ok(conn
-        .query_row(
-            "SELECT id, email, name, created_at FROM users WHERE id = ?1",
-            [id],
-            |r| {
-                Ok(User {
-                    id: r.get(0)?,
-                    email: r.get(1)?,
-                    name: r.get(2)?,
-                    created_at: r.get(3)?,
-                })
-            },
-        )
+        .prepare_cached("SELECT id, email, name, created_at FROM users WHERE id = ?1")?
+        .query_row([id], |r| {
+            Ok(User {
+                id: r.get(0)?,
+                email: r.get(1)?,
+                name: r.get(2)?,
+                created_at: r.get(3)?,
+            })
+        })
         .optional()?)
 }
 
@@ -239,12 +236,13 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
     let found = db
         .read(move |conn| {
             let row: Option<(String, i64, String)> = conn
-                .query_row(
+                .prepare_cached(
                     "SELECT user_id, last_seen_at, created_at FROM sessions
                      WHERE token_hash = ?1 AND expires_at > ?2",
-                    params![lookup, now],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-                )
+                )?
+                .query_row(params![lookup, now], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
                 .optional()?;
             let Some((user_id, last_seen, created_at)) = row else {
                 return Ok(None);
@@ -266,10 +264,10 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
         let hash = token_hash.clone();
         let expires = lifetime.expiry(created, now);
         db.write(move |tx| {
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
-                params![now, expires, hash],
-            )?;
+            )?
+            .execute(params![now, expires, hash])?;
             Ok(())
         })
         .await?;

@@ -16,7 +16,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::config::Synchronous;
 use crate::error::{AppError, AppResult};
 
-/// Connections that streamed answers may hold at once (half the file pool of 8).
+/// Connections that streamed answers may hold at once (half the file pool's 8 for reads).
 const STREAMS: usize = 4;
 /// How long a streamed answer waits for a permit before it is a 503.
 pub const STREAM_WAIT: Duration = Duration::from_secs(10);
@@ -60,7 +60,9 @@ impl Db {
         .with_init(move |c| init_connection(c, sync, in_memory));
         // An in-memory database is one connection: it serialises everything, which is what
         // the tests want, and nothing can see a half-made database.
-        let size = if in_memory { 1 } else { 8 };
+        // On a file, the writer thread keeps one connection for itself (`writer.rs`): eight
+        // remain for reads.
+        let size = if in_memory { 1 } else { 9 };
         let pool = Pool::builder()
             .max_size(size)
             // A local SQLite connection does not go stale; r2d2's check on every checkout
@@ -70,14 +72,14 @@ impl Db {
             .build(manager)
             .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
         let write_lock = Arc::new(Mutex::new(()));
-        let writer = writer::start(pool.clone(), write_lock.clone())?;
+        let writer = writer::start(pool.clone(), write_lock.clone(), !in_memory)?;
         let db = Self {
             pool,
             in_memory,
             write_lock,
             writer,
             streams: Arc::new(rocket::tokio::sync::Semaphore::new(
-                STREAMS.min(size as usize),
+                STREAMS.min(size as usize - usize::from(!in_memory)),
             )),
             stream_timeout: STREAM_TIMEOUT,
         };
@@ -208,11 +210,8 @@ fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> ru
     c.pragma_update(None, "busy_timeout", 5000)?;
     c.pragma_update(None, "synchronous", synchronous)?;
     // Savepoint journals stay in memory instead of spilling to a temporary file that is
-    // created and removed in every large write, and each connection keeps 16 MiB of pages
-    // (the default 2 MiB rereads a large ledger's index pages from the OS on every write;
-    // docs/architecture.md#the-database-connections).
+    // created and removed in every large write (docs/architecture.md#the-database-connections).
     c.pragma_update(None, "temp_store", "MEMORY")?;
-    c.pragma_update(None, "cache_size", -16384)?;
     c.set_prepared_statement_cache_capacity(64);
     Ok(())
 }

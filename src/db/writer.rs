@@ -10,6 +10,22 @@
 //! `synchronous = full`) and no request waits for a sleeping thread to be woken to take
 //! the lock.
 //!
+//! A batch of one job needs no savepoint: if it fails, the whole transaction is rolled
+//! back instead of committed, which undoes exactly that job.
+//!
+//! On a database file the thread keeps one connection of its own for its whole life, so
+//! its prepared statements (every hot statement is `prepare_cached`) stay compiled from
+//! one batch to the next; an in-memory database has a single connection, which the thread
+//! takes from the pool for each batch and gives back.
+//!
+//! That connection does not checkpoint the write-ahead log itself (SQLite's automatic
+//! checkpoint would run inside a commit, on this thread, with two fsyncs even under
+//! `synchronous = normal`, and every job of the next batch would wait for it). A second
+//! thread does it instead: woken by a commit, it waits [`CHECKPOINT_EVERY`] for more, then
+//! runs a `PASSIVE` checkpoint on a pooled connection, which copies the committed pages
+//! into the database file while the writer goes on appending to the log. The log then
+//! holds at most about that long's worth of commits beyond what readers still need.
+//!
 //! Some errors make SQLite roll back the whole transaction by itself, not only the
 //! statement (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`, a job that runs `ROLLBACK`).
 //! After each job the thread checks that the transaction is still open
@@ -23,21 +39,26 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
-use r2d2::Pool;
+use r2d2::{Pool, PooledConnection};
 use r2d2_sqlite::SqliteConnectionManager;
 use rocket::tokio::sync::oneshot;
-use rusqlite::{Transaction, TransactionBehavior};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use crate::error::{AppError, AppResult};
 
 /// The most jobs one transaction carries.
 pub const MAX_BATCH: usize = 64;
 
+/// How long the checkpoint thread lets commits gather after the first one that wakes it.
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A write waiting for the writer thread.
 pub(super) trait Job: Send {
-    /// Runs the job inside its own savepoint of `tx`; returns how to answer its caller once
-    /// the batch's commit has succeeded or failed.
-    fn run(self: Box<Self>, tx: &Transaction) -> Box<dyn Done>;
+    /// Runs the job inside its own savepoint of `tx` (or, when `alone` in its batch,
+    /// directly in `tx`); returns how to answer its caller once the batch's commit has
+    /// succeeded or failed, and whether the job succeeded (a job run `alone` that failed
+    /// has left its writes in `tx`, which must then be rolled back).
+    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, bool);
     /// Answers the caller without running (the batch could not start, or its transaction
     /// was lost before this job's turn).
     fn fail(self: Box<Self>, e: AppError);
@@ -62,12 +83,15 @@ where
     T: Send + 'static,
     F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
 {
-    fn run(self: Box<Self>, tx: &Transaction) -> Box<dyn Done> {
+    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, bool) {
         let WriteJob { f, reply } = *self;
-        Box::new(Reply {
-            result: in_savepoint(tx, f),
-            reply,
-        })
+        let result = if alone {
+            guarded(tx, f)
+        } else {
+            in_savepoint(tx, f)
+        };
+        let ok = result.is_ok();
+        (Box::new(Reply { result, reply }), ok)
     }
 
     fn fail(self: Box<Self>, e: AppError) {
@@ -95,34 +119,47 @@ impl<T: Send> Done for Reply<T> {
     }
 }
 
-fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
-    tx.execute_batch("SAVEPOINT write_job")?;
-    let result = catch_unwind(AssertUnwindSafe(|| f(tx))).unwrap_or_else(|panic| {
+/// Runs `f`, turning a panic into an error.
+fn guarded<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+    catch_unwind(AssertUnwindSafe(|| f(tx))).unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<&str>()
             .map(ToString::to_string)
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_default();
         Err(AppError::internal(format!("a write panicked: {what}")))
-    });
-    let end = if result.is_ok() {
-        "RELEASE write_job"
-    } else {
-        "ROLLBACK TO write_job; RELEASE write_job"
-    };
-    tx.execute_batch(end)?;
+    })
+}
+
+/// Runs `f` in a savepoint, rolled back when `f` fails. The savepoint statements are
+/// prepared once per connection, like the jobs' own.
+fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+    tx.prepare_cached("SAVEPOINT write_job")?.execute([])?;
+    let result = guarded(tx, f);
+    if result.is_err() {
+        tx.prepare_cached("ROLLBACK TO write_job")?.execute([])?;
+    }
+    tx.prepare_cached("RELEASE write_job")?.execute([])?;
     result
 }
 
 /// Starts the writer thread; it stops when every sender (every clone of the `Db`) is gone.
+/// With `keep_connection` (a database file) it keeps the connection it first takes.
 pub(super) fn start(
     pool: Pool<SqliteConnectionManager>,
     lock: Arc<Mutex<()>>,
+    keep_connection: bool,
 ) -> Result<mpsc::Sender<Box<dyn Job>>, String> {
     let (sender, queue) = mpsc::channel::<Box<dyn Job>>();
+    let committed = if keep_connection {
+        Some(start_checkpoints(pool.clone())?)
+    } else {
+        None
+    };
     std::thread::Builder::new()
         .name("stockbook-writer".into())
         .spawn(move || {
+            let mut kept: Option<PooledConnection<SqliteConnectionManager>> = None;
             while let Ok(first) = queue.recv() {
                 let mut batch = vec![first];
                 while batch.len() < MAX_BATCH {
@@ -131,25 +168,68 @@ pub(super) fn start(
                         Err(_) => break,
                     }
                 }
-                run_batch(&pool, &lock, batch);
+                let guard = lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let conn = match kept.take() {
+                    Some(c) => Ok(c),
+                    None => pool.get().map_err(AppError::from).and_then(|c| {
+                        if keep_connection {
+                            // Checkpoints are the checkpoint thread's (module doc).
+                            c.pragma_update(None, "wal_autocheckpoint", 0)?;
+                            // Every write rereads the indexes' upper pages: keep 16 MiB
+                            // of them (docs/architecture.md#the-database-connections).
+                            c.pragma_update(None, "cache_size", -16384)?;
+                        }
+                        Ok(c)
+                    }),
+                };
+                match conn {
+                    Ok(mut conn) => {
+                        run_batch(&mut conn, batch);
+                        if keep_connection {
+                            kept = Some(conn);
+                        }
+                    }
+                    Err(e) => batch.into_iter().for_each(|j| j.fail(e.clone())),
+                }
+                drop(guard);
+                if let Some(c) = &committed {
+                    // Full: a wake-up is already pending.
+                    let _ = c.try_send(());
+                }
             }
         })
         .map_err(|e| format!("cannot start the writer thread: {e}"))?;
     Ok(sender)
 }
 
-fn run_batch(pool: &Pool<SqliteConnectionManager>, lock: &Mutex<()>, jobs: Vec<Box<dyn Job>>) {
-    let guard = lock
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut conn = match pool.get() {
-        Ok(c) => c,
-        Err(e) => {
-            let e = AppError::from(e);
-            jobs.into_iter().for_each(|j| j.fail(e.clone()));
-            return;
-        }
-    };
+/// Starts the checkpoint thread (module doc); it stops when the returned sender is gone.
+fn start_checkpoints(pool: Pool<SqliteConnectionManager>) -> Result<mpsc::SyncSender<()>, String> {
+    let (committed, woken) = mpsc::sync_channel::<()>(1);
+    std::thread::Builder::new()
+        .name("stockbook-checkpoint".into())
+        .spawn(move || {
+            while woken.recv().is_ok() {
+                std::thread::sleep(CHECKPOINT_EVERY);
+                while woken.try_recv().is_ok() {}
+                let done = pool.get().map_err(|e| e.to_string()).and_then(|c| {
+                    c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                        .map_err(|e| e.to_string())
+                });
+                if let Err(e) = done {
+                    eprintln!("stockbook: checkpoint: {e}");
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the checkpoint thread: {e}"))?;
+    Ok(committed)
+}
+
+/// Runs one batch in one transaction on `conn` (the caller holds the write lock), and
+/// answers every job once the transaction has ended.
+fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) {
+    let alone = jobs.len() == 1;
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
@@ -161,14 +241,20 @@ fn run_batch(pool: &Pool<SqliteConnectionManager>, lock: &Mutex<()>, jobs: Vec<B
     let mut done: Vec<Box<dyn Done>> = Vec::with_capacity(jobs.len());
     let mut jobs = jobs.into_iter();
     let mut lost = false;
+    let mut failed_alone = false;
     for job in jobs.by_ref() {
-        done.push(job.run(&tx));
+        let (d, ok) = job.run(&tx, alone);
+        done.push(d);
+        failed_alone = alone && !ok;
         if tx.is_autocommit() {
             lost = true;
             break;
         }
     }
-    let commit = if lost {
+    let commit = if failed_alone {
+        // The one job's error is its answer; its writes go with the transaction.
+        tx.rollback().map_err(AppError::from)
+    } else if lost {
         let e = transaction_lost();
         // Never run outside the transaction: the rest of the batch is answered unrun.
         jobs.for_each(|j| j.fail(e.clone()));
@@ -178,8 +264,6 @@ fn run_batch(pool: &Pool<SqliteConnectionManager>, lock: &Mutex<()>, jobs: Vec<B
     } else {
         tx.commit().map_err(AppError::from)
     };
-    drop(conn);
-    drop(guard);
     for d in done {
         d.finish(commit.clone());
     }
@@ -247,6 +331,81 @@ mod tests {
         }
         // The writer survived the panic.
         assert!(rt.block_on(db.write(|_| Ok(1))).is_ok());
+    }
+
+    #[test]
+    fn on_a_file_a_lone_refused_write_changes_nothing_and_commits_are_checkpointed_off_the_writer()
+    {
+        let dir = std::env::temp_dir().join(format!(
+            "stockbook-writer-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.db");
+        let db = Db::open(path.to_str().unwrap(), Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            db.write(|tx| Ok(tx.execute_batch("CREATE TABLE t (v INTEGER NOT NULL)")?))
+                .await
+                .unwrap();
+            // Alone in its batch (nothing else is queued), so it runs without a savepoint:
+            // its insert must go with the rolled-back transaction.
+            let refused = db
+                .write(|tx| {
+                    tx.execute("INSERT INTO t (v) VALUES (1)", [])?;
+                    Err::<(), _>(AppError::conflict("refused"))
+                })
+                .await;
+            assert!(matches!(refused, Err(AppError::Conflict(_))));
+            let panicked = db
+                .write(|tx| -> crate::error::AppResult<()> {
+                    tx.execute("INSERT INTO t (v) VALUES (2)", [])?;
+                    panic!("boom");
+                })
+                .await;
+            assert!(matches!(panicked, Err(AppError::Internal(_))));
+            for v in 3..=4_i64 {
+                db.write(move |tx| Ok(tx.execute("INSERT INTO t (v) VALUES (?1)", [v])?))
+                    .await
+                    .unwrap();
+            }
+            // About 100 pages, far below SQLite's automatic checkpoint (1,000), which the
+            // writer's connection has off anyway.
+            db.write(|tx| {
+                tx.execute_batch(
+                    "CREATE TABLE big (b BLOB NOT NULL);
+                     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+                     INSERT INTO big SELECT randomblob(1000) FROM n;",
+                )?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        });
+        let kept: Vec<i64> = db
+            .read_sync(|c| {
+                let mut s = c.prepare("SELECT v FROM t ORDER BY v")?;
+                let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                Ok(v)
+            })
+            .unwrap();
+        assert_eq!(kept, [3, 4]);
+        // The commits are in the log; the checkpoint thread copies them into the file
+        // soon after, with no checkpoint asked for here.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::fs::metadata(&path).unwrap().len() < 400_000 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the commits were never checkpointed into the database file"
+            );
+            std::thread::sleep(super::CHECKPOINT_EVERY);
+        }
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -187,11 +187,9 @@ fn apply(
     }
 
     // Current product figures, read inside the transaction (not from the caller's copy).
-    let (stock_qty, cost_price): (Qty, Price) = tx.query_row(
-        "SELECT stock_qty, cost_price FROM products WHERE id = ?1",
-        [&product.id],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (stock_qty, cost_price): (Qty, Price) = tx
+        .prepare_cached("SELECT stock_qty, cost_price FROM products WHERE id = ?1")?
+        .query_row([&product.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
 
     if let Some(loc) = m.location {
         same_entity(
@@ -219,10 +217,10 @@ fn apply(
         }
         match held {
             Some(_) => {
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE warehouse_stock SET quantity = ?1 WHERE product_id = ?2 AND location_id = ?3",
-                    params![after, product.id, loc.id],
-                )?;
+                )?
+                .execute(params![after, product.id, loc.id])?;
             }
             None => {
                 insert_stock_row(tx, product, loc, after, Qty::ZERO, now)?;
@@ -248,10 +246,10 @@ fn apply(
     if let (MovementType::Purchase, Some(unit_cost)) = (m.kind, unit_cost) {
         new_cost = weighted_average_cost(stock_qty, cost_price, m.qty, unit_cost);
     }
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE products SET stock_qty = ?1, cost_price = ?2, updated_at = ?3 WHERE id = ?4",
-        params![stock_qty + m.qty, new_cost, now, product.id],
-    )?;
+    )?
+    .execute(params![stock_qty + m.qty, new_cost, now, product.id])?;
 
     let mv = Movement {
         // Time-ordered, like every ledger and document row (docs/architecture.md#row-ids).
@@ -272,26 +270,26 @@ fn apply(
         document_id: document_id.map(str::to_owned),
         created_at: now.to_owned(),
     };
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty, type,
              reference, notes, date, unit_cost, created_at, document_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![
-            mv.id,
-            product.owner_id,
-            mv.entity_id,
-            product.id,
-            mv.location_id,
-            mv.qty,
-            mv.kind.as_str(),
-            mv.reference,
-            mv.notes,
-            mv.date,
-            mv.unit_cost,
-            now,
-            mv.document_id
-        ],
-    )?;
+    )?
+    .execute(params![
+        mv.id,
+        product.owner_id,
+        mv.entity_id,
+        product.id,
+        mv.location_id,
+        mv.qty,
+        mv.kind.as_str(),
+        mv.reference,
+        mv.notes,
+        mv.date,
+        mv.unit_cost,
+        now,
+        mv.document_id
+    ])?;
     // Webhook events, in this same transaction (docs/webhooks.md#events).
     super::events::movement_recorded(tx, m, &mv)?;
     Ok(mv)
@@ -329,21 +327,20 @@ pub fn stock_row_quantity(
     location_id: &str,
 ) -> AppResult<Option<Qty>> {
     Ok(tx
-        .query_row(
+        .prepare_cached(
             "SELECT quantity FROM warehouse_stock WHERE product_id = ?1 AND location_id = ?2",
-            [product_id, location_id],
-            |r| r.get(0),
-        )
+        )?
+        .query_row([product_id, location_id], |r| r.get(0))
         .optional()?)
 }
 
 /// Σ quantity of a product over its stock rows.
 pub fn located_total(tx: &Transaction, product_id: &str) -> AppResult<Qty> {
-    let scaled: i64 = tx.query_row(
-        "SELECT COALESCE(SUM(quantity), 0) FROM warehouse_stock WHERE product_id = ?1",
-        [product_id],
-        |r| r.get(0),
-    )?;
+    let scaled: i64 = tx
+        .prepare_cached(
+            "SELECT COALESCE(SUM(quantity), 0) FROM warehouse_stock WHERE product_id = ?1",
+        )?
+        .query_row([product_id], |r| r.get(0))?;
     Ok(Qty::from_scaled(scaled))
 }
 
@@ -357,20 +354,20 @@ pub fn insert_stock_row(
     now: &str,
 ) -> AppResult<String> {
     let id = uuid::Uuid::now_v7().to_string();
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id, quantity,
              reorder_point, reserved_quantity, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
-        params![
-            id,
-            product.owner_id,
-            loc.entity_id,
-            product.id,
-            loc.id,
-            quantity,
-            reorder_point,
-            now
-        ],
-    )?;
+    )?
+    .execute(params![
+        id,
+        product.owner_id,
+        loc.entity_id,
+        product.id,
+        loc.id,
+        quantity,
+        reorder_point,
+        now
+    ])?;
     Ok(id)
 }

@@ -41,24 +41,24 @@ pub struct LocationRef {
 
 /// Loads a product visible to `scope`: 404 when unknown or foreign.
 pub fn product_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<ProductRef> {
+    // Cached: every stock movement runs this (docs/architecture.md#the-write-path).
     let p = conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, owner_id, entity_id, name, sku, active, stock_qty, cost_price
              FROM products WHERE id = ?1",
-            [id],
-            |r| {
-                Ok(ProductRef {
-                    id: r.get(0)?,
-                    owner_id: r.get(1)?,
-                    entity_id: r.get(2)?,
-                    name: r.get(3)?,
-                    sku: r.get(4)?,
-                    active: r.get(5)?,
-                    stock_qty: r.get(6)?,
-                    cost_price: r.get(7)?,
-                })
-            },
-        )
+        )?
+        .query_row([id], |r| {
+            Ok(ProductRef {
+                id: r.get(0)?,
+                owner_id: r.get(1)?,
+                entity_id: r.get(2)?,
+                name: r.get(3)?,
+                sku: r.get(4)?,
+                active: r.get(5)?,
+                stock_qty: r.get(6)?,
+                cost_price: r.get(7)?,
+            })
+        })
         .optional()?;
     p.filter(|p| scope.sees(&p.owner_id, p.entity_id.as_deref()))
         .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))
@@ -67,19 +67,18 @@ pub fn product_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
 /// Loads a location visible to `scope`: 404 when unknown or foreign.
 pub fn location_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<LocationRef> {
     let l = conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, owner_id, entity_id, name, status FROM warehouse_locations WHERE id = ?1",
-            [id],
-            |r| {
-                Ok(LocationRef {
-                    id: r.get(0)?,
-                    owner_id: r.get(1)?,
-                    entity_id: r.get(2)?,
-                    name: r.get(3)?,
-                    active: r.get::<_, String>(4)? == "active",
-                })
-            },
-        )
+        )?
+        .query_row([id], |r| {
+            Ok(LocationRef {
+                id: r.get(0)?,
+                owner_id: r.get(1)?,
+                entity_id: r.get(2)?,
+                name: r.get(3)?,
+                active: r.get::<_, String>(4)? == "active",
+            })
+        })
         .optional()?;
     l.filter(|l| scope.sees(&l.owner_id, Some(&l.entity_id)))
         .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
