@@ -29,7 +29,12 @@ fn temp_dir() -> PathBuf {
 }
 
 /// Removes this run's databases (a 100,000-product database is a few hundred MB).
+/// `STOCKBOOK_BENCH_KEEP=1` keeps them, to look into afterwards.
 pub fn cleanup() {
+    if std::env::var_os("STOCKBOOK_BENCH_KEEP").is_some() {
+        eprintln!("kept {}", temp_dir().display());
+        return;
+    }
     let _ = std::fs::remove_dir_all(temp_dir());
 }
 
