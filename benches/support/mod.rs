@@ -82,8 +82,10 @@ pub fn start_with(db: &Path, synchronous: &str, env: &[(&str, &str)]) -> Server 
     };
     let t0 = Instant::now();
     loop {
+        // A connection refused or reset while the server is still starting is a retry,
+        // not a failure.
         if let Ok(mut c) = Conn::open(port) {
-            if c.request("GET", "/api/health", "", None).0 == 200 {
+            if let Ok((200, _, _)) = c.try_request_full("GET", "/api/health", "", None) {
                 break;
             }
         }
