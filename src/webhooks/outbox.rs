@@ -113,7 +113,9 @@ pub fn emit<T: Serialize>(
     if !any_active() {
         return Ok(());
     }
-    let id = uuid::Uuid::new_v4().to_string();
+    // Time-ordered, so the event index takes its inserts at one end
+    // (docs/architecture.md#row-ids).
+    let id = uuid::Uuid::now_v7().to_string();
     let body = body(&id, kind, now, entity_id, data)?;
     tx.prepare_cached(
         "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, created_at,
