@@ -187,6 +187,22 @@ impl Db {
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
     }
 
+    /// [`Db::write`] from a thread outside the async runtime (the webhook worker): the
+    /// same writer thread and shared commits, waited for by blocking.
+    pub fn write_blocking<T, F>(&self, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+    {
+        let (reply, answer) = rocket::tokio::sync::oneshot::channel();
+        self.writer
+            .send(Box::new(writer::WriteJob { f, reply }))
+            .map_err(|_| AppError::internal("the writer thread has stopped"))?;
+        answer
+            .blocking_recv()
+            .map_err(|_| AppError::internal("the writer thread dropped a write"))?
+    }
+
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction and rolls it back whatever happens: a
     /// dry run that sees exactly what a real write would (the import preview).
     pub fn dry_run_sync<T>(&self, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {

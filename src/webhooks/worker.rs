@@ -246,8 +246,9 @@ impl Worker {
                 break;
             }
         }
-        self.record(&target.id, &outcomes)?;
-        Ok(outcomes.iter().all(|o| o.error.is_none()))
+        let all_delivered = outcomes.iter().all(|o| o.error.is_none());
+        self.record(&target.id, outcomes)?;
+        Ok(all_delivered)
     }
 
     /// One POST: the status code, and the error unless it was a 2xx.
@@ -288,14 +289,17 @@ impl Worker {
     }
 
     /// Records the outcomes of one webhook's sends (docs/webhooks.md#retries).
-    fn record(&self, webhook_id: &str, outcomes: &[Outcome]) -> AppResult<()> {
+    /// They go through the writer thread like any request's write, so they share its
+    /// commits and never checkpoint in front of it (docs/architecture.md#the-write-path).
+    fn record(&self, webhook_id: &str, outcomes: Vec<Outcome>) -> AppResult<()> {
         if outcomes.is_empty() {
             return Ok(());
         }
         let schedule = self.schedule;
-        self.db.write_sync(|tx| {
+        let webhook_id = webhook_id.to_owned();
+        self.db.write_blocking(move |tx| {
             let mut retry_at: Option<i64> = None;
-            for o in outcomes {
+            for o in &outcomes {
                 let at = o.at_ms / 1000;
                 let at = rfc3339(
                     time::OffsetDateTime::from_unix_timestamp(at)
