@@ -1898,7 +1898,9 @@ fn operation(o: &Operation) -> Value {
             parameters.extend(session_paging());
             (
                 "200",
-                json!({ "oneOf": [reference(whole), reference(page)] }),
+                // anyOf, not oneOf: a page carries every field of the whole report too,
+                // so under JSON Schema's open objects it is valid under both.
+                json!({ "anyOf": [reference(whole), reference(page)] }),
             )
         }
         V1List(s) => {

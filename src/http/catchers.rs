@@ -142,7 +142,7 @@ fn has_bearer(req: &Request<'_>) -> bool {
 
 /// Is there an API route (not the asset route, not a catch-all) for this path with a
 /// method `m` accepts?
-fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
+pub fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
     let path = req.uri().path();
     let segs: Vec<&str> = path.segments().collect();
     req.rocket().routes().any(|r| {

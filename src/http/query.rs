@@ -1,4 +1,5 @@
-//! The query-string rules every `/api` path shares, checked before any handler runs:
+//! The query-string rules every `/api` path shares, checked before any handler runs (for a
+//! method and path that a handler serves; any other method is a 405 whatever its query):
 //! a parameter given twice is a 400 (which value would count?), and a parameter whose
 //! value is an id, a number, a date, a flag or one of a fixed set is a 400 when its value
 //! is empty (`entityId=` is not the same as no `entityId`).
@@ -12,6 +13,7 @@ use rocket::request::{FromRequest, Outcome, Request};
 use rocket::{delete, get, patch, post, put, routes, Route};
 
 use crate::error::AppError;
+use crate::http::catchers::api_route_matches;
 
 /// Rank of the catch-alls: before every handler (Rocket's default ranks are -12 to -1).
 pub const QUERY_CHECK_RANK: isize = -100;
@@ -62,8 +64,10 @@ impl<'r> FromRequest<'r> for BadQuery {
 
     async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {
         match check(req.uri().query().map(|q| q.as_str())) {
-            Ok(()) => Outcome::Forward(Status::NotFound),
-            Err(e) => Outcome::Success(Self(e)),
+            // Only where a handler serves this method and path: a method the path does
+            // not have is a 405 whatever its query string (`http::catchers`).
+            Err(e) if api_route_matches(req, |m| m == req.method()) => Outcome::Success(Self(e)),
+            _ => Outcome::Forward(Status::NotFound),
         }
     }
 }

@@ -71,6 +71,25 @@ fn delete_on_a_get_only_path_is_a_405_with_allow_get() {
 }
 
 #[test]
+fn an_undeclared_method_is_a_405_even_with_a_query_string_the_handlers_would_refuse() {
+    let (t, _) = app_with_entity();
+    let res = t
+        .with_session(
+            t.client
+                .put("/api/webhooks/deliveries?webhookId=&limit=&offset="),
+        )
+        .dispatch();
+    assert_eq!(res.status(), Status::MethodNotAllowed);
+    assert_eq!(res.headers().get_one("Allow"), Some("GET"));
+    // The same query on the method that is served is still refused for what it is.
+    let msg = assert_error(
+        &t.get("/api/webhooks/deliveries?limit="),
+        Status::BadRequest,
+    );
+    assert!(msg.contains("limit"), "{msg}");
+}
+
+#[test]
 fn an_undeclared_method_on_a_resource_lists_every_method_that_serves_it() {
     let (t, _) = app_with_entity();
     for method in ["TRACE", "OPTIONS", "PATCH"] {

@@ -116,14 +116,18 @@ fn the_document_is_served_without_a_session_and_documents_decimals_as_numbers() 
 }
 
 /// A small JSON Schema check (the subset the document uses): types, enums, required
-/// properties, arrays, `$ref` and `oneOf`; an object with documented properties may have
+/// properties, arrays, `$ref`, `oneOf` and `anyOf`; an object with documented properties may have
 /// no others.
 fn conforms(doc: &Value, schema: &Value, v: &Value, at: &str) -> Result<(), String> {
     if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
         let name = r.trim_start_matches("#/components/schemas/");
         return conforms(doc, &doc["components"]["schemas"][name], v, at);
     }
-    if let Some(alts) = schema.get("oneOf").and_then(Value::as_array) {
+    if let Some(alts) = schema
+        .get("oneOf")
+        .or_else(|| schema.get("anyOf"))
+        .and_then(Value::as_array)
+    {
         return if alts.iter().any(|s| conforms(doc, s, v, at).is_ok()) {
             Ok(())
         } else {
