@@ -77,10 +77,10 @@ impl Products {
     }
 }
 
-struct ValLocation {
-    seq: i64,
-    id: String,
-    name: String,
+pub(super) struct ValLocation {
+    pub(super) seq: i64,
+    pub(super) id: String,
+    pub(super) name: String,
 }
 
 /// The summary of the valuation report.
@@ -267,8 +267,8 @@ impl ById {
 pub const STOCK_AT_LOCATION: &str =
     "SELECT product_id, quantity FROM warehouse_stock WHERE location_id = ?1 ORDER BY product_id";
 
-/// Locations visible to the report, ranked by name.
-fn locations(
+/// Locations visible to the report, ranked by name (the paged report's too).
+pub(super) fn locations(
     conn: &Connection,
     scope: &Scope,
     entity: Option<&str>,

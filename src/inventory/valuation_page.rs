@@ -32,7 +32,10 @@ use super::reports::{
     bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
     round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,
 };
-use super::valuation::{AsOfSummary, ValuationSummary, COST_HISTORY, QTY_AS_OF, STOCK_AT_LOCATION};
+use super::valuation::{
+    locations, AsOfSummary, ValLocation as Location, ValuationSummary, COST_HISTORY, QTY_AS_OF,
+    STOCK_AT_LOCATION,
+};
 use crate::auth::SessionUser;
 use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
@@ -54,12 +57,6 @@ struct Product {
     cost: i64,
     unit: i64,
     stock_qty: i64,
-}
-
-struct Location {
-    seq: i64,
-    id: String,
-    name: String,
 }
 
 /// One report row: a location (or [`UNALLOCATED`]), a product rank, a quantity.
@@ -90,31 +87,6 @@ impl Snapshot {
     fn location_id(&self, loc: u32) -> Option<&str> {
         (loc != UNALLOCATED).then(|| self.locations[loc as usize].id.as_str())
     }
-}
-
-/// Locations visible to the report, ranked by name (as [`super::valuation`] ranks them).
-fn locations(
-    conn: &Connection,
-    scope: &Scope,
-    entity: Option<&str>,
-    location: Option<&str>,
-) -> AppResult<Vec<Location>> {
-    let (cond, mut args) = scope.condition("l");
-    let mut sql = format!("SELECT l.seq, l.id, l.name FROM warehouse_locations l WHERE {cond}");
-    and_eq(&mut sql, &mut args, "l.entity_id", entity);
-    and_eq(&mut sql, &mut args, "l.id", location);
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut locations = stmt
-        .query_map(params_from_iter(args.iter()), |r| {
-            Ok(Location {
-                seq: r.get(0)?,
-                id: r.get(1)?,
-                name: r.get(2)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    locations.sort_by(|a, b| name_order(&a.name, a.seq, &b.name, b.seq));
-    Ok(locations)
 }
 
 /// Products in name order (inactive ones included); with a location, only those with a
