@@ -139,6 +139,33 @@ impl Db {
         Ok(self.pool.get()?)
     }
 
+    /// Starts the read snapshot of `first` (a connection inside a transaction that has not
+    /// read yet) and, when the pool has a connection to spare, a second read transaction
+    /// that sees exactly the same snapshot: a report can then read two parts of one
+    /// table on two threads (docs/architecture.md#two-readers-one-snapshot). Both start
+    /// while this process's write lock is held, so no commit falls between them. `None`
+    /// for an in-memory database (one connection) or when every connection is in use.
+    pub fn twin_snapshot(&self, first: &Connection) -> AppResult<Option<ReadSnapshot>> {
+        let spare = if self.in_memory {
+            None
+        } else {
+            self.pool.try_get()
+        };
+        let Some(conn) = spare else {
+            start_snapshot(first)?;
+            return Ok(None);
+        };
+        let _writer = self
+            .write_lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        start_snapshot(first)?;
+        conn.execute_batch("BEGIN")?;
+        let twin = ReadSnapshot { conn };
+        start_snapshot(&twin)?;
+        Ok(Some(twin))
+    }
+
     /// Runs `f` on a pooled connection (reads; no transaction is opened).
     pub fn read_sync<T>(&self, f: impl FnOnce(&Connection) -> AppResult<T>) -> AppResult<T> {
         let conn = self.conn()?;
@@ -218,6 +245,32 @@ impl Db {
     }
 }
 
+/// A pooled connection inside a read transaction that started at the same snapshot as
+/// another one ([`Db::twin_snapshot`]); the transaction ends when it is dropped.
+pub struct ReadSnapshot {
+    conn: PooledConnection<SqliteConnectionManager>,
+}
+
+impl std::ops::Deref for ReadSnapshot {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for ReadSnapshot {
+    fn drop(&mut self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+    }
+}
+
+/// Makes a connection's open transaction take its read snapshot now (SQLite takes it at
+/// the first read).
+fn start_snapshot(conn: &Connection) -> AppResult<()> {
+    conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))?;
+    Ok(())
+}
+
 fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> rusqlite::Result<()> {
     if !in_memory {
         c.pragma_update(None, "journal_mode", "WAL")?;
@@ -230,4 +283,58 @@ fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> ru
     c.pragma_update(None, "temp_store", "MEMORY")?;
     c.set_prepared_statement_cache_capacity(64);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn users(conn: &Connection) -> i64 {
+        conn.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    fn add_user(db: &Db, email: &str) {
+        db.write_sync(|tx| {
+            tx.execute(
+                "INSERT INTO users (id, email, password_hash, created_at)
+                 VALUES (?1, ?1, 'x', '2026-01-01T00:00:00Z')",
+                [email],
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn twin_snapshots_see_the_same_data_and_no_commit_made_after_them() {
+        let dir = std::env::temp_dir().join(format!("stockbook-twin-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("twin.db").to_string_lossy().into_owned();
+        let db = Db::open(&path, Synchronous::Normal).unwrap();
+        add_user(&db, "a@example.com");
+        let mut first = db.conn().unwrap();
+        let first = first.transaction().unwrap();
+        let twin = db
+            .twin_snapshot(&first)
+            .unwrap()
+            .expect("a spare connection");
+        add_user(&db, "b@example.com");
+        assert_eq!(users(&first), 1);
+        assert_eq!(users(&twin), 1);
+        assert_eq!(users(&db.conn().unwrap()), 2);
+        drop(twin);
+        drop(first);
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_in_memory_database_has_no_twin_and_still_starts_the_snapshot() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let mut conn = db.conn().unwrap();
+        let tx = conn.transaction().unwrap();
+        assert!(db.twin_snapshot(&tx).unwrap().is_none());
+        assert_eq!(users(&tx), 0);
+    }
 }

@@ -131,6 +131,18 @@ pub async fn stream_json<F>(
 where
     F: FnOnce(&Connection, Sink<'_>) -> AppResult<()> + Send + 'static,
 {
+    stream_json_db(db, move |_, conn, send| produce(conn, send)).await
+}
+
+/// [`stream_json`] for a producer that also needs the database (a second connection on
+/// the same snapshot, [`Db::twin_snapshot`]).
+pub async fn stream_json_db<F>(
+    db: &Db,
+    produce: F,
+) -> AppResult<JsonStream<impl Stream<Item = Vec<u8>> + Send>>
+where
+    F: FnOnce(&Db, &Connection, Sink<'_>) -> AppResult<()> + Send + 'static,
+{
     let db = db.clone();
     let (tx, mut rx) = mpsc::channel::<AppResult<Vec<u8>>>(AHEAD);
     let permit = db.streaming_permit().await?;
@@ -156,7 +168,7 @@ where
             // A deferred transaction: its snapshot starts at the first read and holds for
             // every query of the answer.
             let snapshot = conn.transaction()?;
-            produce(&snapshot, &mut |chunk| send(Ok(chunk)))
+            produce(&db, &snapshot, &mut |chunk| send(Ok(chunk)))
         };
         if let Err(e) = run() {
             // Before the first chunk this becomes the answer; after it, the log line.

@@ -9,6 +9,7 @@
 //! share lives in [`lookup`] (products and locations by id) and [`documents`] (the
 //! numbered documents with lines: transfer orders and stock takes).
 
+pub mod as_of;
 pub mod check;
 pub mod documents;
 pub mod events;

@@ -18,11 +18,11 @@ use std::io::Write;
 
 use rocket::futures::Stream;
 use rocket::{get, State};
-use rusqlite::types::ValueRef;
 use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+use super::as_of::QuantitiesAsOf;
 use super::lookup::and_eq;
 use super::reports::{
     bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
@@ -32,9 +32,9 @@ use super::reports::{
 use crate::auth::SessionUser;
 use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
-use crate::db::Db;
+use crate::db::{Db, ReadSnapshot};
 use crate::error::{AppError, AppResult};
-use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
+use crate::http::stream::{stream_json_db, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::scope::Scope;
 
 const UNALLOCATED: &[u8] = b"\"location_id\":null,\"location_name\":\"Unallocated\",\"quantity\":";
@@ -468,12 +468,6 @@ pub struct AsOfSummary {
     pub avg_margin: Decimal,
 }
 
-/// Σ qty per product and location (null: unallocated) of the movements dated up to a day,
-/// in product order. The index `(product_id, location_id, date, qty)` (migration V10)
-/// covers it: one pass over the index, grouped as it is read, no sort, no table rows.
-pub const QTY_AS_OF: &str = "SELECT product_id, location_id, SUM(qty) FROM stock_movements
-     WHERE date <= ?1 GROUP BY product_id, location_id ORDER BY product_id, location_id";
-
 /// Every recorded cost price, in product then date order (the history's primary key).
 pub const COST_HISTORY: &str =
     "SELECT product_id, date, cost_price FROM product_cost_history ORDER BY product_id, date";
@@ -491,8 +485,12 @@ pub const COST_HISTORY: &str =
 ///
 /// Two passes over covering indexes (the cost history, then the movement sums), each
 /// merged with the products by id, whatever the number of products: no query per product.
+/// With `twin` (a connection on the same snapshot), part of the movement sums is read on
+/// a second thread ([`QuantitiesAsOf`]).
+#[allow(clippy::too_many_arguments)]
 pub fn write_valuation_as_of(
     conn: &Connection,
+    twin: Option<ReadSnapshot>,
     scope: &Scope,
     entity: Option<&str>,
     location: Option<&str>,
@@ -500,6 +498,7 @@ pub fn write_valuation_as_of(
     chunk: usize,
     send: Sink<'_>,
 ) -> AppResult<()> {
+    let quantities = QuantitiesAsOf::start(conn, twin, as_of)?;
     let locations = locations(conn, scope, entity, location)?;
     let mut products = products(conn, scope, entity, None)?;
     let mut by_id = ById::new(&products);
@@ -535,34 +534,26 @@ pub fn write_valuation_as_of(
         .collect();
     let mut located: Vec<(u32, u32, i64)> = Vec::new();
     let mut unallocated: Vec<(u32, i64)> = Vec::new();
-    {
-        let mut stmt = conn.prepare(QTY_AS_OF)?;
-        let mut q = stmt.query([as_of])?;
-        by_id.restart();
-        let mut current: Option<(Vec<u8>, Option<u32>)> = None;
-        while let Some(r) = q.next()? {
-            let id = bytes_col(r, 0)?;
-            if current.as_ref().is_none_or(|(c, _)| c.as_slice() != id) {
-                current = Some((id.to_vec(), by_id.find(id)));
-            }
-            let Some((_, Some(rank))) = current else {
-                continue;
-            };
-            let qty: i64 = r.get(2)?;
-            if qty == 0 {
-                continue;
-            }
-            match r.get_ref(1)? {
-                ValueRef::Null if location.is_none() => unallocated.push((rank, qty)),
-                ValueRef::Text(l) => {
-                    if let Some(&o) = order.get(l) {
-                        located.push((o, rank, qty));
-                    }
-                }
-                _ => {}
-            }
+    by_id.restart();
+    let mut current: Option<(Vec<u8>, Option<u32>)> = None;
+    quantities.each(conn, |id, at, qty| {
+        if current.as_ref().is_none_or(|(c, _)| c.as_slice() != id) {
+            current = Some((id.to_vec(), by_id.find(id)));
         }
-    }
+        let Some((_, Some(rank))) = current else {
+            return Ok(());
+        };
+        match at {
+            None if location.is_none() => unallocated.push((rank, qty)),
+            Some(l) => {
+                if let Some(&o) = order.get(l) {
+                    located.push((o, rank, qty));
+                }
+            }
+            None => {}
+        }
+        Ok(())
+    })?;
     located.sort_unstable();
     unallocated.sort_unstable();
 
@@ -644,12 +635,18 @@ pub(super) async fn stock_valuation(
         .filter(|s| !s.trim().is_empty())
         .map(|s| as_of_date(s, clock.today()))
         .transpose()?;
-    stream_json(db, move |conn, send| {
+    stream_json_db(db, move |db, conn, send| {
+        // Before any read: the as-at report reads on two connections, one snapshot.
+        let twin = match as_of {
+            Some(_) => db.twin_snapshot(conn)?,
+            None => None,
+        };
         let (entity, location) =
             resolve_filters(conn, &scope, entityId.as_deref(), locationId.as_deref())?;
         if let Some(as_of) = as_of {
             return write_valuation_as_of(
                 conn,
+                twin,
                 &scope,
                 entity.as_deref(),
                 location.as_deref(),

@@ -21,11 +21,11 @@ use rocket::futures::Stream;
 use rocket::http::ContentType;
 use rocket::response::{self, Responder};
 use rocket::{get, Either, FromForm, Request, State};
-use rusqlite::types::ValueRef;
 use rusqlite::{params_from_iter, Connection};
 use rust_decimal::Decimal;
 use serde::Serialize;
 
+use super::as_of::QuantitiesAsOf;
 use super::lookup::and_eq;
 use super::movements::csv_cell;
 use super::reports::{
@@ -33,16 +33,16 @@ use super::reports::{
     round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,
 };
 use super::valuation::{
-    locations, AsOfSummary, ValLocation as Location, ValuationSummary, COST_HISTORY, QTY_AS_OF,
+    locations, AsOfSummary, ValLocation as Location, ValuationSummary, COST_HISTORY,
     STOCK_AT_LOCATION,
 };
 use crate::auth::SessionUser;
 use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
-use crate::db::Db;
+use crate::db::{Db, ReadSnapshot};
 use crate::error::{AppError, AppResult};
 use crate::http::paging::{parse_page, Page};
-use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
+use crate::http::stream::{stream_json_db, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::scope::Scope;
 
 /// The location index of an unallocated row.
@@ -220,11 +220,13 @@ fn current(
 /// by the rules of [`super::valuation::write_valuation_as_of`].
 fn as_of(
     conn: &Connection,
+    twin: Option<ReadSnapshot>,
     scope: &Scope,
     entity: Option<&str>,
     location: Option<&str>,
     as_of: &str,
 ) -> AppResult<Snapshot> {
+    let quantities = QuantitiesAsOf::start(conn, twin, as_of)?;
     let locations = locations(conn, scope, entity, location)?;
     let (mut products, categories) = products(conn, scope, entity, None)?;
     let by_id = by_id(&products);
@@ -255,33 +257,27 @@ fn as_of(
         .collect();
     let mut rows = Vec::new();
     {
-        let mut stmt = conn.prepare_cached(QTY_AS_OF)?;
-        let mut q = stmt.query([as_of])?;
         let mut next = by_id.iter().peekable();
         let mut current: Option<(Vec<u8>, Option<u32>)> = None;
-        while let Some(r) = q.next()? {
-            let id = bytes_col(r, 0)?;
+        quantities.each(conn, |id, at, qty| {
             if current.as_ref().is_none_or(|(c, _)| c.as_slice() != id) {
                 let rank = merge(&products, &mut next, id);
                 current = Some((id.to_vec(), rank));
             }
             let Some((_, Some(prod))) = current else {
-                continue;
+                return Ok(());
             };
-            let qty: i64 = r.get(2)?;
-            if qty == 0 {
-                continue;
-            }
-            let loc = match r.get_ref(1)? {
-                ValueRef::Null if location.is_none() => UNALLOCATED,
-                ValueRef::Text(l) => match order.get(l) {
+            let loc = match at {
+                None if location.is_none() => UNALLOCATED,
+                Some(l) => match order.get(l) {
                     Some(&o) => o,
-                    None => continue,
+                    None => return Ok(()),
                 },
-                _ => continue,
+                None => return Ok(()),
             };
             rows.push(Row { loc, prod, qty });
-        }
+            Ok(())
+        })?;
     }
     // Location order, then product rank; unallocated (u32::MAX) last.
     rows.sort_unstable();
@@ -406,6 +402,7 @@ fn push_row(out: &mut Vec<u8>, s: &Snapshot, r: Row) {
 /// limit, offset}`.
 fn write_page(
     conn: &Connection,
+    twin: Option<ReadSnapshot>,
     scope: &Scope,
     entity: Option<&str>,
     location: Option<&str>,
@@ -414,7 +411,7 @@ fn write_page(
     send: Sink<'_>,
 ) -> AppResult<()> {
     let s = match as_of_day {
-        Some(d) => as_of(conn, scope, entity, location, d)?,
+        Some(d) => as_of(conn, twin, scope, entity, location, d)?,
         None => current(conn, scope, entity, location)?,
     };
     let mut all = Sums::default();
@@ -548,6 +545,7 @@ fn push_fixed2(out: &mut Vec<u8>, v: i128) {
 /// through `send`; `page` applies as in the JSON page.
 fn write_csv(
     conn: &Connection,
+    twin: Option<ReadSnapshot>,
     scope: &Scope,
     entity: Option<&str>,
     location: Option<&str>,
@@ -556,7 +554,7 @@ fn write_csv(
     send: Sink<'_>,
 ) -> AppResult<()> {
     let s = match as_of_day {
-        Some(d) => as_of(conn, scope, entity, location, d)?,
+        Some(d) => as_of(conn, twin, scope, entity, location, d)?,
         None => current(conn, scope, entity, location)?,
     };
     let mut w = ChunkWriter::new(CHUNK, send);
@@ -706,11 +704,13 @@ pub(super) async fn stock_valuation(
     let scope = user.scope();
     let (entity_raw, location_raw) = (q.entity_id, q.location_id);
     if !csv {
-        let body = stream_json(db, move |conn, send| {
+        let body = stream_json_db(db, move |db, conn, send| {
+            let twin = twin_for(db, conn, as_of_day.is_some())?;
             let (entity, location) =
                 resolve_filters(conn, &scope, entity_raw.as_deref(), location_raw.as_deref())?;
             write_page(
                 conn,
+                twin,
                 &scope,
                 entity.as_deref(),
                 location.as_deref(),
@@ -754,11 +754,13 @@ pub(super) async fn stock_valuation(
     filename.push('-');
     filename.push_str(&day);
     filename.push_str(".csv");
-    let body = stream_json(db, move |conn, send| {
+    let body = stream_json_db(db, move |db, conn, send| {
+        let twin = twin_for(db, conn, as_of_day.is_some())?;
         let (entity, location) =
             resolve_filters(conn, &scope, entity_raw.as_deref(), location_raw.as_deref())?;
         write_csv(
             conn,
+            twin,
             &scope,
             entity.as_deref(),
             location.as_deref(),
@@ -769,6 +771,16 @@ pub(super) async fn stock_valuation(
     })
     .await?;
     Ok(Either::Right(Either::Right(CsvDownload { body, filename })))
+}
+
+/// Before any read of `conn`: a second connection on its snapshot for the as-at report
+/// ([`QuantitiesAsOf`]), none for the current one.
+fn twin_for(db: &Db, conn: &Connection, as_of: bool) -> AppResult<Option<ReadSnapshot>> {
+    if as_of {
+        db.twin_snapshot(conn)
+    } else {
+        Ok(None)
+    }
 }
 
 /// Parses `asOf` as the whole report does: `YYYY-MM-DD`, not after today.

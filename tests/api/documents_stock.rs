@@ -877,13 +877,19 @@ fn plan(t: &TestApp, sql: &str, args: &[&str]) -> Vec<String> {
 #[test]
 fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_sort() {
     let (t, _) = app_with_entity();
+    use stockbook::inventory::as_of;
     assert_eq!(
-        plan(
-            &t,
-            stockbook::inventory::valuation::QTY_AS_OF,
-            &["2024-03-31"]
-        ),
+        plan(&t, as_of::ALL, &["2024-03-31"]),
         ["SCAN stock_movements USING COVERING INDEX stock_movements_as_of"]
+    );
+    // The two ranges read on two threads on a database file.
+    assert_eq!(
+        plan(&t, as_of::BELOW, &["2024-03-31", "8"]),
+        ["SEARCH stock_movements USING COVERING INDEX stock_movements_as_of (product_id<?)"]
+    );
+    assert_eq!(
+        plan(&t, as_of::FROM, &["2024-03-31", "8"]),
+        ["SEARCH stock_movements USING COVERING INDEX stock_movements_as_of (product_id>?)"]
     );
     assert_eq!(
         plan(&t, stockbook::inventory::valuation::COST_HISTORY, &[]),
