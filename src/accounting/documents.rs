@@ -334,17 +334,19 @@ fn duplicate(kind: DocKind, number: &str) -> AppError {
 /// The next free `INV-` number of an entity (per owner without entity): one past the
 /// highest in use. Runs inside the caller's write transaction, so two concurrent creates
 /// cannot take the same number.
+/// The highest `number_seq` of an owner's invoices in an entity: one descent of the index
+/// `invoices_number_seq` (migration V13), however many invoices there are.
+pub const HIGHEST_INVOICE_NUMBER: &str = "SELECT COALESCE(MAX(number_seq), 0) FROM invoices
+     WHERE owner_id = ?1 AND COALESCE(entity_id, '') = COALESCE(?2, '')";
+
 pub fn next_invoice_number(
     tx: &Connection,
     owner: &str,
     entity: Option<&str>,
 ) -> AppResult<String> {
-    let max: i64 = tx.query_row(
-        "SELECT COALESCE(MAX(number_seq), 0) FROM invoices
-         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = COALESCE(?2, '')",
-        params![owner, entity],
-        |r| r.get(0),
-    )?;
+    let max: i64 = tx
+        .prepare_cached(HIGHEST_INVOICE_NUMBER)?
+        .query_row(params![owner, entity], |r| r.get(0))?;
     let mut n = max.saturating_add(1);
     loop {
         let candidate = format_invoice_number(n);

@@ -28,6 +28,7 @@ use crate::ctx::Ctx;
 use crate::db::decimal::{Money, Price, Qty};
 use crate::error::{AppError, AppResult};
 use crate::inventory::ledger::{self, MovementType, NewMovement, Origin};
+use crate::inventory::lookup::LocationRef;
 use crate::inventory::{location_ref, product_ref};
 use crate::scope::Scope;
 
@@ -138,6 +139,7 @@ pub fn sync(
     let mut keys: Vec<&(String, String)> = want.keys().chain(have.keys()).collect();
     keys.sort();
     keys.dedup();
+    let mut last_location: Option<LocationRef> = None;
     for key in keys {
         let w = want.get(key).copied().unwrap_or_default();
         let h = have.get(key).map_or(Decimal::ZERO, |h| h.qty);
@@ -147,7 +149,12 @@ pub fn sync(
         }
         let (product_id, location_id) = key;
         let product = product_ref(tx, scope, product_id)?;
-        let location = location_ref(tx, scope, location_id)?;
+        // A document's lines are mostly at one location: look it up once.
+        let location = match &last_location {
+            Some(l) if &l.id == location_id => l.clone(),
+            _ => location_ref(tx, scope, location_id)?,
+        };
+        last_location = Some(location.clone());
         let (kind_of_move, unit_cost, origin) = match (kind, diff > Decimal::ZERO) {
             (DocKind::Invoice, false) => (MovementType::Sale, None, Origin::Client),
             (DocKind::Invoice, true) => {

@@ -898,6 +898,19 @@ fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_
 }
 
 #[test]
+fn the_next_invoice_number_is_one_index_descent_not_a_read_of_every_invoice() {
+    let (t, _) = app_with_entity();
+    assert_eq!(
+        plan(
+            &t,
+            stockbook::accounting::documents::HIGHEST_INVOICE_NUMBER,
+            &["owner", "entity"]
+        ),
+        ["SEARCH invoices USING COVERING INDEX invoices_number_seq (owner_id=? AND <expr>=?)"]
+    );
+}
+
+#[test]
 fn reducing_a_posted_invoice_takes_back_the_cost_it_booked_not_todays_cost() {
     let s = shop();
     let mug = s.stocked("Blue mug", 10, "4");
