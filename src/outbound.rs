@@ -20,12 +20,12 @@
 //! adds the lookup, for a URL when it is saved. Refusals are [`Refusal`], whose messages
 //! name the rule and the host (never more than [`MAX_SHOWN`] characters of it).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
@@ -292,6 +292,7 @@ impl OutboundPolicy {
             CheckingResolver {
                 policy: self.clone(),
                 inner: DefaultResolver::default(),
+                resolved: Mutex::new(HashMap::new()),
             },
         )
     }
@@ -310,10 +311,49 @@ fn check_addrs(host: &str, addrs: impl IntoIterator<Item = SocketAddr>) -> Resul
     Ok(())
 }
 
+/// How long a host's checked addresses are used again without a new lookup.
+const RESOLVED_FOR: Duration = Duration::from_secs(30);
+/// Hosts whose addresses are kept at most; past that the oldest lookups are forgotten.
+const RESOLVED_MAX: usize = 256;
+
 /// The resolver of [`OutboundPolicy::agent`]: the default lookup, then the policy.
+///
+/// ureq asks its resolver before every request, even one that goes out on a pooled
+/// keep-alive connection, and its default resolver, when the call has a timeout (ours
+/// all do), looks the name up on a thread it starts for that purpose. A webhook sends an
+/// event per request to the same host, so the addresses that passed the policy are kept
+/// for [`RESOLVED_FOR`] per scheme and authority: they are exactly the addresses the
+/// call connects to, so the check still covers every connection
+/// (docs/webhooks.md#urls).
 struct CheckingResolver {
     policy: OutboundPolicy,
     inner: DefaultResolver,
+    /// `scheme://authority` -> (when looked up, the addresses that passed).
+    resolved: Mutex<HashMap<String, (Instant, ResolvedSocketAddrs)>>,
+}
+
+impl CheckingResolver {
+    fn lookup(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let raw = uri.to_string();
+        let url = self.policy.check_url(&raw).map_err(refused)?;
+        let addrs = self.inner.resolve(uri, config, timeout)?;
+        if !self.policy.is_allowed(&url) && !self.policy.any_address {
+            check_addrs(url.host_str().unwrap_or_default(), addrs.iter().copied())
+                .map_err(refused)?;
+        }
+        Ok(addrs)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, ResolvedSocketAddrs)>> {
+        self.resolved
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl fmt::Debug for CheckingResolver {
@@ -335,13 +375,25 @@ impl Resolver for CheckingResolver {
         config: &ureq::config::Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
-        let raw = uri.to_string();
-        let url = self.policy.check_url(&raw).map_err(refused)?;
-        let addrs = self.inner.resolve(uri, config, timeout)?;
-        if !self.policy.is_allowed(&url) && !self.policy.any_address {
-            check_addrs(url.host_str().unwrap_or_default(), addrs.iter().copied())
-                .map_err(refused)?;
+        // Everything the policy looks at is in the scheme and the authority (user info,
+        // host, port); the path is not.
+        let key = match (uri.scheme_str(), uri.authority()) {
+            (Some(scheme), Some(authority)) => format!("{scheme}://{authority}"),
+            _ => return self.lookup(uri, config, timeout),
+        };
+        let now = Instant::now();
+        if let Some((at, addrs)) = self.kept().get(&key) {
+            if now.duration_since(*at) < RESOLVED_FOR {
+                return Ok(addrs.clone());
+            }
         }
+        let addrs = self.lookup(uri, config, timeout)?;
+        let mut kept = self.kept();
+        kept.retain(|_, (at, _)| now.duration_since(*at) < RESOLVED_FOR);
+        if kept.len() >= RESOLVED_MAX {
+            kept.clear();
+        }
+        kept.insert(key, (now, addrs.clone()));
         Ok(addrs)
     }
 }
@@ -461,6 +513,56 @@ mod tests {
             both.check_url("http://u:p@127.0.0.1/"),
             Err(Refusal::UserInfo)
         );
+    }
+
+    /// A one-request-per-connection HTTP server on loopback that answers `name`.
+    fn named_server(name: &'static str) -> u16 {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let mut buf = [0_u8; 4096];
+                let _ = s.read(&mut buf);
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{name}",
+                    name.len()
+                );
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn checked_addresses_are_kept_per_authority_and_refusals_are_not_kept() {
+        let agent = OutboundPolicy::new()
+            .allow_http(true)
+            .allow_private(true)
+            .agent(ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(5))));
+        let (a, b) = (named_server("a"), named_server("b"));
+        for _ in 0..2 {
+            for (port, name) in [(a, "a"), (b, "b")] {
+                let got = agent
+                    .get(&format!("http://127.0.0.1:{port}/x"))
+                    .call()
+                    .unwrap()
+                    .body_mut()
+                    .read_to_string()
+                    .unwrap();
+                assert_eq!(got, name, "each port reaches its own server");
+            }
+        }
+        let strict = OutboundPolicy::new()
+            .allow_http(true)
+            .agent(ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(5))));
+        for _ in 0..2 {
+            let e = strict
+                .get(&format!("http://localhost:{a}/x"))
+                .call()
+                .unwrap_err();
+            assert!(Refusal::from_ureq(&e).is_some(), "{e}");
+        }
     }
 
     #[test]
