@@ -393,10 +393,11 @@ pub fn create(
     ctx: &Ctx,
 ) -> AppResult<Document> {
     let mut d = insert(tx, scope, kind, b, ctx, Numbering::Generate, true)?;
+    let mut read = stock::ReadProducts::new();
     if stock::is_posted(kind, &d.status) {
-        stock::check_active_products(tx, scope, &d)?;
+        stock::check_active_products(tx, scope, &d, &mut read)?;
     }
-    stock::sync(tx, scope, kind, &d, ctx)?;
+    stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
     Ok(d)
 }
@@ -666,12 +667,13 @@ pub fn update(
         ],
     )?;
     if d.moves_stock {
+        let mut read = stock::ReadProducts::new();
         let location_changed = d.location_id != old_location;
         if stock::is_posted(kind, &d.status) && (!was_posted || lines_replaced || location_changed)
         {
-            stock::check_active_products(tx, scope, &d)?;
+            stock::check_active_products(tx, scope, &d, &mut read)?;
         }
-        stock::sync(tx, scope, kind, &d, ctx)?;
+        stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
     }
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
     Ok(d)

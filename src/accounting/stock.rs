@@ -18,7 +18,7 @@
 //!   quantity (4 dp); stock back is a `return` without cost.
 //! - `reference` is the document's number, `date` today (UTC).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
@@ -28,7 +28,7 @@ use crate::ctx::Ctx;
 use crate::db::decimal::{Money, Price, Qty};
 use crate::error::{AppError, AppResult};
 use crate::inventory::ledger::{self, MovementType, NewMovement, Origin};
-use crate::inventory::lookup::LocationRef;
+use crate::inventory::lookup::{LocationRef, ProductRef};
 use crate::inventory::{location_ref, product_ref};
 use crate::scope::Scope;
 
@@ -108,18 +108,32 @@ fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, 
 
 type Nets = BTreeMap<String, (Decimal, Decimal)>;
 
+/// Products already read in this request, by id, for [`sync`] to take instead of reading
+/// them again (each is taken once: a second movement of the same product reads it anew).
+pub type ReadProducts = HashMap<String, ProductRef>;
+
 /// Refuses (409) to post lines whose product is inactive. Called when a request leaves
-/// the document posted and either posts it or replaces its lines.
-pub fn check_active_products(conn: &Connection, scope: &Scope, d: &Document) -> AppResult<()> {
+/// the document posted and either posts it or replaces its lines. The products it reads
+/// are left in `read` for [`sync`].
+pub fn check_active_products(
+    conn: &Connection,
+    scope: &Scope,
+    d: &Document,
+    read: &mut ReadProducts,
+) -> AppResult<()> {
     for l in &d.lines {
-        if let Some(p) = &l.product_id {
-            let p = product_ref(conn, scope, p)?;
+        if let Some(id) = &l.product_id {
+            if read.contains_key(id) {
+                continue;
+            }
+            let p = product_ref(conn, scope, id)?;
             if !p.active {
                 return Err(AppError::conflict(format!(
                     "Product {} ({}) is inactive and cannot be posted on a document",
                     p.name, p.sku
                 )));
             }
+            read.insert(id.clone(), p);
         }
     }
     Ok(())
@@ -133,6 +147,7 @@ pub fn sync(
     kind: DocKind,
     d: &Document,
     ctx: &Ctx,
+    read: &mut ReadProducts,
 ) -> AppResult<()> {
     let (want, nets) = wanted(kind, d);
     let have = held(tx, &d.id)?;
@@ -148,7 +163,10 @@ pub fn sync(
             continue;
         }
         let (product_id, location_id) = key;
-        let product = product_ref(tx, scope, product_id)?;
+        let product = match read.remove(product_id) {
+            Some(p) => p,
+            None => product_ref(tx, scope, product_id)?,
+        };
         // A document's lines are mostly at one location: look it up once.
         let location = match &last_location {
             Some(l) if &l.id == location_id => l.clone(),

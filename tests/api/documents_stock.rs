@@ -898,6 +898,28 @@ fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_
 }
 
 #[test]
+fn a_product_on_a_draft_invoice_or_bill_line_still_cannot_be_deleted_without_the_line_index() {
+    // V14 dropped the lines' product indexes; the foreign key still holds, read from the
+    // lines table.
+    let s = shop();
+    for on_bill in [false, true] {
+        let p = s.stocked(if on_bill { "Bolt" } else { "Nut" }, 0, "1");
+        let line = json!([{ "product_id": p, "quantity": 1, "unit_price": 2 }]);
+        if on_bill {
+            s.bill("draft", line);
+        } else {
+            s.created_invoice("draft", line);
+        }
+        let msg = assert_error(
+            &s.t.delete("/api/products", json!({ "id": p })),
+            Status::Conflict,
+        );
+        assert!(msg.contains("used on documents"), "{msg}");
+        common::stock_fixtures::get_product(&s.t, &p);
+    }
+}
+
+#[test]
 fn the_next_invoice_number_is_one_index_descent_not_a_read_of_every_invoice() {
     let (t, _) = app_with_entity();
     assert_eq!(
