@@ -6,7 +6,7 @@
 //! A figure already in alert that falls further sends nothing: only entering the state
 //! does, once, until a movement has taken it out again.
 
-use rusqlite::{OptionalExtension, Transaction};
+use rusqlite::Transaction;
 
 use super::ledger::{Movement, NewMovement};
 use super::reports::{Alert, AlertLevel};
@@ -15,8 +15,26 @@ use crate::db::decimal::Qty;
 use crate::error::AppResult;
 use crate::webhooks::outbox;
 
-/// Emits the events of `mv`, just written by the ledger for `m`.
-pub fn movement_recorded(tx: &Transaction, m: &NewMovement<'_>, mv: &Movement) -> AppResult<()> {
+/// What the ledger knows once it has written a movement: the product's figures after it
+/// and, for a located movement, its stock row's quantity after it and reorder point. The
+/// ledger read them in its own queries; the events need no query of their own.
+pub struct Figures {
+    pub active: bool,
+    /// The product's `stock_qty` after the movement.
+    pub total: Qty,
+    /// The product's `low_stock_threshold`.
+    pub threshold: Qty,
+    /// (quantity after, reorder point) of the stock row at the movement's location.
+    pub at_location: Option<(Qty, Qty)>,
+}
+
+/// Emits the events of `mv`, just written by the ledger for `m`, with `figures`.
+pub fn movement_recorded(
+    tx: &Transaction,
+    m: &NewMovement<'_>,
+    mv: &Movement,
+    figures: &Figures,
+) -> AppResult<()> {
     if !outbox::any_active() {
         return Ok(());
     }
@@ -32,22 +50,12 @@ pub fn movement_recorded(tx: &Transaction, m: &NewMovement<'_>, mv: &Movement) -
         now,
     )?;
 
-    type Figures = (bool, Qty, Qty, Option<Qty>, Option<Qty>);
-    let figures: Option<Figures> = tx
-        .prepare_cached(
-            "SELECT p.active, p.stock_qty, p.low_stock_threshold, s.quantity, s.reorder_point
-             FROM products p
-             LEFT JOIN warehouse_stock s ON s.product_id = p.id AND s.location_id = ?2
-             WHERE p.id = ?1",
-        )?
-        .query_row(
-            rusqlite::params![product.id, m.location.map(|l| l.id.as_str())],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
-        .optional()?;
-    let Some((active, total, threshold, at_location, reorder)) = figures else {
-        return Ok(());
-    };
+    let Figures {
+        active,
+        total,
+        threshold,
+        at_location,
+    } = *figures;
     if !active {
         return Ok(());
     }
@@ -74,7 +82,7 @@ pub fn movement_recorded(tx: &Transaction, m: &NewMovement<'_>, mv: &Movement) -
             now,
         )?;
     }
-    if let (Some(loc), Some(quantity), Some(reorder)) = (m.location, at_location, reorder) {
+    if let (Some(loc), Some((quantity, reorder))) = (m.location, at_location) {
         if entered(quantity, reorder) {
             let alert = Alert {
                 level: AlertLevel::Location,

@@ -186,10 +186,17 @@ fn apply(
         ));
     }
 
-    // Current product figures, read inside the transaction (not from the caller's copy).
-    let (stock_qty, cost_price): (Qty, Price) = tx
-        .prepare_cached("SELECT stock_qty, cost_price FROM products WHERE id = ?1")?
-        .query_row([&product.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // Current product figures, read inside the transaction (not from the caller's copy);
+    // `active` and the threshold are for the low-stock event.
+    let (stock_qty, cost_price, active, threshold): (Qty, Price, bool, Qty) = tx
+        .prepare_cached(
+            "SELECT stock_qty, cost_price, active, low_stock_threshold FROM products WHERE id = ?1",
+        )?
+        .query_row([&product.id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+    // The stock row after the movement and its reorder point, for the low-stock event.
+    let mut at_location: Option<(Qty, Qty)> = None;
 
     if let Some(loc) = m.location {
         same_entity(
@@ -203,8 +210,16 @@ fn apply(
                 loc.name
             )));
         }
-        let held = stock_row_quantity(tx, &product.id, &loc.id)?;
+        let row: Option<(Qty, Qty)> = tx
+            .prepare_cached(
+                "SELECT quantity, reorder_point FROM warehouse_stock
+                 WHERE product_id = ?1 AND location_id = ?2",
+            )?
+            .query_row([&product.id, &loc.id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let held = row.map(|(q, _)| q);
         let after = held.unwrap_or(Qty::ZERO) + m.qty;
+        at_location = Some((after, row.map_or(Qty::ZERO, |(_, reorder)| reorder)));
         storable(after, || format!("at {}", loc.name), product)?;
         if after.is_sign_negative() && !allow_negative {
             return Err(AppError::conflict(format!(
@@ -291,7 +306,17 @@ fn apply(
         mv.document_id
     ])?;
     // Webhook events, in this same transaction (docs/webhooks.md#events).
-    super::events::movement_recorded(tx, m, &mv)?;
+    super::events::movement_recorded(
+        tx,
+        m,
+        &mv,
+        &super::events::Figures {
+            active,
+            total: stock_qty + m.qty,
+            threshold,
+            at_location,
+        },
+    )?;
     Ok(mv)
 }
 

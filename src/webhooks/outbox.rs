@@ -117,14 +117,27 @@ pub fn emit<T: Serialize>(
     // (docs/architecture.md#row-ids).
     let id = uuid::Uuid::now_v7().to_string();
     let body = body(&id, kind, now, entity_id, data)?;
+    // `events` is stored as a compact JSON array of names from EVENT_TYPES or "*"
+    // (checked when it is written, `super::check_events`), so a quoted name found in its
+    // text is exactly a member: no JSON parsing, no temporary table, per event.
+    let quoted = format!("\"{kind}\"");
     tx.prepare_cached(
         "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, created_at,
              round_start_ms, next_attempt_ms)
          SELECT w.id, ?1, ?2, ?3, ?4, ?5, ?5 FROM webhooks w
          WHERE w.owner_id = ?6 AND w.active = 1
            AND (w.entity_id IS NULL OR w.entity_id = ?7)
-           AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?2))",
+           AND (instr(w.events, '\"*\"') > 0 OR instr(w.events, ?8) > 0)",
     )?
-    .execute(params![id, kind, body, now, now_ms(), owner_id, entity_id])?;
+    .execute(params![
+        id,
+        kind,
+        body,
+        now,
+        now_ms(),
+        owner_id,
+        entity_id,
+        quoted
+    ])?;
     Ok(())
 }
