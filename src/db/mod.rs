@@ -281,6 +281,10 @@ fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> ru
     // Savepoint journals stay in memory instead of spilling to a temporary file that is
     // created and removed in every large write (docs/architecture.md#the-database-connections).
     c.pragma_update(None, "temp_store", "MEMORY")?;
+    // A large import can grow the write-ahead log to gigabytes; once a checkpoint has
+    // emptied it, it is cut back to 64 MiB instead of keeping that size on the disk
+    // (docs/architecture.md#the-database-connections).
+    c.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
     c.set_prepared_statement_cache_capacity(64);
     Ok(())
 }
