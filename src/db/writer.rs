@@ -29,10 +29,14 @@
 //! frame has been copied. Under a steady stream of writes a `PASSIVE` checkpoint never
 //! ends that way (the writer appends while it copies), and the log grew for as long as
 //! the stream lasted: 2 GB over a run of 2,000 invoices, each write extending the file.
-//! So when frames were appended while it ran, the checkpoint thread copies those too
-//! with the writer held off (the write lock): a short copy of at most
-//! [`CHECKPOINT_EVERY`]'s worth of commits, after which the next batch restarts the log
-//! (unless a reader still reads an older snapshot from it).
+//! So once the log is longer than [`RESTART_ABOVE_FRAMES`], the checkpoint thread repeats
+//! its pass beside the writer (each copies what was appended during the one before, a
+//! shrinking amount) until one takes under [`CATCH_UP_QUICK`], at most
+//! [`CATCH_UP_PASSES`] times, and then copies the last few frames with the writer held
+//! off (the write lock), after which the next batch restarts the log (unless a reader
+//! still reads an older snapshot from it). That last copy syncs the log and the database
+//! file, which can take tens of milliseconds while the disk is busy, so it happens only
+//! once per 256 MiB written, not at every checkpoint.
 //!
 //! Some errors make SQLite roll back the whole transaction by itself, not only the
 //! statement (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_NOMEM`, a job that runs `ROLLBACK`).
@@ -213,6 +217,14 @@ pub(super) fn start(
 }
 
 /// Starts the checkpoint thread (module doc); it stops when the returned sender is gone.
+/// A log this long (in frames of one page: 256 MiB at 4 KiB) is restarted from the top
+/// once it has been copied, at the cost of one short pause of the writer.
+const RESTART_ABOVE_FRAMES: i64 = 65_536;
+/// Checkpoint passes beside the writer before the last one, which holds it off.
+const CATCH_UP_PASSES: usize = 4;
+/// A pass this quick leaves little for the pass that holds the writer off.
+const CATCH_UP_QUICK: std::time::Duration = std::time::Duration::from_millis(10);
+
 fn start_checkpoints(
     pool: Pool<SqliteConnectionManager>,
     lock: Arc<Mutex<()>>,
@@ -232,16 +244,30 @@ fn start_checkpoints(
                         .map_err(|e| e.to_string())
                     };
                     let (log, copied) = passive(&c)?;
-                    if copied == log {
-                        // Then the frames the writer appended while it ran, with the
-                        // writer held off, so that the log is empty when the next batch
-                        // begins and SQLite starts it again from the top (module doc).
-                        // With nothing appended this returns at once.
-                        let _writer = lock
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                        passive(&c)?;
+                    if copied < log || log < RESTART_ABOVE_FRAMES {
+                        // A reader still needs older frames, or the log is not yet
+                        // worth a pause of the writer.
+                        return Ok(());
                     }
+                    // More passes beside the writer until one is quick, so that little
+                    // was appended while it ran (each copies what the last one left).
+                    for _ in 1..CATCH_UP_PASSES {
+                        let started = std::time::Instant::now();
+                        let (log, copied) = passive(&c)?;
+                        if copied < log {
+                            return Ok(());
+                        }
+                        if started.elapsed() < CATCH_UP_QUICK {
+                            break;
+                        }
+                    }
+                    // Then what was appended since, with the writer held off, so that the
+                    // log is empty when the next batch begins and SQLite starts it again
+                    // from the top (module doc). With nothing appended it returns at once.
+                    let _writer = lock
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    passive(&c)?;
                     Ok(())
                 });
                 if let Err(e) = done {
