@@ -220,6 +220,9 @@ pub(super) fn start(
 /// A log this long (in frames of one page: 256 MiB at 4 KiB) is restarted from the top
 /// once it has been copied, at the cost of one short pause of the writer.
 const RESTART_ABOVE_FRAMES: i64 = 65_536;
+/// [`RESTART_ABOVE_FRAMES`], lowered by a test to see restarts without writing 256 MiB.
+static RESTART_ABOVE: std::sync::atomic::AtomicI64 =
+    std::sync::atomic::AtomicI64::new(RESTART_ABOVE_FRAMES);
 /// Checkpoint passes beside the writer before the last one, which holds it off.
 const CATCH_UP_PASSES: usize = 4;
 /// A pass this quick leaves little for the pass that holds the writer off.
@@ -244,7 +247,8 @@ fn start_checkpoints(
                         .map_err(|e| e.to_string())
                     };
                     let (log, copied) = passive(&c)?;
-                    if copied < log || log < RESTART_ABOVE_FRAMES {
+                    let restart_above = RESTART_ABOVE.load(std::sync::atomic::Ordering::Relaxed);
+                    if copied < log || log < restart_above {
                         // A reader still needs older frames, or the log is not yet
                         // worth a pause of the writer.
                         return Ok(());
@@ -327,6 +331,36 @@ mod tests {
     use crate::config::Synchronous;
     use crate::db::Db;
     use crate::error::AppError;
+
+    #[test]
+    fn under_a_steady_stream_of_writes_the_log_restarts_instead_of_growing() {
+        // Other tests of this binary only checkpoint more often for it.
+        super::RESTART_ABOVE.store(256, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("stockbook-wal-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("wal.db").to_string_lossy().into_owned();
+        let db = Db::open(&path, Synchronous::Normal).unwrap();
+        db.write_blocking(|tx| Ok(tx.execute_batch("CREATE TABLE t (b BLOB NOT NULL)")?))
+            .unwrap();
+        // 5,000 commits of three pages and more each, one after another with no pause:
+        // about 20,000 frames, which a log that never restarts holds at the end. One that
+        // restarts holds at most what 100 ms of writes and the catch-up passes append
+        // after the restart (about 2,000 here).
+        for _ in 0..5_000 {
+            db.write_blocking(|tx| {
+                Ok(tx.execute("INSERT INTO t (b) VALUES (randomblob(8000))", [])?)
+            })
+            .unwrap();
+        }
+        let log: i64 = db
+            .conn()
+            .unwrap()
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1))
+            .unwrap();
+        assert!(log < 6_000, "the log holds {log} frames");
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_refused_or_panicking_write_in_a_shared_batch_changes_nothing_and_the_rest_commit() {
