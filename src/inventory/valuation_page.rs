@@ -398,18 +398,31 @@ fn push_row(out: &mut Vec<u8>, s: &Snapshot, r: Row) {
     out.push(b'}');
 }
 
+/// What a page or a spreadsheet of the report is asked for: whose stock, which entity and
+/// location (`None`: all), and as at which day (`None`: now).
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    scope: &'a Scope,
+    entity: Option<&'a str>,
+    location: Option<&'a str>,
+    as_of_day: Option<&'a str>,
+}
+
 /// Writes the page answer: `{data: page rows, summary, byLocation, byCategory, total,
 /// limit, offset}`.
 fn write_page(
     conn: &Connection,
     twin: Option<ReadSnapshot>,
-    scope: &Scope,
-    entity: Option<&str>,
-    location: Option<&str>,
-    as_of_day: Option<&str>,
+    asked: &Asked<'_>,
     page: Page,
     send: Sink<'_>,
 ) -> AppResult<()> {
+    let Asked {
+        scope,
+        entity,
+        location,
+        as_of_day,
+    } = *asked;
     let s = match as_of_day {
         Some(d) => as_of(conn, twin, scope, entity, location, d)?,
         None => current(conn, scope, entity, location)?,
@@ -546,13 +559,16 @@ fn push_fixed2(out: &mut Vec<u8>, v: i128) {
 fn write_csv(
     conn: &Connection,
     twin: Option<ReadSnapshot>,
-    scope: &Scope,
-    entity: Option<&str>,
-    location: Option<&str>,
-    as_of_day: Option<&str>,
+    asked: &Asked<'_>,
     page: Page,
     send: Sink<'_>,
 ) -> AppResult<()> {
+    let Asked {
+        scope,
+        entity,
+        location,
+        as_of_day,
+    } = *asked;
     let s = match as_of_day {
         Some(d) => as_of(conn, twin, scope, entity, location, d)?,
         None => current(conn, scope, entity, location)?,
@@ -711,10 +727,12 @@ pub(super) async fn stock_valuation(
             write_page(
                 conn,
                 twin,
-                &scope,
-                entity.as_deref(),
-                location.as_deref(),
-                as_of_day.as_deref(),
+                &Asked {
+                    scope: &scope,
+                    entity: entity.as_deref(),
+                    location: location.as_deref(),
+                    as_of_day: as_of_day.as_deref(),
+                },
                 page,
                 send,
             )
@@ -761,10 +779,12 @@ pub(super) async fn stock_valuation(
         write_csv(
             conn,
             twin,
-            &scope,
-            entity.as_deref(),
-            location.as_deref(),
-            as_of_day.as_deref(),
+            &Asked {
+                scope: &scope,
+                entity: entity.as_deref(),
+                location: location.as_deref(),
+                as_of_day: as_of_day.as_deref(),
+            },
             page,
             send,
         )
