@@ -752,6 +752,18 @@ fn document_update(statuses: &[&str]) -> Value {
 
 /// Every schema the operations name.
 #[rustfmt::skip]
+/// The fields of a webhook as every answer shows it.
+fn webhook_fields() -> Vec<(&'static str, Value)> {
+    vec![
+        ("id", uuid()),
+        ("url", string()),
+        ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
+        ("entity_id", nullable(uuid())),
+        ("active", boolean()),
+        ("created_at", timestamp()),
+    ]
+}
+
 pub fn schemas() -> Map<String, Value> {
     use crate::accounting::contacts::TYPES as CONTACT_TYPES;
     use crate::accounting::documents::{BILL_STATUSES, INVOICE_STATUSES};
@@ -1178,28 +1190,17 @@ pub fn schemas() -> Map<String, Value> {
             ("name", name_text("")),
             ("entity_id", opt_id("Scopes the key to this entity.")),
         ])),
-        ("Webhook", record(vec![
-            ("id", uuid()),
-            ("url", string()),
-            ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
-            ("entity_id", nullable(uuid())),
-            ("active", boolean()),
-            ("created_at", timestamp()),
-        ])),
+        ("Webhook", record(webhook_fields())),
         ("WebhookCreated", {
-            let mut v = record(vec![
-                ("id", uuid()),
-                ("url", string()),
-                ("events", array(one_of_values(&WEBHOOK_EVENTS, "An event type, or * for all."))),
-                ("entity_id", nullable(uuid())),
-                ("active", boolean()),
-                ("created_at", timestamp()),
+            let mut fields = webhook_fields();
+            fields.push(
                 ("secret", json!({
                     "type": "string",
                     "pattern": "^whsec_[0-9A-Za-z]{32}$",
                     "description": "Signs every delivery (`Stockbook-Signature`); shown this once."
                 })),
-            ]);
+            );
+            let mut v = record(fields);
             v["description"] = json!("The new webhook with its secret.");
             v
         }),

@@ -205,11 +205,7 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
-        let (reply, answer) = rocket::tokio::sync::oneshot::channel();
-        self.writer
-            .send(Box::new(writer::WriteJob { f, reply }))
-            .map_err(|_| AppError::internal("the writer thread has stopped"))?;
-        answer
+        self.enqueue(f)?
             .await
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
     }
@@ -221,13 +217,22 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
+        self.enqueue(f)?
+            .blocking_recv()
+            .map_err(|_| AppError::internal("the writer thread dropped a write"))?
+    }
+
+    /// Queues `f` at the writer thread; the receiver gets its answer after the commit.
+    fn enqueue<T, F>(&self, f: F) -> AppResult<rocket::tokio::sync::oneshot::Receiver<AppResult<T>>>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+    {
         let (reply, answer) = rocket::tokio::sync::oneshot::channel();
         self.writer
             .send(Box::new(writer::WriteJob { f, reply }))
             .map_err(|_| AppError::internal("the writer thread has stopped"))?;
-        answer
-            .blocking_recv()
-            .map_err(|_| AppError::internal("the writer thread dropped a write"))?
+        Ok(answer)
     }
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction and rolls it back whatever happens: a
@@ -329,6 +334,22 @@ mod tests {
         assert_eq!(users(&db.conn().unwrap()), 2);
         drop(twin);
         drop(first);
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn every_file_connection_cuts_an_emptied_log_back_to_64_mib() {
+        let dir = std::env::temp_dir().join(format!("stockbook-jsl-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("jsl.db").to_string_lossy().into_owned();
+        let db = Db::open(&path, Synchronous::Normal).unwrap();
+        let limit: i64 = db
+            .conn()
+            .unwrap()
+            .query_row("PRAGMA journal_size_limit", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(limit, 64 * 1024 * 1024);
         drop(db);
         let _ = std::fs::remove_dir_all(&dir);
     }

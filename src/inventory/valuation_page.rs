@@ -408,6 +408,22 @@ struct Asked<'a> {
     as_of_day: Option<&'a str>,
 }
 
+impl Asked<'_> {
+    /// The report's rows, now or as at the day asked.
+    fn snapshot(&self, conn: &Connection, twin: Option<ReadSnapshot>) -> AppResult<Snapshot> {
+        let Self {
+            scope,
+            entity,
+            location,
+            as_of_day,
+        } = *self;
+        match as_of_day {
+            Some(d) => as_of(conn, twin, scope, entity, location, d),
+            None => current(conn, scope, entity, location),
+        }
+    }
+}
+
 /// Writes the page answer: `{data: page rows, summary, byLocation, byCategory, total,
 /// limit, offset}`.
 fn write_page(
@@ -417,16 +433,7 @@ fn write_page(
     page: Page,
     send: Sink<'_>,
 ) -> AppResult<()> {
-    let Asked {
-        scope,
-        entity,
-        location,
-        as_of_day,
-    } = *asked;
-    let s = match as_of_day {
-        Some(d) => as_of(conn, twin, scope, entity, location, d)?,
-        None => current(conn, scope, entity, location)?,
-    };
+    let s = asked.snapshot(conn, twin)?;
     let mut all = Sums::default();
     let mut per_location = vec![Sums::default(); s.locations.len() + 1];
     let mut per_category = vec![Sums::default(); s.categories.len()];
@@ -507,7 +514,7 @@ fn write_page(
         limit: page.limit,
         offset: page.offset,
     };
-    let json = match as_of_day {
+    let json = match asked.as_of_day {
         Some(_) => serde_json::to_vec(&tail(Summary::AsOf(AsOfSummary {
             total_cost_value: money(all.cost),
             total_retail_value: money(all.retail),
@@ -515,7 +522,8 @@ fn write_page(
             avg_margin,
         }))),
         None => {
-            let (transit_units, transit_cost) = in_transit(conn, scope, entity, location)?;
+            let (transit_units, transit_cost) =
+                in_transit(conn, asked.scope, asked.entity, asked.location)?;
             serde_json::to_vec(&tail(Summary::Now(ValuationSummary {
                 total_cost_value: money(all.cost),
                 total_retail_value: money(all.retail),
@@ -563,16 +571,7 @@ fn write_csv(
     page: Page,
     send: Sink<'_>,
 ) -> AppResult<()> {
-    let Asked {
-        scope,
-        entity,
-        location,
-        as_of_day,
-    } = *asked;
-    let s = match as_of_day {
-        Some(d) => as_of(conn, twin, scope, entity, location, d)?,
-        None => current(conn, scope, entity, location)?,
-    };
+    let s = asked.snapshot(conn, twin)?;
     let mut w = ChunkWriter::new(CHUNK, send);
     w.out.extend_from_slice(CSV_HEADER.as_bytes());
     w.out.extend_from_slice(b"\r\n");

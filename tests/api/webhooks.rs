@@ -4,7 +4,6 @@
 
 use super::common;
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::Read;
 use std::net::TcpListener;
@@ -16,7 +15,6 @@ use common::mock_server::{MockServer, Request, Response};
 use common::stock_fixtures::*;
 use common::*;
 use rocket::http::Status;
-use rocket::local::blocking::Client;
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------
@@ -25,22 +23,14 @@ use serde_json::{json, Value};
 /// An app whose webhook worker runs, allowed to call loopback over http, with a short
 /// retry schedule.
 fn delivering_app(retry: Value) -> TestApp {
-    let figment = test_figment(&[
-        ("webhooks_allow_http", json!(true)),
-        ("webhooks_allow_private", json!(true)),
-        ("webhooks_retry", retry),
-    ]);
-    let mut app = stockbook::App::from_figment(&figment).expect("app config");
-    app.webhook_worker = true;
-    let clock = app.clock.clone();
-    let db = app.db.clone();
-    let client = Client::untracked(stockbook::build_rocket(figment, app)).expect("valid rocket");
-    TestApp {
-        client,
-        clock,
-        db,
-        session: RefCell::new(None),
-    }
+    app_set_up(
+        &[
+            ("webhooks_allow_http", json!(true)),
+            ("webhooks_allow_private", json!(true)),
+            ("webhooks_retry", retry),
+        ],
+        |app| app.webhook_worker = true,
+    )
 }
 
 fn quick() -> Value {

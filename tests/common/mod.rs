@@ -42,8 +42,15 @@ pub fn test_figment(extra: &[(&str, Value)]) -> Figment {
 }
 
 pub fn app_with(extra: &[(&str, Value)]) -> TestApp {
+    app_set_up(extra, |_| {})
+}
+
+/// [`app_with`], with `set_up` changing the app before it is built (turning on the
+/// webhook worker, say).
+pub fn app_set_up(extra: &[(&str, Value)], set_up: impl FnOnce(&mut stockbook::App)) -> TestApp {
     let figment = test_figment(extra);
-    let app = stockbook::App::from_figment(&figment).expect("app config");
+    let mut app = stockbook::App::from_figment(&figment).expect("app config");
+    set_up(&mut app);
     let clock = app.clock.clone();
     let db = app.db.clone();
     let client = Client::untracked(stockbook::build_rocket(figment, app)).expect("valid rocket");
