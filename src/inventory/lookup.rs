@@ -29,6 +29,23 @@ pub struct ProductRef {
     pub cost_price: Price,
 }
 
+impl ProductRef {
+    /// The product of a row whose first eight columns are `id, owner_id, entity_id, name,
+    /// sku, active, stock_qty, cost_price`.
+    pub fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: r.get(0)?,
+            owner_id: r.get(1)?,
+            entity_id: r.get(2)?,
+            name: r.get(3)?,
+            sku: r.get(4)?,
+            active: r.get(5)?,
+            stock_qty: r.get(6)?,
+            cost_price: r.get(7)?,
+        })
+    }
+}
+
 /// What the ledger and the documents need to know about a location.
 #[derive(Debug, Clone)]
 pub struct LocationRef {
@@ -47,18 +64,7 @@ pub fn product_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
             "SELECT id, owner_id, entity_id, name, sku, active, stock_qty, cost_price
              FROM products WHERE id = ?1",
         )?
-        .query_row([id], |r| {
-            Ok(ProductRef {
-                id: r.get(0)?,
-                owner_id: r.get(1)?,
-                entity_id: r.get(2)?,
-                name: r.get(3)?,
-                sku: r.get(4)?,
-                active: r.get(5)?,
-                stock_qty: r.get(6)?,
-                cost_price: r.get(7)?,
-            })
-        })
+        .query_row([id], ProductRef::from_row)
         .optional()?;
     p.filter(|p| scope.sees(&p.owner_id, p.entity_id.as_deref()))
         .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))

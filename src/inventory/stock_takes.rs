@@ -404,20 +404,7 @@ fn complete(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &StockTake) -> App
         )?;
         let rows = stmt
             .query_map([&head.id, &loc.id], |r| {
-                Ok((
-                    ProductRef {
-                        id: r.get(0)?,
-                        owner_id: r.get(1)?,
-                        entity_id: r.get(2)?,
-                        name: r.get(3)?,
-                        sku: r.get(4)?,
-                        active: r.get(5)?,
-                        stock_qty: r.get(6)?,
-                        cost_price: r.get(7)?,
-                    },
-                    r.get(8)?,
-                    r.get(9)?,
-                ))
+                Ok((ProductRef::from_row(r)?, r.get(8)?, r.get(9)?))
             })?
             .collect::<Result<Vec<_>, _>>()?;
         rows
