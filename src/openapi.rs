@@ -1663,7 +1663,7 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("product_id", uuid()),
             ("product_name", string()),
             ("product_sku", string()),
-            ("quantity", qty("Σ line quantities.")),
+            ("quantity", figure(3, "Σ line quantities.")),
             ("sales", figure(2, "Σ line nets, rounded.")),
             ("cost_of_sales", figure(2, "Σ −qty × unit_cost of the invoices' movements, rounded.")),
             ("gross_margin", figure(2, "sales − cost_of_sales, rounded.")),

@@ -20,7 +20,7 @@ use serde::Serialize;
 use time::Date;
 
 use super::lookup::{LocationRef, ProductRef};
-use crate::db::decimal::{Price, Qty};
+use crate::db::decimal::{Price, Qty, MAX_MAGNITUDE};
 use crate::error::{AppError, AppResult};
 use crate::scope::same_entity;
 
@@ -186,6 +186,8 @@ fn apply(
         ));
     }
 
+    movement_in_bounds(m)?;
+
     // Current product figures, read inside the transaction (not from the caller's copy);
     // `active` and the threshold are for the low-stock event.
     let (stock_qty, cost_price, active, threshold): (Qty, Price, bool, Qty) = tx
@@ -220,7 +222,12 @@ fn apply(
         let held = row.map(|(q, _)| q);
         let after = held.unwrap_or(Qty::ZERO) + m.qty;
         at_location = Some((after, row.map_or(Qty::ZERO, |(_, reorder)| reorder)));
-        storable(after, || format!("at {}", loc.name), product)?;
+        storable(
+            held.unwrap_or(Qty::ZERO),
+            after,
+            || format!("at {}", loc.name),
+            product,
+        )?;
         if after.is_sign_negative() && !allow_negative {
             return Err(AppError::conflict(format!(
                 "Insufficient stock at {}: {} needs {}, has {}",
@@ -252,7 +259,12 @@ fn apply(
         }
     }
 
-    storable(stock_qty + m.qty, || "in all".to_owned(), product)?;
+    storable(
+        stock_qty,
+        stock_qty + m.qty,
+        || "in all".to_owned(),
+        product,
+    )?;
     let unit_cost = match (document_id, m.kind, m.unit_cost) {
         (Some(_), MovementType::Sale, None) => Some(cost_price),
         (_, _, given) => given,
@@ -320,17 +332,41 @@ fn apply(
     Ok(mv)
 }
 
-/// Refuses (409) a stock figure the ledger cannot store: the quantities are 64-bit
-/// integers of thousandths, and a saturated figure would break the ledger's sums.
-fn storable(q: Qty, place: impl FnOnce() -> String, product: &ProductRef) -> AppResult<()> {
-    if q.fits() {
+/// Refuses (409) a stock figure past the bound every quantity of the service keeps: a
+/// magnitude of 10^12 (docs/limits.md#numbers). Each movement is within it when it
+/// arrives, but their sum need not be, and a stock figure the API reports must still be
+/// one it would accept. A figure already past the bound (written before the rule) may
+/// only move back towards it.
+fn storable(
+    before: Qty,
+    after: Qty,
+    place: impl FnOnce() -> String,
+    product: &ProductRef,
+) -> AppResult<()> {
+    let max = Decimal::from(MAX_MAGNITUDE);
+    let size = after.value().abs();
+    if size <= max || size < before.value().abs() {
         return Ok(());
     }
     Err(AppError::conflict(format!(
-        "Quantity too large: the stock of {} {} would be {q}, above the {} the ledger can hold",
+        "Quantity too large: the stock of {} {} would be {after}, above the {MAX_MAGNITUDE} \
+         a stock figure may reach",
         product.sku,
         place(),
-        Qty::max_stored()
+    )))
+}
+
+/// Refuses (409) a movement the system would derive with a magnitude past 10^12 (the
+/// difference between a negative stock and a new figure): the API would report a
+/// quantity it does not accept (docs/limits.md#numbers).
+fn movement_in_bounds(m: &NewMovement<'_>) -> AppResult<()> {
+    if m.qty.value().abs() <= Decimal::from(MAX_MAGNITUDE) {
+        return Ok(());
+    }
+    Err(AppError::conflict(format!(
+        "Quantity too large: the movement of {} would be {}, above the {MAX_MAGNITUDE} a \
+         movement may carry",
+        m.product.sku, m.qty
     )))
 }
 

@@ -14,7 +14,8 @@ use std::collections::HashMap;
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, Route, State};
-use rusqlite::{params, Row, Transaction};
+use rusqlite::{params, OptionalExtension, Row, Transaction};
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -24,7 +25,7 @@ use super::lookup::{location_ref, product_ref, LocationRef, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
-use crate::db::decimal::Qty;
+use crate::db::decimal::{Qty, MAX_MAGNITUDE};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
@@ -601,24 +602,25 @@ fn movement(
     Ok(())
 }
 
+/// Adds `delta` to a stock row's reserved quantity; answers the new figure.
 fn change_reserved(
     tx: &Transaction,
     product_id: &str,
     location_id: &str,
     delta: Qty,
-) -> AppResult<()> {
-    let n = tx
-        .prepare_cached(
-            "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
-             WHERE product_id = ?2 AND location_id = ?3",
-        )?
-        .execute(params![delta, product_id, location_id])?;
-    if n != 1 {
-        return Err(AppError::internal(format!(
+) -> AppResult<Qty> {
+    tx.prepare_cached(
+        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
+         WHERE product_id = ?2 AND location_id = ?3
+         RETURNING reserved_quantity",
+    )?
+    .query_row(params![delta, product_id, location_id], |r| r.get(0))
+    .optional()?
+    .ok_or_else(|| {
+        AppError::internal(format!(
             "no stock row for product {product_id} at location {location_id}"
-        )));
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// draft -> in_transit: every product's summed line quantity must be at the source, or
@@ -654,7 +656,16 @@ fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> App
         )?;
     }
     for (pid, qty) in &totals {
-        change_reserved(tx, pid, &src.id, *qty)?;
+        let reserved = change_reserved(tx, pid, &src.id, *qty)?;
+        // Each shipment is within what the source held, but a row's reservation can sum
+        // several; it stays within the bound of every stock figure (docs/limits.md#numbers).
+        if reserved.value() > Decimal::from(MAX_MAGNITUDE) {
+            return Err(AppError::conflict(format!(
+                "Quantity too large: the reserved quantity of {} at {} would be {reserved}, \
+                 above the {MAX_MAGNITUDE} a stock figure may reach (transfer order {})",
+                products[pid].sku, src.name, head.number
+            )));
+        }
     }
     set_status(tx, head, TransferStatus::InTransit, None)
 }

@@ -257,10 +257,11 @@ fn a_csv_with_a_nul_is_a_400_naming_the_csv() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Totals the ledger cannot store
+// Stock figures past the bound
 
 /// Puts `units` of stock on a product through one purchase written straight into the
-/// ledger (the API takes at most 10^12 a movement), keeping both ledger sums exact.
+/// ledger, as an older version without the stock bound could have, keeping both ledger
+/// sums exact.
 fn seed_stock(t: &TestApp, product: &str, units: i64) {
     let scaled = units * 1_000;
     let product = product.to_owned();
@@ -282,67 +283,72 @@ fn seed_stock(t: &TestApp, product: &str, units: i64) {
     .unwrap();
 }
 
-#[test]
-fn a_purchase_that_would_take_stock_beyond_what_the_ledger_holds_is_refused() {
-    let (t, entity) = app_with_entity();
-    let p = product(&t, &entity, "Sand");
-    // The ledger stores thousandths in 64 bits: at most 9,223,372,036,854,775.807 units,
-    // that is 9,223 purchases of 10^12 and a little more.
-    seed_stock(&t, &p, 9_220 * 1_000_000_000_000);
-    for _ in 0..3 {
-        moved(&t, &p, None, "purchase", json!(1_000_000_000_000_i64));
-    }
-    let before = stock_qty(&t, &p);
-    assert_eq!(before.to_string(), "9223000000000000");
-    let res = movement(&t, &p, None, "purchase", json!(1_000_000_000_000_i64));
-    let msg = assert_error(&res, Status::Conflict);
-    assert!(msg.contains("too large"), "{msg}");
-    assert_eq!(stock_qty(&t, &p), before);
+const BOUND: i64 = 1_000_000_000_000;
 
-    // At a location: the stock row is refused the same way, and nothing is kept.
+#[test]
+fn a_movement_that_would_take_a_stock_figure_past_ten_to_the_twelve_is_refused() {
+    let (t, entity) = app_with_entity();
+    // A product's stock: each purchase is within the bound, the sum may not pass it.
+    let p = product(&t, &entity, "Sand");
+    moved(&t, &p, None, "purchase", json!(BOUND - 1));
+    moved(&t, &p, None, "purchase", json!(1));
+    assert_eq!(stock_qty(&t, &p).to_string(), "1000000000000");
+    let res = movement(&t, &p, None, "purchase", json!(0.001));
+    let msg = assert_error(&res, Status::Conflict);
+    assert!(msg.starts_with("Quantity too large"), "{msg}");
+    assert!(msg.contains("1000000000000.001"), "{msg}");
+    assert_eq!(stock_qty(&t, &p).to_string(), "1000000000000");
+
+    // A stock row: refused the same way, naming the location, and nothing is kept.
     let q = product(&t, &entity, "Gravel");
     let main = location(&t, &entity, "Main");
-    for _ in 0..9_223 / 1_000 {
-        // Nine purchases, then fill the rest straight into the row's ledger.
-        moved(
-            &t,
-            &q,
-            Some(&main),
-            "purchase",
-            json!(1_000_000_000_000_i64),
-        );
-    }
-    let rest = (9_223 - 9) * 1_000_000_000_000_i64 * 1_000;
-    let (q2, main2) = (q.clone(), main.clone());
-    t.db.write_sync(move |tx| {
-        tx.execute(
-            "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty,
-                 type, reference, notes, date, unit_cost, created_at)
-             SELECT ?1, owner_id, entity_id, id, ?2, ?3, 'purchase', NULL, NULL,
-                 '2024-01-01', NULL, '2024-01-01T00:00:00Z'
-             FROM products WHERE id = ?4",
-            rusqlite::params![uuid::Uuid::new_v4().to_string(), main2, rest, q2],
-        )?;
-        tx.execute(
-            "UPDATE products SET stock_qty = stock_qty + ?1 WHERE id = ?2",
-            rusqlite::params![rest, q2],
-        )?;
-        tx.execute(
-            "UPDATE warehouse_stock SET quantity = quantity + ?1 WHERE product_id = ?2",
-            rusqlite::params![rest, q2],
-        )?;
-        Ok(())
-    })
-    .unwrap();
-    let res = movement(
-        &t,
-        &q,
-        Some(&main),
-        "purchase",
-        json!(1_000_000_000_000_i64),
-    );
+    moved(&t, &q, Some(&main), "purchase", json!(BOUND));
+    let res = movement(&t, &q, Some(&main), "purchase", json!(1));
     let msg = assert_error(&res, Status::Conflict);
-    assert!(msg.contains("too large"), "{msg}");
+    assert!(
+        msg.contains("too large") && msg.contains("at Main"),
+        "{msg}"
+    );
+    assert_eq!(stock_qty(&t, &q).to_string(), "1000000000000");
+
+    // Every figure the API reports stays within what its schema promises.
+    let (_, v) = t.get(&format!("/api/products?entityId={entity}"));
+    for product in v["data"].as_array().unwrap() {
+        let n: f64 = product["stock_qty"].as_f64().unwrap();
+        assert!(n.abs() <= BOUND as f64, "{product}");
+    }
+    common::invariants::check_invariants(&t);
+}
+
+#[test]
+fn a_stock_figure_already_past_the_bound_may_only_come_back_towards_it() {
+    let (t, entity) = app_with_entity();
+    let p = product(&t, &entity, "Sand");
+    seed_stock(&t, &p, 3 * BOUND);
+    let res = movement(&t, &p, None, "purchase", json!(1));
+    assert_error(&res, Status::Conflict);
+    // A sale takes it down, though the result is still past the bound.
+    moved(&t, &p, None, "sale", json!(-BOUND));
+    assert_eq!(stock_qty(&t, &p).to_string(), "2000000000000");
+    common::invariants::check_invariants(&t);
+}
+
+#[test]
+fn a_derived_movement_past_the_bound_is_refused() {
+    // With negative stock allowed, setting a product's stock from -10^12 to 10^12 would
+    // record one adjustment of 2 x 10^12: refused, and the stock stays as it was.
+    let t = common::app_with(&[("allow_negative_stock", json!(true))]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Acme Ltd");
+    let p = product(&t, &entity, "Sand");
+    moved(&t, &p, None, "sale", json!(-BOUND));
+    let res = t.put("/api/products", json!({ "id": p, "stock_qty": BOUND }));
+    let msg = assert_error(&res, Status::Conflict);
+    assert!(
+        msg.contains("movement of") && msg.contains("2000000000000"),
+        "{msg}"
+    );
+    assert_eq!(stock_qty(&t, &p).to_string(), "-1000000000000");
     common::invariants::check_invariants(&t);
 }
 

@@ -371,6 +371,33 @@ fn locations_must_be_active_visible_and_of_the_orders_entity() {
 // --- ship ---------------------------------------------------------------------------------
 
 #[test]
+fn shipping_that_would_take_a_reservation_past_ten_to_the_twelve_is_refused_whole() {
+    // docs/limits.md#numbers: each shipment is within what Main holds, but two in transit
+    // would reserve 2 x 10^12 of Chain at Main.
+    let fx = fixture();
+    let bound = json!(1_000_000_000_000_i64);
+    purchase(&fx.t, &fx.chain, &fx.main, "1000000000000");
+    let first = fx.order(json!([line(&fx.chain, bound.clone())]));
+    fx.reach(&first, "in_transit");
+    purchase(&fx.t, &fx.chain, &fx.main, "1000000000000");
+    let second = fx.order(json!([line(&fx.chain, bound)]));
+    let before = fx.snapshot();
+    let (s, v) = fx.status(&second, "in_transit");
+    assert_eq!(s, Status::Conflict, "{v}");
+    let msg = v["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("Quantity too large") && msg.contains("SKU-C") && msg.contains("Main"),
+        "{msg}"
+    );
+    assert_eq!(fx.snapshot(), before);
+    assert_eq!(
+        qty_at(&fx.t, &fx.chain, &fx.main).to_string(),
+        "1000000000000"
+    );
+    common::invariants::check_invariants(&fx.t);
+}
+
+#[test]
 fn shipping_moves_the_stock_out_of_the_source_into_its_reservation() {
     let fx = fixture();
     let o = fx.order(json!([line(&fx.anvil, json!(4)), line(&fx.bolt, json!(5))]));
