@@ -60,7 +60,11 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
     let hash_gate = crate::auth::password::HashGate::new(app.config.password_hash_concurrency);
     // Stops with the Rocket that manages it (a test's client, or the server at exit).
     let webhook_worker = if app.webhook_worker {
-        match crate::webhooks::worker::start(app.db.clone(), &app.config) {
+        match crate::webhooks::worker::start(
+            app.db.clone(),
+            &app.config,
+            crate::inventory::movements::event_data,
+        ) {
             Ok(handle) => Some(handle),
             Err(e) => {
                 eprintln!("stockbook: {e}");

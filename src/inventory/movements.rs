@@ -11,7 +11,7 @@ use rocket::futures::Stream;
 use rocket::serde::json::Json;
 use rocket::{get, post, routes, Either, FromForm, Route, State};
 use rusqlite::types::Type;
-use rusqlite::{params_from_iter, Connection, Row, Transaction};
+use rusqlite::{params_from_iter, Connection, OptionalExtension, Row, Transaction};
 use serde::Deserialize;
 use serde_json::Value;
 use time::Date;
@@ -89,6 +89,22 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Movement> {
         created_at: r.get(12)?,
         document_id: r.get(13)?,
     })
+}
+
+/// The movement at `seq` as the session API shows it, for its `stock_movement.created`
+/// webhook event: its entity and its JSON (docs/webhooks.md#events).
+pub fn event_data(
+    conn: &Connection,
+    seq: i64,
+) -> AppResult<(Option<String>, Box<serde_json::value::RawValue>)> {
+    let mv = conn
+        .prepare_cached(&format!("{SELECT} WHERE m.seq = ?1"))?
+        .query_row([seq], from_row)
+        .optional()?
+        .ok_or_else(|| AppError::internal(format!("no stock movement at seq {seq}")))?;
+    let json = serde_json::value::to_raw_value(&mv)
+        .map_err(|e| AppError::internal(format!("serialising a movement: {e}")))?;
+    Ok((mv.entity_id, json))
 }
 
 /// Movements visible to `scope`, newest first (date, then creation). A product or

@@ -70,6 +70,13 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Reads the movement at a `seq` as the session API shows it: its entity and its JSON.
+/// The worker renders `stock_movement.created` bodies with it; the app passes
+/// `inventory::movements::event_data` (the ledger's module depends on this one, so this
+/// one names no function of it).
+pub type MovementData =
+    fn(&Connection, i64) -> AppResult<(Option<String>, Box<serde_json::value::RawValue>)>;
+
 /// The body of every delivery: `{id, type, created_at, entity_id, data}`.
 #[derive(Serialize)]
 struct Envelope<'a, T: Serialize> {
@@ -113,18 +120,64 @@ pub fn emit<T: Serialize>(
     if !any_active() {
         return Ok(());
     }
-    // Time-ordered, so the event index takes its inserts at one end
-    // (docs/architecture.md#row-ids).
-    let id = uuid::Uuid::now_v7().to_string();
+    let id = event_id();
     let body = body(&id, kind, now, entity_id, data)?;
+    insert(tx, owner_id, entity_id, kind, &id, &body, None, now)
+}
+
+/// Writes the `stock_movement.created` event of the movement at `movement_seq`, just
+/// written in `tx`, like [`emit`] but without a body: the worker renders it from the
+/// (immutable) ledger row when it sends it, so the write path builds no JSON and stores
+/// a small row (docs/webhooks.md#events).
+pub fn emit_movement(
+    tx: &Transaction,
+    owner_id: &str,
+    entity_id: Option<&str>,
+    movement_seq: i64,
+    now: &str,
+) -> AppResult<()> {
+    if !any_active() {
+        return Ok(());
+    }
+    let id = event_id();
+    let kind = STOCK_MOVEMENT_CREATED;
+    insert(
+        tx,
+        owner_id,
+        entity_id,
+        kind,
+        &id,
+        "",
+        Some(movement_seq),
+        now,
+    )
+}
+
+/// A new event id: time-ordered, so the event index takes its inserts at one end
+/// (docs/architecture.md#row-ids).
+fn event_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn insert(
+    tx: &Transaction,
+    owner_id: &str,
+    entity_id: Option<&str>,
+    kind: &str,
+    id: &str,
+    body: &str,
+    movement_seq: Option<i64>,
+    now: &str,
+) -> AppResult<()> {
     // `events` is stored as a compact JSON array of names from EVENT_TYPES or "*"
     // (checked when it is written, `super::check_events`), so a quoted name found in its
     // text is exactly a member: no JSON parsing, no temporary table, per event.
     let quoted = format!("\"{kind}\"");
     tx.prepare_cached(
-        "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, created_at,
-             round_start_ms, next_attempt_ms)
-         SELECT w.id, ?1, ?2, ?3, ?4, ?5, ?5 FROM webhooks w
+        "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, movement_seq,
+             created_at, round_start_ms, next_attempt_ms)
+         SELECT w.id, ?1, ?2, ?3, ?9, ?4, ?5, ?5 FROM webhooks w
          WHERE w.owner_id = ?6 AND w.active = 1
            AND (w.entity_id IS NULL OR w.entity_id = ?7)
            AND (instr(w.events, '\"*\"') > 0 OR instr(w.events, ?8) > 0)",
@@ -137,7 +190,8 @@ pub fn emit<T: Serialize>(
         now_ms(),
         owner_id,
         entity_id,
-        quoted
+        quoted,
+        movement_seq
     ])?;
     Ok(())
 }

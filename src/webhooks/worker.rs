@@ -21,7 +21,7 @@ use std::time::Duration;
 use rand::Rng;
 use rusqlite::params;
 
-use super::outbox::now_ms;
+use super::outbox::{self, now_ms, MovementData};
 use super::signature;
 use crate::clock::rfc3339;
 use crate::config::{AppConfig, WebhookSchedule};
@@ -58,8 +58,9 @@ pub fn policy(config: &AppConfig) -> OutboundPolicy {
         .allow_private(config.webhooks_allow_private)
 }
 
-/// Starts the worker thread over `db`.
-pub fn start(db: Db, config: &AppConfig) -> Result<WorkerHandle, String> {
+/// Starts the worker thread over `db`; `movements` renders `stock_movement.created`
+/// bodies ([`MovementData`]).
+pub fn start(db: Db, config: &AppConfig, movements: MovementData) -> Result<WorkerHandle, String> {
     let schedule = config.webhooks_retry;
     let builder = ureq::Agent::config_builder()
         .http_status_as_error(false)
@@ -70,6 +71,7 @@ pub fn start(db: Db, config: &AppConfig) -> Result<WorkerHandle, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let worker = Worker {
         db,
+        movements,
         agent,
         schedule,
         stop: stop.clone(),
@@ -85,6 +87,7 @@ pub fn start(db: Db, config: &AppConfig) -> Result<WorkerHandle, String> {
 #[derive(Clone)]
 struct Worker {
     db: Db,
+    movements: MovementData,
     agent: ureq::Agent,
     schedule: WebhookSchedule,
     stop: Arc<AtomicBool>,
@@ -101,12 +104,16 @@ struct Target {
 struct Due {
     seq: i64,
     body: String,
+    /// Rendered here from the movement (its row kept none): kept if it must be retried.
+    rendered: bool,
     round_start_ms: i64,
     round_attempts: i64,
 }
 
 struct Outcome {
     seq: i64,
+    /// A body rendered for this attempt, to keep for the retries.
+    keep_body: Option<String>,
     at_ms: i64,
     status_code: Option<u16>,
     /// `None` when delivered.
@@ -184,7 +191,7 @@ impl Worker {
                 .into_iter()
                 .take(PARALLEL.saturating_sub(busy.len()))
             {
-                let due = due_of(conn, &target.id, now)?;
+                let due = due_of(conn, self.movements, &target.id, now)?;
                 if !due.is_empty() {
                     groups.push((target, due));
                 }
@@ -220,7 +227,7 @@ impl Worker {
             }
             due = self
                 .db
-                .read_sync(|conn| due_of(conn, &target.id, now_ms()))?;
+                .read_sync(|conn| due_of(conn, self.movements, &target.id, now_ms()))?;
             if due.is_empty() {
                 return Ok(());
             }
@@ -236,6 +243,7 @@ impl Worker {
             let failed = error.is_some();
             outcomes.push(Outcome {
                 seq: d.seq,
+                keep_body: (failed && d.rendered).then_some(d.body),
                 at_ms: now_ms(),
                 status_code,
                 error,
@@ -320,7 +328,7 @@ impl Worker {
                 tx.prepare_cached(
                     "UPDATE webhook_deliveries SET status = ?1, attempts = attempts + 1,
                          round_attempts = ?2, next_attempt_ms = ?3, last_attempt_at = ?4,
-                         last_status_code = ?5, last_error = ?6
+                         last_status_code = ?5, last_error = ?6, body = COALESCE(?8, body)
                      WHERE seq = ?7 AND status = 'pending'",
                 )?
                 .execute(params![
@@ -330,7 +338,8 @@ impl Worker {
                     at,
                     o.status_code,
                     o.error,
-                    o.seq
+                    o.seq,
+                    o.keep_body
                 ])?;
             }
             tx.prepare_cached("UPDATE webhooks SET retry_at_ms = ?1 WHERE id = ?2")?
@@ -377,24 +386,73 @@ impl Worker {
     }
 }
 
-/// A webhook's pending deliveries due at `now`, in event order, at most [`BATCH`].
-fn due_of(conn: &rusqlite::Connection, webhook_id: &str, now: i64) -> AppResult<Vec<Due>> {
+/// A webhook's pending deliveries due at `now`, in event order, at most [`BATCH`]; a
+/// `stock_movement.created` whose row keeps no body yet is rendered from its movement.
+fn due_of(
+    conn: &rusqlite::Connection,
+    movements: MovementData,
+    webhook_id: &str,
+    now: i64,
+) -> AppResult<Vec<Due>> {
+    due_after(conn, movements, webhook_id, now, 0)
+}
+
+/// [`due_of`], from the delivery after `after_seq`.
+fn due_after(
+    conn: &rusqlite::Connection,
+    movements: MovementData,
+    webhook_id: &str,
+    now: i64,
+    after_seq: i64,
+) -> AppResult<Vec<Due>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT seq, body, round_start_ms, round_attempts FROM webhook_deliveries
+        "SELECT seq, body, round_start_ms, round_attempts, event_id, type, created_at,
+             movement_seq
+         FROM webhook_deliveries
          WHERE webhook_id = ?1 AND status = 'pending' AND next_attempt_ms <= ?2
+           AND seq > ?4
          ORDER BY seq LIMIT ?3",
     )?;
-    let due = stmt
-        .query_map(params![webhook_id, now, BATCH], |r| {
-            Ok(Due {
-                seq: r.get(0)?,
-                body: r.get(1)?,
-                round_start_ms: r.get(2)?,
-                round_attempts: r.get(3)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = stmt.query(params![webhook_id, now, BATCH, after_seq])?;
+    let mut due = Vec::new();
+    while let Some(r) = rows.next()? {
+        let mut body: String = r.get(1)?;
+        let movement: Option<i64> = r.get(7)?;
+        let rendered = body.is_empty() && movement.is_some();
+        if let (true, Some(seq)) = (rendered, movement) {
+            let (event, kind, created_at): (String, String, String) =
+                (r.get(4)?, r.get(5)?, r.get(6)?);
+            let (entity, data) = movements(conn, seq)?;
+            body = outbox::body(&event, &kind, &created_at, entity.as_deref(), &data)?;
+        }
+        due.push(Due {
+            seq: r.get(0)?,
+            body,
+            rendered,
+            round_start_ms: r.get(2)?,
+            round_attempts: r.get(3)?,
+        });
+    }
     Ok(due)
+}
+
+/// The body every pending delivery of `webhook_id` would be sent with now, in event
+/// order (what the worker sends, for checks of the outbox's content).
+pub fn pending_bodies(
+    conn: &rusqlite::Connection,
+    movements: MovementData,
+    webhook_id: &str,
+) -> AppResult<Vec<String>> {
+    let mut out = Vec::new();
+    let mut after = 0;
+    loop {
+        let batch = due_after(conn, movements, webhook_id, i64::MAX, after)?;
+        let Some(last) = batch.last() else {
+            return Ok(out);
+        };
+        after = last.seq;
+        out.extend(batch.into_iter().map(|d| d.body));
+    }
 }
 
 fn window(s: WebhookSchedule) -> i64 {
