@@ -39,6 +39,8 @@ pub struct Db {
     write_lock: Arc<Mutex<()>>,
     /// The queue of the writer thread (see `writer.rs`).
     writer: std::sync::mpsc::Sender<Box<dyn writer::Job>>,
+    /// When the writer last found a queue of requests waiting (see [`Db::writer_saturated`]).
+    writer_load: Arc<writer::Load>,
     /// Permits to hold a connection for as long as a client takes to read a streamed
     /// answer (see [`Db::streaming_permit`]).
     streams: Arc<rocket::tokio::sync::Semaphore>,
@@ -72,12 +74,19 @@ impl Db {
             .build(manager)
             .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
         let write_lock = Arc::new(Mutex::new(()));
-        let writer = writer::start(pool.clone(), write_lock.clone(), !in_memory)?;
+        let writer_load = Arc::new(writer::Load::default());
+        let writer = writer::start(
+            pool.clone(),
+            write_lock.clone(),
+            !in_memory,
+            writer_load.clone(),
+        )?;
         let db = Self {
             pool,
             in_memory,
             write_lock,
             writer,
+            writer_load,
             streams: Arc::new(rocket::tokio::sync::Semaphore::new(
                 STREAMS.min(size as usize - usize::from(!in_memory)),
             )),
@@ -97,6 +106,14 @@ impl Db {
     /// Sets [`Db::stream_timeout`] (before the `Db` is cloned into the app).
     pub fn set_stream_timeout(&mut self, timeout: Duration) {
         self.stream_timeout = timeout;
+    }
+
+    /// Whether the writer thread is the bottleneck right now: in the last
+    /// [`writer::SATURATED_FOR`] it found [`writer::SATURATED_QUEUE`] or more writes
+    /// waiting. Background work that writes (webhook deliveries) yields to requests then
+    /// (docs/architecture.md#background-work-yields-to-requests).
+    pub fn writer_saturated(&self) -> bool {
+        self.writer_load.saturated()
     }
 
     pub fn is_in_memory(&self) -> bool {

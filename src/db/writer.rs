@@ -157,10 +157,50 @@ fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T
 
 /// Starts the writer thread; it stops when every sender (every clone of the `Db`) is gone.
 /// With `keep_connection` (a database file) it keeps the connection it first takes.
+/// A batch of at least this many writes means requests are queueing for the writer.
+pub const SATURATED_QUEUE: usize = 4;
+/// How long after such a batch the writer still counts as saturated.
+pub const SATURATED_FOR: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The writer's load, as background work asks about it ([`super::Db::writer_saturated`]).
+#[derive(Default)]
+pub struct Load {
+    /// When a batch of [`SATURATED_QUEUE`] or more writes last started, in milliseconds
+    /// since [`load_epoch`]; 0 for never.
+    busy_at_ms: std::sync::atomic::AtomicU64,
+}
+
+/// The clock of [`Load`]: a monotonic start, shared by every database of the process.
+fn load_epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
+}
+
+fn load_now_ms() -> u64 {
+    // +1 so that a batch at the very start is not taken for "never".
+    u64::try_from(load_epoch().elapsed().as_millis()).unwrap_or(u64::MAX) + 1
+}
+
+impl Load {
+    fn note_batch(&self, jobs: usize) {
+        if jobs >= SATURATED_QUEUE {
+            self.busy_at_ms
+                .store(load_now_ms(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    pub fn saturated(&self) -> bool {
+        let at = self.busy_at_ms.load(std::sync::atomic::Ordering::Relaxed);
+        let window = u64::try_from(SATURATED_FOR.as_millis()).unwrap_or(u64::MAX);
+        at != 0 && load_now_ms().saturating_sub(at) < window
+    }
+}
+
 pub(super) fn start(
     pool: Pool<SqliteConnectionManager>,
     lock: Arc<Mutex<()>>,
     keep_connection: bool,
+    load: Arc<Load>,
 ) -> Result<mpsc::Sender<Box<dyn Job>>, String> {
     let (sender, queue) = mpsc::channel::<Box<dyn Job>>();
     let committed = if keep_connection {
@@ -180,6 +220,7 @@ pub(super) fn start(
                         Err(_) => break,
                     }
                 }
+                load.note_batch(batch.len());
                 let guard = lock
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -328,9 +369,22 @@ fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) {
 
 #[cfg(test)]
 mod tests {
+    use super::{Load, SATURATED_FOR, SATURATED_QUEUE};
     use crate::config::Synchronous;
     use crate::db::Db;
     use crate::error::AppError;
+
+    #[test]
+    fn the_writer_counts_as_saturated_for_a_moment_after_a_queue_of_writes() {
+        let load = Load::default();
+        assert!(!load.saturated(), "never busy");
+        load.note_batch(SATURATED_QUEUE - 1);
+        assert!(!load.saturated(), "a short batch is not a queue");
+        load.note_batch(SATURATED_QUEUE);
+        assert!(load.saturated());
+        std::thread::sleep(SATURATED_FOR + std::time::Duration::from_millis(20));
+        assert!(!load.saturated(), "it passes once no queue has been seen");
+    }
 
     #[test]
     fn under_a_steady_stream_of_writes_the_log_restarts_instead_of_growing() {

@@ -35,6 +35,11 @@ pub const POLL: Duration = Duration::from_millis(100);
 pub const BATCH: i64 = 200;
 /// Webhooks served at once.
 pub const PARALLEL: usize = 8;
+/// While the writer is saturated by requests, a sender waits up to this long before each
+/// batch (docs/webhooks.md#delivery).
+pub const YIELD_MAX: Duration = Duration::from_secs(1);
+/// How often a yielding sender looks at the writer again.
+const YIELD_STEP: Duration = Duration::from_millis(10);
 /// Delivered and failed deliveries are kept this long for the log and redelivery.
 pub const KEEP_DAYS: i64 = 30;
 /// Characters of a receiver's answer kept in `last_error`.
@@ -221,6 +226,7 @@ impl Worker {
     /// next one at once: a receiver that keeps up is not held to the poll interval.
     fn send_all(&self, target: &Target, mut due: Vec<Due>) -> AppResult<()> {
         loop {
+            self.yield_to_requests();
             let full = i64::try_from(due.len()).unwrap_or(i64::MAX) >= BATCH;
             if !self.send(target, due)? || !full || self.stop.load(Ordering::SeqCst) {
                 return Ok(());
@@ -231,6 +237,21 @@ impl Worker {
             if due.is_empty() {
                 return Ok(());
             }
+        }
+    }
+
+    /// Waits while the writer is saturated by requests, for at most [`YIELD_MAX`]: each
+    /// delivery's outcome is a write, and the receiver and the sender take the cores the
+    /// requests need. Under a sustained load a batch still goes out every [`YIELD_MAX`],
+    /// and the backlog is sent at full speed once the load drops
+    /// (docs/architecture.md#background-work-yields-to-requests).
+    fn yield_to_requests(&self) {
+        let started = std::time::Instant::now();
+        while self.db.writer_saturated()
+            && started.elapsed() < YIELD_MAX
+            && !self.stop.load(Ordering::SeqCst)
+        {
+            std::thread::sleep(YIELD_STEP);
         }
     }
 
@@ -519,6 +540,12 @@ mod tests {
         .unwrap();
         let worker = Worker {
             db: db.clone(),
+            // Pruning renders no body.
+            movements: |_, seq| {
+                Err(crate::error::AppError::internal(format!(
+                    "no movement {seq} here"
+                )))
+            },
             agent: ureq::Agent::new_with_defaults(),
             schedule: WebhookSchedule::default(),
             stop: Arc::new(AtomicBool::new(false)),

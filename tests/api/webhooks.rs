@@ -805,3 +805,52 @@ fn a_slow_receiver_never_holds_up_a_request() {
         started.elapsed()
     );
 }
+
+#[test]
+fn events_still_go_out_while_requests_keep_the_writer_saturated() {
+    // docs/architecture.md#background-work-yields-to-requests: deliveries wait while the
+    // writer is saturated, but at most a second before each batch, so a load that never
+    // lets up does not starve them.
+    let t = delivering_app(quick());
+    let rx = MockServer::start(|_| Response::status(200));
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let main = location(&t, &e, "Main");
+    let p = product(&t, &e, "Anvil");
+    webhook(&t, rx.url(), json!(["stock_movement.created"]), None);
+
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load: Vec<_> = (0..16)
+        .map(|_| {
+            let (db, stop) = (t.db.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    db.write_blocking(|tx| {
+                        tx.execute_batch("SELECT 1")?;
+                        Ok(())
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    assert!(
+        wait_for(5, || t.db.writer_saturated()),
+        "the load saturates the writer"
+    );
+    for _ in 0..3 {
+        moved(&t, &p, Some(&main), "purchase", json!(1));
+    }
+    let arrived = wait_for(10, || rx.requests().len() >= 3);
+    let still_saturated = t.db.writer_saturated();
+    stop.store(true, Ordering::SeqCst);
+    for h in load {
+        h.join().unwrap();
+    }
+    assert!(arrived, "events were starved by the load");
+    assert!(
+        still_saturated,
+        "the load stopped before the events arrived"
+    );
+    assert_eq!(rx.requests().len(), 3);
+}
