@@ -451,10 +451,11 @@ async fn redeliver(
         .write(move |tx| {
             let now = outbox::now_ms();
             let changed = tx.execute(
-                "UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?1,
-                     round_start_ms = ?1, round_attempts = 0
-                 WHERE event_id = ?2
-                   AND webhook_id IN (SELECT id FROM webhooks WHERE owner_id = ?3)",
+                &format!(
+                    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?1,
+                         round_start_ms = ?1, round_attempts = 0
+                     WHERE seq IN ({DELIVERIES_OF_EVENT})"
+                ),
                 params![now, event, owner],
             )?;
             if changed == 0 {
@@ -466,14 +467,39 @@ async fn redeliver(
     Ok(data(queued))
 }
 
+/// The `seq`s of the deliveries of event `?2` to webhooks of owner `?3`. Attempted
+/// deliveries are found through their event index, pending ones through the pending
+/// index: the request that writes an event touches neither event index
+/// (migrations/V15__webhook_movement_events.sql).
+pub const DELIVERIES_OF_EVENT: &str = "
+    SELECT d.seq FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.event_id = ?2 AND d.status <> 'pending' AND w.owner_id = ?3
+    UNION ALL
+    SELECT d.seq FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id
+    WHERE w.owner_id = ?3 AND d.status = 'pending' AND d.event_id = ?2";
+
 fn deliveries_of_event(tx: &Transaction, owner: &str, event: &str) -> AppResult<Vec<Delivery>> {
+    deliveries_where(
+        tx,
+        &format!("d.seq IN ({DELIVERIES_OF_EVENT})"),
+        params![Option::<i64>::None, event, owner],
+    )
+}
+
+/// The deliveries (of any owner) meeting `condition` on `webhook_deliveries d`, oldest
+/// first.
+fn deliveries_where(
+    tx: &Transaction,
+    condition: &str,
+    args: impl rusqlite::Params,
+) -> AppResult<Vec<Delivery>> {
     let mut stmt = tx.prepare_cached(&format!(
         "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.event_id = ?1 AND w.owner_id = ?2 ORDER BY d.seq"
+         WHERE {condition} ORDER BY d.seq"
     ))?;
     let rows = stmt
-        .query_map(params![event, owner], delivery_from_row)?
+        .query_map(args, delivery_from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -498,7 +524,7 @@ async fn test(
                     "This webhook is inactive: activate it before sending a test",
                 ));
             }
-            let event = uuid::Uuid::new_v4().to_string();
+            let event = uuid::Uuid::now_v7().to_string();
             let body = outbox::body(
                 &event,
                 outbox::PING,
@@ -512,7 +538,7 @@ async fn test(
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
                 params![w.id, event, outbox::PING, body, now, outbox::now_ms()],
             )?;
-            deliveries_of_event(tx, &owner, &event)?
+            deliveries_where(tx, "d.seq = ?1", [tx.last_insert_rowid()])?
                 .pop()
                 .ok_or_else(|| AppError::internal("the test delivery vanished"))
         })

@@ -854,3 +854,32 @@ fn events_still_go_out_while_requests_keep_the_writer_saturated() {
     );
     assert_eq!(rx.requests().len(), 3);
 }
+
+#[test]
+fn an_event_is_found_through_indexes_without_reading_every_delivery() {
+    // migrations/V15__webhook_movement_events.sql: writing an event touches no event
+    // index; redelivery finds attempted deliveries through theirs and pending ones
+    // through the pending index.
+    let (t, _) = app_with_entity();
+    let conn = t.db.conn().unwrap();
+    let sql = format!(
+        "EXPLAIN QUERY PLAN SELECT 1 WHERE ?1 IS NULL AND 0 IN ({})",
+        stockbook::webhooks::DELIVERIES_OF_EVENT
+    );
+    let mut stmt = conn.prepare(&sql).unwrap();
+    let plan: Vec<String> = stmt
+        .query_map(rusqlite::params![None::<i64>, "e", "o"], |r| {
+            r.get::<_, String>(3)
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let deliveries: Vec<&String> = plan.iter().filter(|l| l.contains(" d ")).collect();
+    assert_eq!(deliveries.len(), 2, "{plan:#?}");
+    assert!(
+        deliveries
+            .iter()
+            .all(|l| l.starts_with("SEARCH d USING INDEX webhook_deliveries_")),
+        "{plan:#?}"
+    );
+}
