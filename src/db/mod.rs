@@ -332,12 +332,20 @@ mod tests {
         .unwrap();
     }
 
+    /// A fresh database file in a directory of its own, for the caller to remove.
+    fn file_db(name: &str) -> (Db, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("stockbook-{name}-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir
+            .join(format!("{name}.db"))
+            .to_string_lossy()
+            .into_owned();
+        (Db::open(&path, Synchronous::Normal).unwrap(), dir)
+    }
+
     #[test]
     fn twin_snapshots_see_the_same_data_and_no_commit_made_after_them() {
-        let dir = std::env::temp_dir().join(format!("stockbook-twin-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("twin.db").to_string_lossy().into_owned();
-        let db = Db::open(&path, Synchronous::Normal).unwrap();
+        let (db, dir) = file_db("twin");
         add_user(&db, "a@example.com");
         let mut first = db.conn().unwrap();
         let first = first.transaction().unwrap();
@@ -357,10 +365,7 @@ mod tests {
 
     #[test]
     fn every_file_connection_cuts_an_emptied_log_back_to_64_mib() {
-        let dir = std::env::temp_dir().join(format!("stockbook-jsl-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("jsl.db").to_string_lossy().into_owned();
-        let db = Db::open(&path, Synchronous::Normal).unwrap();
+        let (db, dir) = file_db("jsl");
         let limit: i64 = db
             .conn()
             .unwrap()
