@@ -28,6 +28,15 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
+/// Migrates `conn` up to `version` only: for tests of an upgrade from an older schema.
+#[cfg(test)]
+pub(crate) fn migrate_to(conn: &mut Connection, version: i32) {
+    embedded::migrations::runner()
+        .set_target(refinery::Target::Version(version))
+        .run(conn)
+        .unwrap();
+}
+
 #[derive(Clone)]
 pub struct Db {
     pool: Pool<SqliteConnectionManager>,

@@ -1,8 +1,9 @@
 //! The webhook events a stock movement causes (docs/webhooks.md#events), written in the
-//! movement's transaction by the ledger: `stock_movement.created` naming the movement
-//! (the worker renders it as the API shows it when it sends it), and `stock.low` when
-//! the movement takes the product (its total against `low_stock_threshold`) or its
-//! stock row (against `reorder_point`) from above the threshold to at or below it, the alert of docs/inventory.md#low-stock-alerts.
+//! movement's transaction by the ledger. `stock_movement.created` needs nothing here: the
+//! ledger row is its record, and `webhooks::outbox::catch_up` makes its deliveries.
+//! This writes `stock.low` when the movement takes the product (its total against
+//! `low_stock_threshold`) or its stock row (against `reorder_point`) from above the
+//! threshold to at or below it, the alert of docs/inventory.md#low-stock-alerts.
 //! A figure already in alert that falls further sends nothing: only entering the state
 //! does, once, until a movement has taken it out again.
 
@@ -28,13 +29,11 @@ pub struct Figures {
     pub at_location: Option<(Qty, Qty)>,
 }
 
-/// Emits the events of `mv`, just written by the ledger for `m` as row `seq`, with
-/// `figures`.
+/// Emits the events of `mv`, just written by the ledger for `m`, with `figures`.
 pub fn movement_recorded(
     tx: &Transaction,
     m: &NewMovement<'_>,
     mv: &Movement,
-    seq: i64,
     figures: &Figures,
 ) -> AppResult<()> {
     if !outbox::any_active() {
@@ -43,8 +42,6 @@ pub fn movement_recorded(
     let product = m.product;
     let owner = product.owner_id.as_str();
     let now = mv.created_at.as_str();
-    outbox::emit_movement(tx, owner, mv.entity_id.as_deref(), seq, now)?;
-
     let Figures {
         active,
         total,

@@ -317,13 +317,11 @@ fn apply(
         now,
         mv.document_id
     ])?;
-    let seq = tx.last_insert_rowid();
     // Webhook events, in this same transaction (docs/webhooks.md#events).
     super::events::movement_recorded(
         tx,
         m,
         &mv,
-        seq,
         &super::events::Figures {
             active,
             total: stock_qty + m.qty,

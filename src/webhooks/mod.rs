@@ -244,10 +244,12 @@ async fn create(
                 active,
                 created_at: now,
             };
+            // It receives the movements written from now on (docs/webhooks.md#events).
             tx.execute(
                 "INSERT INTO webhooks (id, owner_id, entity_id, url, events, secret, active,
-                     created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                     created_at, movement_cursor)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+                     (SELECT COALESCE(MAX(seq), 0) FROM stock_movements))",
                 params![
                     webhook.id,
                     scope.owner_id,
@@ -303,6 +305,10 @@ async fn update(
     let webhook = db
         .write(move |tx| {
             let mut w = get_owned(tx, &scope.owner_id, &id)?;
+            // The movements written so far are judged by the webhook as it was: it gets
+            // their deliveries (if it was active and subscribed) before it changes, and a
+            // webhook made active again starts at the ledger's end (docs/webhooks.md#events).
+            outbox::catch_up(tx, outbox::Webhooks::One(&w.id), None)?;
             if let Some(url) = url {
                 w.url = url;
             }

@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand::Rng;
 use rusqlite::params;
@@ -31,6 +31,9 @@ use crate::outbound::{OutboundPolicy, Refusal};
 
 /// How often the worker looks for new events when it has nothing to wait for.
 pub const POLL: Duration = Duration::from_millis(100);
+/// Movements of the ledger that one round brings each webhook through
+/// ([`outbox::catch_up`]): a bound on how long one catch-up holds the writer.
+pub const CATCH_UP_SPAN: i64 = 2_000;
 /// Deliveries of one webhook sent in one go before their outcomes are recorded.
 pub const BATCH: i64 = 200;
 /// Webhooks served at once.
@@ -130,7 +133,12 @@ struct Outcome {
 impl Worker {
     fn run(self) {
         let mut last_prune = 0;
+        let mut last_catch_up: Option<Instant> = None;
         while !self.stop.load(Ordering::SeqCst) {
+            let more = self.catch_up(&mut last_catch_up).unwrap_or_else(|e| {
+                eprintln!("stockbook: webhook worker: catching up with the ledger: {e}");
+                false
+            });
             let now = now_ms();
             let wait = match self.dispatch(now) {
                 Ok(next) => next.map_or(POLL, |at| {
@@ -147,8 +155,26 @@ impl Worker {
                     eprintln!("stockbook: webhook worker: pruning the log: {e}");
                 }
             }
+            let wait = if more { Duration::ZERO } else { wait };
             std::thread::sleep(wait.max(Duration::from_millis(2)));
         }
+    }
+
+    /// Writes the deliveries of the movements that active webhooks have not been served
+    /// yet ([`outbox::catch_up`], at most [`CATCH_UP_SPAN`] each). Like a batch of
+    /// deliveries, it waits while the writer is saturated by requests, for at most
+    /// [`YIELD_MAX`] since the last one. Answers whether more is left.
+    fn catch_up(&self, last: &mut Option<Instant>) -> AppResult<bool> {
+        if !self.db.read_sync(outbox::behind)? {
+            return Ok(false);
+        }
+        if self.db.writer_saturated() && last.is_some_and(|at| at.elapsed() < YIELD_MAX) {
+            return Ok(false);
+        }
+        *last = Some(Instant::now());
+        self.db.write_blocking(|tx| {
+            outbox::catch_up(tx, outbox::Webhooks::Active, Some(CATCH_UP_SPAN))
+        })
     }
 
     fn busy(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
