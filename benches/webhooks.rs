@@ -5,6 +5,10 @@
 //! receiver's receipt of the event) at about 1,000 movements a second. Both on
 //! `synchronous = normal`. Run: `cargo bench --bench webhooks`.
 //!
+//! After each run with the webhook it also times the backlog: from the last 201 until the
+//! receiver has every movement's event (delivery yields to a saturated writer, so most
+//! of a burst's events go out after it).
+//!
 //! A third kind of run splits the webhook's cost: the same webhook whose receiver refuses
 //! connections. Its first delivery fails and the webhook then waits 30 s for the retry,
 //! so that run pays for writing the events (the outbox) and not for delivering them.
@@ -21,9 +25,9 @@ use serde_json::{json, Value};
 use support::*;
 
 const CLIENTS: usize = 16;
-const PER_CLIENT: usize = 1_000;
+const PER_CLIENT: usize = 3_000;
 const PRODUCTS: usize = 200;
-const RUNS: usize = 3;
+const RUNS: usize = 5;
 /// The lag run: this many clients, each posting every `PACE`, for `LAG_SECS`.
 const LAG_CLIENTS: usize = 4;
 const PACE: Duration = Duration::from_millis(4);
@@ -164,6 +168,22 @@ fn throughput(server: &Server, loc: &str, products: &[String]) -> f64 {
     (CLIENTS * PER_CLIENT) as f64 / (end - start).as_secs_f64()
 }
 
+/// Seconds from now (the end of a throughput run) until the receiver holds an event for
+/// every movement of the run (at most 120 s).
+fn drain(got: &Receipts) -> f64 {
+    let start = Instant::now();
+    while got.lock().unwrap().len() < CLIENTS * PER_CLIENT {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "only {} of {} events received",
+            got.lock().unwrap().len(),
+            CLIENTS * PER_CLIENT
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    start.elapsed().as_secs_f64()
+}
+
 /// Delivery lag at a paced ~1,000 movements/s: p50, p99 and max in ms, the rate reached,
 /// and how many events had not arrived 10 s after the last movement.
 fn lag(url: &str, got: &Receipts) -> (f64, f64, f64, f64, usize) {
@@ -233,6 +253,7 @@ fn main() {
     let refused = "http://127.0.0.1:9/events".to_owned();
     let (mut without, mut with, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let (mut outbox, mut outbox_ratios) = (Vec::new(), Vec::new());
+    let mut drains = Vec::new();
     for run in 0..RUNS {
         // Rotate which goes first, so none always meets a warmer machine.
         let mut order = [0, 1, 2];
@@ -241,7 +262,11 @@ fn main() {
         for kind in order {
             let target = [None, Some(url.as_str()), Some(refused.as_str())][kind];
             let (server, loc, products) = setup(&format!("webhooks-{run}-{kind}"), target);
+            got.lock().unwrap().clear();
             rate[kind] = throughput(&server, &loc, &products);
+            if kind == 1 {
+                drains.push(drain(&got));
+            }
         }
         println!(
             "run {run}: no webhook {:.0} req/s; one webhook {:.0} req/s, ratio {:.3}; \
@@ -251,6 +276,10 @@ fn main() {
             rate[1] / rate[0],
             rate[2],
             rate[2] / rate[0]
+        );
+        println!(
+            "run {run}: the webhook's backlog: every event received {:.2} s after the last 201",
+            drains[run]
         );
         without.push(rate[0]);
         with.push(rate[1]);
@@ -266,6 +295,11 @@ fn main() {
         median(&mut ratios),
         median(&mut outbox),
         median(&mut outbox_ratios)
+    );
+    println!(
+        "median of {RUNS}: the backlog of {} events received {:.2} s after the last 201",
+        CLIENTS * PER_CLIENT,
+        median(&mut drains)
     );
     got.lock().unwrap().clear();
     let (p50, p99, max, rate, missing) = lag(&url, &got);

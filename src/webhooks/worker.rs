@@ -163,18 +163,25 @@ impl Worker {
     /// Writes the deliveries of the movements that active webhooks have not been served
     /// yet ([`outbox::catch_up`], at most [`CATCH_UP_SPAN`] each). Like a batch of
     /// deliveries, it waits while the writer is saturated by requests, for at most
-    /// [`YIELD_MAX`] since the last one. Answers whether more is left.
+    /// [`YIELD_MAX`] since the last one, and then covers only [`BATCH`] movements.
+    /// Answers whether more is left.
     fn catch_up(&self, last: &mut Option<Instant>) -> AppResult<bool> {
         if !self.db.read_sync(outbox::behind)? {
             return Ok(false);
         }
-        if self.db.writer_saturated() && last.is_some_and(|at| at.elapsed() < YIELD_MAX) {
-            return Ok(false);
-        }
+        // Under a saturated writer, only what one batch of deliveries needs: the ledger
+        // keeps the rest, and it is written once the load drops.
+        let span = if self.db.writer_saturated() {
+            if last.is_some_and(|at| at.elapsed() < YIELD_MAX) {
+                return Ok(false);
+            }
+            BATCH
+        } else {
+            CATCH_UP_SPAN
+        };
         *last = Some(Instant::now());
-        self.db.write_blocking(|tx| {
-            outbox::catch_up(tx, outbox::Webhooks::Active, Some(CATCH_UP_SPAN))
-        })
+        self.db
+            .write_blocking(move |tx| outbox::catch_up(tx, outbox::Webhooks::Active, Some(span)))
     }
 
     fn busy(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
