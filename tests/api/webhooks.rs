@@ -304,9 +304,9 @@ fn a_refused_movement_writes_no_event_and_a_committed_one_writes_one_per_subscri
         .all(|d| d["status"] == "pending" && d["attempts"] == 0));
 }
 
-/// The outbox of one webhook in delivery order: (type, the movement's id or the alert's
-/// product id).
-fn outbox_of(t: &TestApp, hook: &str) -> Vec<(String, String)> {
+/// The bodies the worker would send to `hook` now, in delivery order (movement events
+/// rendered from the ledger rows they name).
+fn pending_events(t: &TestApp, hook: &str) -> Vec<Value> {
     t.db.read_sync(|c| {
         stockbook::webhooks::worker::pending_bodies(
             c,
@@ -316,15 +316,23 @@ fn outbox_of(t: &TestApp, hook: &str) -> Vec<(String, String)> {
     })
     .unwrap()
     .iter()
-    .map(|b| {
-        let v: Value = serde_json::from_str(b).unwrap();
-        let about = match v["data"]["id"].as_str() {
-            Some(id) => id.to_owned(),
-            None => v["data"]["product_id"]["id"].as_str().unwrap().to_owned(),
-        };
-        (v["type"].as_str().unwrap().to_owned(), about)
-    })
+    .map(|b| serde_json::from_str::<Value>(b).unwrap())
     .collect()
+}
+
+/// The outbox of one webhook in delivery order: (type, the movement's id or the alert's
+/// product id).
+fn outbox_of(t: &TestApp, hook: &str) -> Vec<(String, String)> {
+    pending_events(t, hook)
+        .iter()
+        .map(|v| {
+            let about = match v["data"]["id"].as_str() {
+                Some(id) => id.to_owned(),
+                None => v["data"]["product_id"]["id"].as_str().unwrap().to_owned(),
+            };
+            (v["type"].as_str().unwrap().to_owned(), about)
+        })
+        .collect()
 }
 
 #[test]
@@ -899,18 +907,7 @@ fn every_path_that_moves_stock_writes_one_event_per_movement() {
         .collect();
     // The bodies the worker would send (rendered from the ledger rows they name).
     caught_up(&t);
-    let events: Vec<Value> =
-        t.db.read_sync(|c| {
-            stockbook::webhooks::worker::pending_bodies(
-                c,
-                stockbook::inventory::movements::event_data,
-                &hook,
-            )
-        })
-        .unwrap()
-        .iter()
-        .map(|b| serde_json::from_str::<Value>(b).unwrap())
-        .collect();
+    let events = pending_events(&t, &hook);
     let evented: HashSet<String> = events
         .iter()
         .map(|b| b["data"]["id"].as_str().unwrap().to_owned())
