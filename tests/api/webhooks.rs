@@ -787,6 +787,65 @@ fn events_missed_while_the_receiver_was_down_arrive_in_order_once_it_answers() {
     assert_eq!(unique, written);
 }
 
+/// The "done when", through the API: the receiver gets a signed event; it is
+/// stopped (its port closed, so the attempts are refused), more movements are recorded,
+/// it is started again on the same address, and it gets every event it missed, in order,
+/// each signed, and each once delivered.
+#[test]
+fn a_stopped_receiver_gets_every_event_it_missed_once_it_is_started_again() {
+    let t = delivering_app(
+        json!({"first_ms": 200, "max_ms": 400, "window_ms": 60000, "timeout_ms": 3000}),
+    );
+    let rx = MockServer::start(|_| Response::status(200));
+    let addr = rx.addr();
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let main = location(&t, &e, "Main");
+    let p = product(&t, &e, "Anvil");
+    let (w, secret) = webhook(
+        &t,
+        &format!("{}/events", rx.url()),
+        json!(["stock_movement.created"]),
+        None,
+    );
+    let q = format!("?webhookId={}", w["id"].as_str().unwrap());
+
+    let first = moved(&t, &p, Some(&main), "purchase", json!(10))["id"].clone();
+    assert!(wait_for(10, || !rx.requests().is_empty()));
+    let got = rx.requests();
+    assert_eq!(got.len(), 1);
+    assert_signed(&got[0], &secret);
+    assert_eq!(got[0].json()["data"]["id"], first);
+
+    // Stopped: nothing listens on its address any more.
+    drop(rx);
+    let missed: Vec<Value> = (0..4)
+        .map(|_| moved(&t, &p, Some(&main), "sale", json!(-1))["id"].clone())
+        .collect();
+    assert!(
+        wait_for(10, || deliveries(&t, &q).iter().any(|d| {
+            d["status"] == "pending"
+                && d["attempts"].as_i64() >= Some(2)
+                && !d["last_error"].is_null()
+        })),
+        "the stopped receiver's attempts fail and are retried: {:?}",
+        deliveries(&t, &q)
+    );
+
+    // Started again on the same address: everything it missed, in order.
+    let rx = MockServer::start_at(addr, |_| Response::status(200));
+    assert!(wait_for(10, || deliveries(&t, &q)
+        .iter()
+        .all(|d| d["status"] == "delivered")));
+    let got = rx.requests();
+    for r in &got {
+        assert_signed(r, &secret);
+    }
+    let ids: Vec<Value> = got.iter().map(|r| r.json()["data"]["id"].clone()).collect();
+    assert_eq!(ids, missed, "every missed event once, in the order written");
+    assert_eq!(deliveries(&t, &q).len(), 5);
+}
+
 #[test]
 fn a_scoped_webhook_never_sees_another_entitys_events() {
     let t = delivering_app(quick());

@@ -139,7 +139,16 @@ impl MockServer {
     where
         F: Fn(&Request) -> Response + Send + Sync + 'static,
     {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        Self::start_at("127.0.0.1:0".parse().unwrap(), handler)
+    }
+
+    /// [`start`](Self::start) on `addr`: a server dropped earlier can be started again on
+    /// the address it had (its clients meant "refused" in between).
+    pub fn start_at<F>(addr: SocketAddr, handler: F) -> Self
+    where
+        F: Fn(&Request) -> Response + Send + Sync + 'static,
+    {
+        let listener = TcpListener::bind(addr).unwrap_or_else(|e| panic!("bind {addr}: {e}"));
         let addr = listener.local_addr().expect("local addr");
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
@@ -165,6 +174,11 @@ impl MockServer {
     /// `http://127.0.0.1:<port>`
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     pub fn requests(&self) -> Vec<Request> {
