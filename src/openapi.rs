@@ -128,6 +128,10 @@ pub enum Filter {
     IssuedFrom,
     /// `dateTo` on an invoice's issue date, inclusive.
     IssuedTo,
+    /// `id`: one document of a document list.
+    DocumentId,
+    /// `lines`: `false` lists documents without their lines.
+    Lines,
 }
 
 /// What an operation documents as its 409 answer.
@@ -205,9 +209,9 @@ impl Operation {
 
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Filter::{
-    Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Format,
-    IssuedFrom, IssuedTo, Location as ByLocation, MovementType as ByType, Product as ByProduct,
-    Search,
+    Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, DocumentId as ById,
+    Entity as ByEntity, Format, IssuedFrom, IssuedTo, Lines as WithLines, Location as ByLocation,
+    MovementType as ByType, Product as ByProduct, Search,
 };
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
@@ -280,7 +284,7 @@ pub const OPERATIONS: &[Operation] = &[
     op("post", "/api/stock-movements", "Stock movements", "createStockMovement", "Record a stock movement", S, Create { body: "StockMovementCreate", record: "StockMovement" })
         .rules("With `location_id` the stock row there changes (created when absent) and the product's `stock_qty` with it; without, the product's unallocated stock. `purchase` and `transfer_in` must be positive, `sale` and `transfer_out` negative, and 0 is refused (400). Movements are never changed or deleted.")
         .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero), or an inactive location"),
-    op("get", "/api/transfer-orders", "Transfer orders", "listTransferOrders", "List transfer orders with lines", S, List("TransferOrder"))
+    op("get", "/api/transfer-orders", "Transfer orders", "listTransferOrders", "List transfer orders with lines", S, FilteredList("TransferOrder", &[ByEntity, ById, WithLines]))
         .rules("Newest first."),
     op("post", "/api/transfer-orders", "Transfer orders", "createTransferOrder", "Create a draft transfer order", S, Create { body: "TransferOrderCreate", record: "TransferOrder" })
         .rules("The order gets the entity's next number (TO-001, TO-002, ...). No stock moves until it is shipped.")
@@ -290,7 +294,7 @@ pub const OPERATIONS: &[Operation] = &[
         .refused("A transition not listed (a completed order cannot be cancelled), not enough stock at the source to ship (naming the product, the quantity needed and the quantity available), an inactive location when shipping, or lines or notes changed after draft"),
     op("delete", "/api/transfer-orders", "Transfer orders", "deleteTransferOrder", "Delete a draft transfer order", S, Delete)
         .refused("The order is not a draft"),
-    op("get", "/api/stock-takes", "Stock takes", "listStockTakes", "List stock takes with lines", S, List("StockTake"))
+    op("get", "/api/stock-takes", "Stock takes", "listStockTakes", "List stock takes with lines", S, FilteredList("StockTake", &[ByEntity, ById, WithLines]))
         .rules("Newest first."),
     op("post", "/api/stock-takes", "Stock takes", "createStockTake", "Start a stock take of a location", S, Create { body: "StockTakeCreate", record: "StockTake" })
         .rules("A draft with the entity's next number (ST-001, ST-002, ...) and one line per stock row of an active product at the location, `system_quantity` being the row's quantity now.")
@@ -612,6 +616,16 @@ fn record(props: Vec<(&str, Value)>) -> Value {
     let names: Vec<String> = props.iter().map(|(k, _)| (*k).to_owned()).collect();
     let mut v = object(&[], props);
     v["required"] = json!(names);
+    v
+}
+
+/// A document whose `lines` a list asked for with `lines=false` leaves out.
+fn listed_without_lines(mut v: Value) -> Value {
+    if let Some(required) = v["required"].as_array_mut() {
+        required.retain(|n| n != "lines");
+    }
+    v["properties"]["lines"]["description"] =
+        json!("Always present except in a list asked for with `lines=false`.");
     v
 }
 
@@ -1508,7 +1522,7 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("unit_cost", non_negative(price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before."))),
             ("entity_id", opt_id("Default the product's entity; when sent, it must be the product's (400).")),
         ])),
-        ("TransferOrder", record(vec![
+        ("TransferOrder", listed_without_lines(record(vec![
             ("id", uuid()),
             ("number", text("TO-001, TO-002, ... per entity.")),
             ("source_location_id", reference("LocationBrief")),
@@ -1519,7 +1533,9 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("date_created", timestamp()),
             ("date_completed", nullable(timestamp())),
             ("lines", array(reference("TransferOrderLine"))),
-        ])),
+            ("line_count", non_negative(integer())),
+            ("total_quantity", figure(3, "The sum of the lines' quantity.")),
+        ]))),
         ("TransferOrderLine", record(vec![
             ("id", uuid()),
             ("product_id", reference("ProductBrief")),
@@ -1557,7 +1573,7 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             }),
             ("notes", nullable(text("While draft only."))),
         ])),
-        ("StockTake", record(vec![
+        ("StockTake", listed_without_lines(record(vec![
             ("id", uuid()),
             ("number", text("ST-001, ST-002, ... per entity.")),
             ("location_id", reference("LocationBrief")),
@@ -1567,7 +1583,9 @@ fn inventory_schemas() -> Vec<(&'static str, Value)> {
             ("date_created", timestamp()),
             ("date_completed", nullable(timestamp())),
             ("lines", array(reference("StockTakeLine"))),
-        ])),
+            ("line_count", non_negative(integer())),
+            ("counted_count", non_negative(integer())),
+        ]))),
         ("StockTakeLine", record(vec![
             ("id", uuid()),
             ("product_id", reference("ProductBrief")),
@@ -1855,6 +1873,16 @@ fn filter_param(f: Filter) -> Value {
             "dateTo",
             "Only invoices issued on or before this day (YYYY-MM-DD).",
             date(),
+        ),
+        Filter::DocumentId => query_param(
+            "id",
+            "Only this document: a list of one, or of none when it is not the caller's (or not of `entityId`).",
+            uuid(),
+        ),
+        Filter::Lines => query_param(
+            "lines",
+            "`false`: each document without its `lines` (its line figures are still there), for a list page; default `true`.",
+            boolean(),
         ),
     }
 }

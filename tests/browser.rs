@@ -329,6 +329,31 @@ fn a_transfer_is_shipped_and_received_short() {
     b.click_button(".page-head", "Delete draft");
     b.click_button("dialog", "Delete");
     b.wait_text(".view h1", "Transfer orders");
+
+    // The list, read without the lines, still shows each order's lines and units.
+    b.wait_text(".view table", "TO-001");
+    let rows = table_cells(&b);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (
+            rows[0][0].as_str(),
+            rows[0][4].as_str(),
+            rows[0][5].as_str()
+        ),
+        ("TO-001", "1", "6"),
+        "{rows:?}"
+    );
+    open(&b, "#/transfers/not-an-id", "Transfer not found");
+}
+
+/// The cells' text of each row of the page's table.
+fn table_cells(b: &Browser) -> Vec<Vec<String>> {
+    let v = b.js(
+        "return [...document.querySelectorAll('.view table tbody tr')]\
+           .map((r) => [...r.cells].map((c) => c.innerText.trim()))",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
 }
 
 fn poll_until(mut f: impl FnMut() -> bool) -> bool {
@@ -414,6 +439,32 @@ fn a_stock_take_is_counted_by_keyboard_and_completed_into_the_ledger() {
     assert_eq!(stock_at(&b, &mug, &main), "8");
     assert_eq!(stock_at(&b, &pot, &main), "4");
     assert_eq!(stock_at(&b, &towel, &main), "7");
+
+    // The list, read without the lines, still says how much was counted.
+    open(&b, "#/stock-takes", "Stock takes");
+    b.wait_text(".view table", "ST-001");
+    let rows = table_cells(&b);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (rows[0][0].as_str(), rows[0][3].as_str()),
+        ("ST-001", "2 of 3"),
+        "{rows:?}"
+    );
+    let asked = b.js(
+        "return performance.getEntriesByType('resource').map((e) => e.name)\
+           .filter((n) => n.includes('/api/stock-takes?'))",
+        json!([]),
+    );
+    let asked: Vec<String> = serde_json::from_value(asked).unwrap();
+    assert!(
+        asked.iter().any(|n| n.contains("lines=false")),
+        "the list asks for no lines: {asked:?}"
+    );
+    assert!(
+        asked.iter().any(|n| n.contains("id=")),
+        "the count sheet asks for its one stock take: {asked:?}"
+    );
+    open(&b, "#/stock-takes/not-an-id", "Stock take not found");
 }
 
 #[test]

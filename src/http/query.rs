@@ -35,6 +35,8 @@ const NOT_EMPTY: &[&str] = &[
     "active",
     "platform",
     "state",
+    "id",
+    "lines",
 ];
 
 /// What is wrong with a query string, if anything.

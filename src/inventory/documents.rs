@@ -35,44 +35,95 @@ pub trait LinedDocument: Sized {
     /// column 0 is the document's id, the rest is read by [`Self::line_from_row`].
     const LINES: &'static str;
 
+    /// For a list without lines (docs/documents.md#lists): rows of line figures of the
+    /// documents whose ids stand for `{ids}`; column 0 is the document's id, the rest is
+    /// added in by [`Self::add_line_figures`].
+    const LINE_FIGURES: &'static str;
+
     /// The document without its lines.
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self>;
     /// A line from columns 1 on.
     fn line_from_row(r: &Row<'_>) -> rusqlite::Result<Self::Line>;
     fn id(&self) -> &str;
+    /// Sets the lines, and the figures that sum them up.
     fn set_lines(&mut self, lines: Vec<Self::Line>);
+    /// Adds one row of [`Self::LINE_FIGURES`] (columns 1 on) to the figures.
+    fn add_line_figures(&mut self, r: &Row<'_>) -> rusqlite::Result<()>;
 }
 
-/// The answer of a document list route (`?entityId&limit&offset`): the page read on a
-/// pooled connection, as `{data: [...]}`. Transfer orders and stock takes share it.
+/// What a document list asks for besides its page (docs/documents.md#lists).
+#[derive(Debug, Clone, Default)]
+pub struct ListOptions {
+    /// `entityId`
+    pub entity_id: Option<String>,
+    /// `id`: that document alone (none when it is not the caller's).
+    pub id: Option<String>,
+    /// `lines=false`: each document's line figures without its lines.
+    pub without_lines: bool,
+}
+
+impl ListOptions {
+    /// From the query parameters `entityId`, `id` and `lines`: 400 for an `id` that is
+    /// not a UUID or a `lines` other than `true` or `false`.
+    pub fn parse(
+        entity_id: Option<String>,
+        id: Option<String>,
+        lines: Option<String>,
+    ) -> AppResult<Self> {
+        let id = id
+            .map(|raw| crate::http::body::parse_id("id", &raw))
+            .transpose()?;
+        let without_lines = match lines.as_deref() {
+            None | Some("true" | "1") => false,
+            Some("false" | "0") => true,
+            Some(_) => return Err(AppError::invalid("lines", "must be true or false")),
+        };
+        Ok(Self {
+            entity_id,
+            id,
+            without_lines,
+        })
+    }
+}
+
+/// The answer of a document list route (`?entityId&id&lines&limit&offset`): the page
+/// read on a pooled connection, as `{data: [...]}`. Transfer orders and stock takes share
+/// it.
 pub async fn list_answer<D: LinedDocument + serde::Serialize + Send + 'static>(
     scope: Scope,
-    entity_id: Option<String>,
+    options: ListOptions,
     q: crate::http::paging::ListQuery,
     db: &crate::db::Db,
 ) -> AppResult<rocket::serde::json::Json<serde_json::Value>> {
     let page = q.page()?;
     let rows = db
         .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", entity_id.as_deref())?;
-            list::<D>(conn, &scope, entity.as_deref(), page)
+            let entity = scope.entity_opt(conn, "entityId", options.entity_id.as_deref())?;
+            list::<D>(conn, &scope, entity.as_deref(), &options, page)
         })
         .await?;
     Ok(crate::http::data(rows))
 }
 
-/// One page of the documents visible to `scope`, optionally of one entity, newest first,
-/// with their lines.
+/// One page of the documents visible to `scope`, optionally of one entity (or the one
+/// document `options.id`), newest first, with their lines or only their line figures.
 pub fn list<D: LinedDocument>(
     conn: &Connection,
     scope: &Scope,
     entity: Option<&str>,
+    options: &ListOptions,
     page: Page,
 ) -> AppResult<Vec<D>> {
     let alias = D::ALIAS;
     let (cond, mut args) = scope.condition(alias);
     let mut sql = format!("{} WHERE {cond}", D::SELECT);
     and_eq(&mut sql, &mut args, &format!("{alias}.entity_id"), entity);
+    and_eq(
+        &mut sql,
+        &mut args,
+        &format!("{alias}.id"),
+        options.id.as_deref(),
+    );
     sql.push_str(&format!(
         " ORDER BY {alias}.seq DESC LIMIT {} OFFSET {}",
         page.sql_limit(),
@@ -82,7 +133,11 @@ pub fn list<D: LinedDocument>(
     let mut docs = stmt
         .query_map(params_from_iter(args.iter()), D::from_row)?
         .collect::<Result<Vec<_>, _>>()?;
-    attach_lines(conn, &mut docs)?;
+    if options.without_lines {
+        attach_line_figures(conn, &mut docs)?;
+    } else {
+        attach_lines(conn, &mut docs)?;
+    }
     Ok(docs)
 }
 
@@ -103,6 +158,29 @@ pub fn get<D: LinedDocument>(conn: &Connection, scope: &Scope, id: &str) -> AppR
     attach_lines(conn, &mut docs)?;
     let [doc] = docs;
     Ok(doc)
+}
+
+/// Adds up each document's line figures without reading its lines into answers, 500
+/// documents to a query.
+fn attach_line_figures<D: LinedDocument>(conn: &Connection, docs: &mut [D]) -> AppResult<()> {
+    let at: HashMap<String, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id().to_owned(), i))
+        .collect();
+    let ids: Vec<String> = docs.iter().map(|d| d.id().to_owned()).collect();
+    for chunk in ids.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let mut stmt = conn.prepare(&D::LINE_FIGURES.replace("{ids}", &marks))?;
+        let mut rows = stmt.query(params_from_iter(chunk.iter()))?;
+        while let Some(r) = rows.next()? {
+            let doc: String = r.get(0)?;
+            if let Some(&i) = at.get(&doc) {
+                docs[i].add_line_figures(r)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Fills in each document's lines, 500 documents to a query.

@@ -15,7 +15,7 @@ use rusqlite::{params, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::documents::{self, next_number, LinedDocument};
+use super::documents::{self, next_number, LinedDocument, ListOptions};
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::lookup::{location_ref, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
@@ -96,7 +96,12 @@ pub struct StockTake {
     pub entity_id: String,
     pub date_created: String,
     pub date_completed: Option<String>,
-    pub lines: Vec<StockTakeLine>,
+    /// Omitted from a list asked for without lines (docs/documents.md#lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Vec<StockTakeLine>>,
+    /// How many lines it has, and how many of them are counted.
+    pub line_count: i64,
+    pub counted_count: i64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,6 +112,13 @@ pub struct StockTakeLine {
     pub counted_quantity: Option<Qty>,
     /// `counted_quantity - system_quantity`, null while uncounted.
     pub variance: Option<Qty>,
+}
+
+impl StockTake {
+    /// Its lines (none when it was listed without them).
+    pub fn lines(&self) -> &[StockTakeLine] {
+        self.lines.as_deref().unwrap_or_default()
+    }
 }
 
 impl LinedDocument for StockTake {
@@ -125,6 +137,9 @@ impl LinedDocument for StockTake {
          FROM stock_take_lines sl JOIN products p ON p.id = sl.product_id
          WHERE sl.stock_take_id IN ({ids})
          ORDER BY p.name COLLATE NOCASE, p.seq, sl.seq";
+    const LINE_FIGURES: &'static str =
+        "SELECT stock_take_id, COUNT(*), COUNT(counted_quantity) FROM stock_take_lines
+         WHERE stock_take_id IN ({ids}) GROUP BY stock_take_id";
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
@@ -139,7 +154,9 @@ impl LinedDocument for StockTake {
             entity_id: r.get(6)?,
             date_created: r.get(7)?,
             date_completed: r.get(8)?,
-            lines: Vec::new(),
+            lines: None,
+            line_count: 0,
+            counted_count: 0,
         })
     }
 
@@ -164,7 +181,21 @@ impl LinedDocument for StockTake {
     }
 
     fn set_lines(&mut self, lines: Vec<StockTakeLine>) {
-        self.lines = lines;
+        self.line_count = i64::try_from(lines.len()).unwrap_or(i64::MAX);
+        self.counted_count = i64::try_from(
+            lines
+                .iter()
+                .filter(|l| l.counted_quantity.is_some())
+                .count(),
+        )
+        .unwrap_or(i64::MAX);
+        self.lines = Some(lines);
+    }
+
+    fn add_line_figures(&mut self, r: &Row<'_>) -> rusqlite::Result<()> {
+        self.line_count += r.get::<_, i64>(1)?;
+        self.counted_count += r.get::<_, i64>(2)?;
+        Ok(())
     }
 }
 
@@ -468,15 +499,18 @@ pub fn delete_stock_take(tx: &Transaction, scope: &Scope, id: &str) -> AppResult
     documents::delete::<StockTake>(tx, id)
 }
 
-#[get("/stock-takes?<entityId>&<q..>")]
+#[get("/stock-takes?<entityId>&<id>&<lines>&<q..>")]
 #[allow(non_snake_case)]
 async fn list(
     user: SessionUser,
     entityId: Option<String>,
+    id: Option<String>,
+    lines: Option<String>,
     q: ListQuery,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
-    documents::list_answer::<StockTake>(user.scope(), entityId, q, db).await
+    let options = ListOptions::parse(entityId, id, lines)?;
+    documents::list_answer::<StockTake>(user.scope(), options, q, db).await
 }
 
 #[post("/stock-takes", data = "<body>")]

@@ -19,7 +19,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::documents::{self, next_number, LinedDocument};
+use super::documents::{self, next_number, LinedDocument, ListOptions};
 use super::ledger::{self, MovementType, NewMovement, Origin};
 use super::lookup::{location_ref, product_ref, LocationRef, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
@@ -96,7 +96,12 @@ pub struct TransferOrder {
     pub entity_id: String,
     pub date_created: String,
     pub date_completed: Option<String>,
-    pub lines: Vec<TransferLine>,
+    /// Omitted from a list asked for without lines (docs/documents.md#lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<Vec<TransferLine>>,
+    /// How many lines it has, and the sum of their quantities.
+    pub line_count: i64,
+    pub total_quantity: Qty,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -105,6 +110,13 @@ pub struct TransferLine {
     pub product_id: ProductBrief,
     pub quantity: Qty,
     pub received_quantity: Qty,
+}
+
+impl TransferOrder {
+    /// Its lines (none when it was listed without them).
+    pub fn lines(&self) -> &[TransferLine] {
+        self.lines.as_deref().unwrap_or_default()
+    }
 }
 
 impl LinedDocument for TransferOrder {
@@ -124,6 +136,9 @@ impl LinedDocument for TransferOrder {
         "SELECT tl.order_id, tl.id, p.id, p.name, p.sku, tl.quantity, tl.received_quantity
          FROM transfer_order_lines tl JOIN products p ON p.id = tl.product_id
          WHERE tl.order_id IN ({ids}) ORDER BY tl.seq";
+    // One row a line: a sum in SQL could overflow its 64-bit integer, a Qty sum cannot.
+    const LINE_FIGURES: &'static str =
+        "SELECT order_id, quantity FROM transfer_order_lines WHERE order_id IN ({ids})";
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
@@ -142,7 +157,9 @@ impl LinedDocument for TransferOrder {
             entity_id: r.get(8)?,
             date_created: r.get(9)?,
             date_completed: r.get(10)?,
-            lines: Vec::new(),
+            lines: None,
+            line_count: 0,
+            total_quantity: Qty::from_i64(0),
         })
     }
 
@@ -164,7 +181,15 @@ impl LinedDocument for TransferOrder {
     }
 
     fn set_lines(&mut self, lines: Vec<TransferLine>) {
-        self.lines = lines;
+        self.line_count = i64::try_from(lines.len()).unwrap_or(i64::MAX);
+        self.total_quantity = lines.iter().map(|l| l.quantity).sum();
+        self.lines = Some(lines);
+    }
+
+    fn add_line_figures(&mut self, r: &Row<'_>) -> rusqlite::Result<()> {
+        self.line_count += 1;
+        self.total_quantity = self.total_quantity + r.get::<_, Qty>(1)?;
+        Ok(())
     }
 }
 
@@ -748,15 +773,18 @@ pub fn delete_transfer(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<(
     documents::delete::<TransferOrder>(tx, id)
 }
 
-#[get("/transfer-orders?<entityId>&<q..>")]
+#[get("/transfer-orders?<entityId>&<id>&<lines>&<q..>")]
 #[allow(non_snake_case)]
 async fn list(
     user: SessionUser,
     entityId: Option<String>,
+    id: Option<String>,
+    lines: Option<String>,
     q: ListQuery,
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
-    documents::list_answer::<TransferOrder>(user.scope(), entityId, q, db).await
+    let options = ListOptions::parse(entityId, id, lines)?;
+    documents::list_answer::<TransferOrder>(user.scope(), options, q, db).await
 }
 
 #[post("/transfer-orders", data = "<body>")]

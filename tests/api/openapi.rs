@@ -631,8 +631,13 @@ fn inventory_answers_match_their_documented_schemas() {
 
     // Every documented read, with every documented parameter, answers as documented; the
     // inventory ones have something to show.
-    let value_of = |param: &str| -> String {
+    let take_id = id_of(&take);
+    let value_of = |path: &str, param: &str| -> String {
         match param {
+            // One document of the list, without its lines.
+            "id" if path == "/api/transfer-orders" => order.clone(),
+            "id" if path == "/api/stock-takes" => take_id.clone(),
+            "lines" => "false".into(),
             "entityId" => e.clone(),
             "productId" => p.clone(),
             "locationId" => a.clone(),
@@ -680,7 +685,7 @@ fn inventory_answers_match_their_documented_schemas() {
                 ps.iter()
                     .map(|p| {
                         let name = p["name"].as_str().unwrap();
-                        format!("{name}={}", value_of(name))
+                        format!("{name}={}", value_of(path, name))
                     })
                     .collect()
             })

@@ -211,8 +211,8 @@ fn a_transfer_is_created_as_a_numbered_draft_with_its_lines() {
     assert_eq!(t.status, TransferStatus::Draft);
     assert_eq!(t.number, "TO-001");
     assert_eq!(t.entity_id, w.entity);
-    assert_eq!(t.lines.len(), 1);
-    assert_eq!(t.lines[0].quantity, qty(4));
+    assert_eq!(t.lines().len(), 1);
+    assert_eq!(t.lines()[0].quantity, qty(4));
     assert_eq!(w.transfer(1).number, "TO-002");
     let listed: Vec<TransferOrder> =
         w.db.read_sync(|conn| {
@@ -220,6 +220,7 @@ fn a_transfer_is_created_as_a_numbered_draft_with_its_lines() {
                 conn,
                 &w.scope,
                 None,
+                &documents::ListOptions::default(),
                 Page {
                     limit: None,
                     offset: 0,
@@ -277,7 +278,7 @@ fn shipping_takes_the_units_out_of_the_source_and_receiving_puts_them_in_the_des
         .unwrap();
     assert_eq!(t.status, TransferStatus::Completed);
     assert!(t.date_completed.is_some());
-    assert_eq!(t.lines[0].received_quantity, qty(4));
+    assert_eq!(t.lines()[0].received_quantity, qty(4));
     assert_eq!(w.stock_at(&w.a).reserved_quantity, qty(0));
     assert_eq!(w.stock_at(&w.b).quantity, qty(4));
     assert_eq!(w.product_qty(), qty(10));
@@ -289,7 +290,7 @@ fn a_short_receipt_puts_only_what_arrived_into_the_destination() {
     let t = w.transfer(4);
     w.set_transfer(&t.id, json!({"status": "in_transit"}))
         .unwrap();
-    let line = &t.lines[0].id;
+    let line = &t.lines()[0].id;
     let too_many = w.refused(400, |tx, scope, ctx| {
         transfers::update_transfer(
             tx,
@@ -310,8 +311,8 @@ fn a_short_receipt_puts_only_what_arrived_into_the_destination() {
             json!({"status": "completed", "lines": [{"id": line, "received_quantity": 3}]}),
         )
         .unwrap();
-    assert_eq!(t.lines[0].quantity, qty(4));
-    assert_eq!(t.lines[0].received_quantity, qty(3));
+    assert_eq!(t.lines()[0].quantity, qty(4));
+    assert_eq!(t.lines()[0].received_quantity, qty(3));
     assert_eq!(w.stock_at(&w.b).quantity, qty(3));
     let src = w.stock_at(&w.a);
     assert_eq!((src.quantity, src.reserved_quantity), (qty(6), qty(0)));
@@ -391,9 +392,9 @@ fn a_stock_take_counts_and_completes_to_the_counted_quantity() {
         (st.number.as_str(), st.status),
         ("ST-001", StockTakeStatus::Draft)
     );
-    assert_eq!(st.lines.len(), 1);
-    assert_eq!(st.lines[0].system_quantity, qty(10));
-    let line = st.lines[0].id.clone();
+    assert_eq!(st.lines().len(), 1);
+    assert_eq!(st.lines()[0].system_quantity, qty(10));
+    let line = st.lines()[0].id.clone();
     let put = |v: serde_json::Value| {
         let mut v = v;
         v["id"] = json!(st.id);
@@ -417,7 +418,7 @@ fn a_stock_take_counts_and_completes_to_the_counted_quantity() {
         json!({"status": "in_progress", "lines": [{"id": line, "counted_quantity": 7}]}),
     ));
     assert_eq!(st.status, StockTakeStatus::InProgress);
-    assert_eq!(st.lines[0].variance, Some(qty(-3)));
+    assert_eq!(st.lines()[0].variance, Some(qty(-3)));
     assert_eq!(w.stock_at(&w.a).quantity, qty(10), "counting moves nothing");
 
     let st = w.write(put(json!({"status": "completed"})));

@@ -539,6 +539,114 @@ fn the_list_is_newest_first_filtered_by_entity_and_paged() {
     assert_error(&fx.t.get("/api/stock-takes?entityId=x"), Status::BadRequest);
 }
 
+/// docs/documents.md#lists: `id` reads one stock take; `lines=false` lists them without
+/// their lines, with the figures a list page shows.
+#[test]
+fn one_stock_take_is_read_by_id_and_a_list_can_leave_the_lines_out() {
+    let fx = fixture();
+    let main = fx.take();
+    let (s, shop) = fx.create_at(&fx.shop);
+    assert_eq!(s, Status::Created, "{shop}");
+    let shop = shop["data"].clone();
+    let (a, b) = (
+        fx.line(&main, &fx.anvil)["id"].clone(),
+        fx.line(&main, &fx.bolt)["id"].clone(),
+    );
+    let (s, v) = fx.put(json!({"id": main["id"], "lines": [
+        {"id": a, "counted_quantity": 9},
+        {"id": b, "counted_quantity": 0},
+    ]}));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(
+        (
+            v["data"]["line_count"].clone(),
+            v["data"]["counted_count"].clone()
+        ),
+        (json!(3), json!(2))
+    );
+    let list = |query: &str| -> Vec<Value> {
+        let (s, v) = fx.t.get(&format!("/api/stock-takes?{query}"));
+        assert_eq!(s, Status::Ok, "{query}: {v}");
+        v["data"].as_array().unwrap().clone()
+    };
+    let main_id = main["id"].as_str().unwrap();
+    let shop_id = shop["id"].as_str().unwrap();
+
+    // By id: that one alone, with its lines, as the whole list shows it.
+    let one = list(&format!("id={main_id}"));
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0], fx.get(&main));
+    assert_eq!(one[0]["lines"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        list(&format!("id={}", main_id.to_uppercase()))[0]["id"],
+        main["id"]
+    );
+
+    // Without lines: every take, newest first, with its figures and nothing else changed.
+    let heads = list("lines=false");
+    let with_lines = fx.takes();
+    assert_eq!(heads.len(), 2);
+    for (head, whole) in heads.iter().zip(&with_lines) {
+        assert!(head.get("lines").is_none(), "{head}");
+        let mut whole = whole.clone();
+        whole.as_object_mut().unwrap().remove("lines");
+        assert_eq!(head, &whole);
+    }
+    assert_eq!(heads[0]["id"], shop["id"]);
+    assert_eq!(
+        (
+            heads[0]["line_count"].clone(),
+            heads[0]["counted_count"].clone()
+        ),
+        (json!(1), json!(0))
+    );
+    assert_eq!(
+        (
+            heads[1]["line_count"].clone(),
+            heads[1]["counted_count"].clone()
+        ),
+        (json!(3), json!(2))
+    );
+
+    // Together, with the entity and a page.
+    let both = list(&format!(
+        "id={shop_id}&lines=false&entityId={}&limit=5",
+        fx.e
+    ));
+    assert_eq!(both.len(), 1);
+    assert!(both[0].get("lines").is_none());
+    assert_eq!(list("lines=true").len(), 2);
+
+    // Not the caller's, or not of the entity asked for: none.
+    let e2 = fx.t.entity("Other Ltd");
+    assert_eq!(
+        list(&format!("id={main_id}&entityId={e2}")),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        list(&format!("id={}", uuid::Uuid::new_v4())),
+        Vec::<Value>::new()
+    );
+
+    // Bad values are 400, naming the parameter.
+    for (query, field) in [
+        ("id=ST-001", "id"),
+        ("id=", "id"),
+        ("lines=maybe", "lines"),
+        ("lines=", "lines"),
+    ] {
+        let m = assert_error(
+            &fx.t.get(&format!("/api/stock-takes?{query}")),
+            Status::BadRequest,
+        );
+        assert!(m.contains(field), "{query}: {m}");
+    }
+
+    fx.t.signup("intruder@example.com");
+    assert_eq!(list(&format!("id={main_id}")), Vec::<Value>::new());
+    assert_eq!(list("lines=false"), Vec::<Value>::new());
+}
+
 #[test]
 fn another_users_stock_take_is_not_found() {
     let fx = fixture();

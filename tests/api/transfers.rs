@@ -894,6 +894,73 @@ fn the_list_is_newest_first_filtered_by_entity_and_paged() {
     );
 }
 
+/// docs/documents.md#lists: `id` reads one order; `lines=false` lists them without their
+/// lines, with their line count and total quantity.
+#[test]
+fn one_order_is_read_by_id_and_a_list_can_leave_the_lines_out() {
+    let fx = fixture();
+    let first = fx.order(json!([
+        line(&fx.anvil, json!(2.5)),
+        line(&fx.bolt, json!(1))
+    ]));
+    let second = fx.order(json!([line(&fx.bolt, json!(3))]));
+    assert_eq!(
+        (first["line_count"].clone(), first["total_quantity"].clone()),
+        (json!(2), json!(3.5))
+    );
+    let list = |query: &str| -> Vec<Value> {
+        let (s, v) = fx.t.get(&format!("/api/transfer-orders?{query}"));
+        assert_eq!(s, Status::Ok, "{query}: {v}");
+        v["data"].as_array().unwrap().clone()
+    };
+    let first_id = first["id"].as_str().unwrap();
+
+    let one = list(&format!("id={first_id}"));
+    assert_eq!(one, vec![fx.get(&first)]);
+    assert_eq!(one[0]["lines"].as_array().unwrap().len(), 2);
+
+    let heads = list("lines=false");
+    assert_eq!(heads.len(), 2);
+    for (head, whole) in heads.iter().zip(&fx.orders()) {
+        assert!(head.get("lines").is_none(), "{head}");
+        let mut whole = whole.clone();
+        whole.as_object_mut().unwrap().remove("lines");
+        assert_eq!(head, &whole);
+    }
+    assert_eq!(heads[0]["id"], second["id"]);
+    assert_eq!(
+        (
+            heads[0]["line_count"].clone(),
+            heads[0]["total_quantity"].clone()
+        ),
+        (json!(1), json!(3))
+    );
+    assert_eq!(
+        (
+            heads[1]["line_count"].clone(),
+            heads[1]["total_quantity"].clone()
+        ),
+        (json!(2), json!(3.5))
+    );
+    let both = list(&format!("id={first_id}&lines=false&entityId={}", fx.e));
+    assert_eq!(both.len(), 1);
+    assert!(both[0].get("lines").is_none());
+
+    assert_eq!(
+        list(&format!("id={}", uuid::Uuid::new_v4())),
+        Vec::<Value>::new()
+    );
+    for (query, field) in [("id=TO-001", "id"), ("lines=no", "lines")] {
+        let m = assert_error(
+            &fx.t.get(&format!("/api/transfer-orders?{query}")),
+            Status::BadRequest,
+        );
+        assert!(m.contains(field), "{query}: {m}");
+    }
+    fx.t.signup("intruder@example.com");
+    assert_eq!(list(&format!("id={first_id}")), Vec::<Value>::new());
+}
+
 #[test]
 fn another_users_order_is_not_found() {
     let fx = fixture();
