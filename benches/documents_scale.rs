@@ -1,7 +1,9 @@
 //! Documents at scale over real HTTP on loopback: a stock take of a location holding
 //! 20,000 stock rows (create, start, every line counted in two PUTs of 10,000, complete,
 //! each count 1 more than on record so that every line writes a movement), and a transfer
-//! order of 1,000 lines (create, ship, receive). Each figure is the time of one request,
+//! order of 1,000 lines (create, ship, receive). Between the two, eleven more stock takes
+//! of the location, and the stock-take list read with and without its lines, and one
+//! stock take read by id. Each figure is the time of one request,
 //! client side on loopback, so it is the server's time plus under a millisecond.
 //! Run: `cargo bench --bench documents_scale`.
 
@@ -35,6 +37,9 @@ fn main() {
         "stock take: count 10,000 lines (one PUT)",
         "stock take: complete (20,000 movements)",
         "stock take: GET the list with it",
+        "stock takes: GET the list of 12 with their lines (240,000)",
+        "stock takes: GET the list of 12, lines=false",
+        "stock takes: GET one by id (20,000 lines)",
         "transfer: create (1,000 lines)",
         "transfer: ship",
         "transfer: receive",
@@ -116,6 +121,48 @@ fn main() {
         );
         figures[4].1.push(ms);
 
+        // A year of monthly counts of the location: the list page's read with and
+        // without the lines, and the count sheet's read of one (docs/documents.md#lists).
+        for _ in 1..12 {
+            timed(
+                &mut c,
+                "POST",
+                "/api/stock-takes",
+                &json!({"location_id": locs[0], "entity_id": entity}),
+            );
+        }
+        let (ms, all) = timed(
+            &mut c,
+            "GET",
+            &format!("/api/stock-takes?entityId={entity}"),
+            &json!(null),
+        );
+        assert_eq!(all["data"].as_array().unwrap().len(), 12);
+        figures[5].1.push(ms);
+        let (ms, heads) = timed(
+            &mut c,
+            "GET",
+            &format!("/api/stock-takes?entityId={entity}&lines=false"),
+            &json!(null),
+        );
+        assert_eq!(heads["data"][11]["line_count"], json!(ROWS));
+        figures[6].1.push(ms);
+        let (ms, one) = timed(
+            &mut c,
+            "GET",
+            &format!("/api/stock-takes?entityId={entity}&id={id}"),
+            &json!(null),
+        );
+        assert_eq!(one["data"][0]["lines"].as_array().unwrap().len(), ROWS);
+        figures[7].1.push(ms);
+        if run == 0 {
+            println!(
+                "answer sizes: the list with lines {} bytes, without {} bytes",
+                all.to_string().len(),
+                heads.to_string().len()
+            );
+        }
+
         // The transfer order, of products the stock take left at 1 more than before.
         let (_, products) = c.json(
             "GET",
@@ -136,7 +183,7 @@ fn main() {
             &json!({"source_location_id": locs[0], "destination_location_id": locs[1],
                     "entity_id": entity, "lines": lines}),
         );
-        figures[5].1.push(ms);
+        figures[8].1.push(ms);
         let order = order["data"]["id"].as_str().unwrap().to_owned();
         let (ms, _) = timed(
             &mut c,
@@ -144,7 +191,7 @@ fn main() {
             "/api/transfer-orders",
             &json!({"id": order, "status": "in_transit"}),
         );
-        figures[6].1.push(ms);
+        figures[9].1.push(ms);
         let (ms, v) = timed(
             &mut c,
             "PUT",
@@ -152,7 +199,7 @@ fn main() {
             &json!({"id": order, "status": "completed"}),
         );
         assert_eq!(v["data"]["status"], "completed");
-        figures[7].1.push(ms);
+        figures[10].1.push(ms);
         println!("run {run}:");
         for (name, v) in &figures {
             println!("  {name}: {:.0} ms", v.last().unwrap());

@@ -137,9 +137,9 @@ impl LinedDocument for StockTake {
          FROM stock_take_lines sl JOIN products p ON p.id = sl.product_id
          WHERE sl.stock_take_id IN ({ids})
          ORDER BY p.name COLLATE NOCASE, p.seq, sl.seq";
+    // Kept on the stock take (migration V17): one row a stock take, however many lines.
     const LINE_FIGURES: &'static str =
-        "SELECT stock_take_id, COUNT(*), COUNT(counted_quantity) FROM stock_take_lines
-         WHERE stock_take_id IN ({ids}) GROUP BY stock_take_id";
+        "SELECT id, line_count, counted_count FROM stock_takes WHERE id IN ({ids})";
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Self {
@@ -260,9 +260,13 @@ pub fn create_stock_take(
         "INSERT INTO stock_take_lines (id, stock_take_id, product_id, system_quantity)
          VALUES (?1, ?2, ?3, ?4)",
     )?;
+    let line_count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
     for (pid, qty) in rows {
         insert.execute(params![uuid::Uuid::new_v4().to_string(), id, pid, qty])?;
     }
+    // Its lines are never added or removed after this (docs/documents.md#lists).
+    tx.prepare_cached("UPDATE stock_takes SET line_count = ?1 WHERE id = ?2")?
+        .execute(params![line_count, id])?;
     documents::get(tx, scope, &id)
 }
 
@@ -377,6 +381,13 @@ fn record_counts(
             ));
         }
     }
+    // The figure a list without lines shows (docs/documents.md#lists).
+    tx.prepare_cached(
+        "UPDATE stock_takes SET counted_count = (SELECT COUNT(counted_quantity)
+             FROM stock_take_lines WHERE stock_take_id = ?1)
+         WHERE id = ?1",
+    )?
+    .execute([&head.id])?;
     Ok(())
 }
 
@@ -554,4 +565,56 @@ async fn remove(
     db.write(move |tx| delete_stock_take(tx, &scope, &id))
         .await?;
     Ok(data(json!({ "success": true })))
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use crate::db::Db;
+
+    #[test]
+    fn version_17_fills_in_the_line_figures_of_existing_stock_takes() {
+        let dir = std::env::temp_dir().join(format!("stockbook-v17-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v17.db").to_string_lossy().into_owned();
+        let mut conn = Connection::open(&path).unwrap();
+        crate::db::migrate_to(&mut conn, 16);
+        // The stock takes' owner, entity, location and products are not what this is about.
+        conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        conn.execute_batch(
+            "INSERT INTO stock_takes (id, owner_id, entity_id, number_seq, number, location_id,
+                 date_created)
+             VALUES ('t1', 'u1', 'e1', 1, 'ST-001', 'l1', '2026-01-01T00:00:00Z'),
+                    ('t2', 'u1', 'e1', 2, 'ST-002', 'l1', '2026-01-01T00:00:00Z'),
+                    ('t3', 'u1', 'e1', 3, 'ST-003', 'l1', '2026-01-01T00:00:00Z');
+             INSERT INTO stock_take_lines (id, stock_take_id, product_id, system_quantity,
+                 counted_quantity)
+             VALUES ('a', 't1', 'p1', 1000, 2000), ('b', 't1', 'p2', 0, NULL),
+                    ('c', 't1', 'p3', 5000, 0), ('d', 't2', 'p1', 1000, NULL);",
+        )
+        .unwrap();
+        drop(conn);
+        let db = Db::open(&path, crate::config::Synchronous::Normal).unwrap();
+        let figures: Vec<(String, i64, i64)> = db
+            .read_sync(|c| {
+                let mut s =
+                    c.prepare("SELECT id, line_count, counted_count FROM stock_takes ORDER BY id")?;
+                let rows = s
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<Result<_, _>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(
+            figures,
+            [
+                ("t1".to_owned(), 3, 2),
+                ("t2".to_owned(), 1, 0),
+                ("t3".to_owned(), 0, 0)
+            ]
+        );
+        drop(db);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

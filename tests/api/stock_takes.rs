@@ -608,6 +608,21 @@ fn one_stock_take_is_read_by_id_and_a_list_can_leave_the_lines_out() {
         (json!(3), json!(2))
     );
 
+    // A count blanked, then the stock take completed: the figures follow.
+    let (s, v) = fx.put(json!({"id": main["id"], "lines": [{"id": b, "counted_quantity": null}]}));
+    assert_eq!(s, Status::Ok, "{v}");
+    fx.reach(&main, "completed");
+    let heads = list("lines=false");
+    assert_eq!(
+        (
+            heads[1]["line_count"].clone(),
+            heads[1]["counted_count"].clone(),
+            heads[1]["status"].clone()
+        ),
+        (json!(3), json!(1), json!("completed"))
+    );
+    assert_eq!(heads[1]["counted_count"], fx.get(&main)["counted_count"]);
+
     // Together, with the entity and a page.
     let both = list(&format!(
         "id={shop_id}&lines=false&entityId={}&limit=5",
