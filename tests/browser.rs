@@ -344,6 +344,29 @@ fn a_transfer_is_shipped_and_received_short() {
         "{rows:?}"
     );
     open(&b, "#/transfers/not-an-id", "Transfer not found");
+
+    // The list pages: 100 orders a page, newest first, so the first order is alone on
+    // the second page.
+    for _ in 0..100 {
+        b.api_ok(
+            "POST",
+            "/api/transfer-orders",
+            json!({"source_location_id": main, "destination_location_id": shop,
+                   "entity_id": entity, "lines": [{"product_id": mug, "quantity": 1}]}),
+        );
+    }
+    open(&b, "#/transfers", "Transfer orders");
+    b.wait_text(".pager", "Showing 1–100");
+    assert_eq!(table_cells(&b).len(), 100);
+    // TO-002 was deleted, so its number was free again: TO-002 to TO-101.
+    assert_eq!(table_cells(&b)[0][0], "TO-101");
+    b.click_button(".pager", "Next →");
+    b.wait_text(".pager", "Showing 101–101");
+    let rows = table_cells(&b);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0][0], "TO-001");
+    b.click_button(".pager", "← Previous");
+    b.wait_text(".pager", "Showing 1–100");
 }
 
 /// The cells' text of each row of the page's table.

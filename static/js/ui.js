@@ -283,6 +283,44 @@ export function table({ caption, captionHidden = true, columns, rows, empty = "N
   return h("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption }, t);
 }
 
+/**
+ * A list read `size` rows at a time with ← Previous / Next →: `read(limit, offset)`
+ * resolves with the rows (it is asked for one more than `size`, to know whether there is
+ * a next page), `show(rows)` draws a page. Returns `{ element, load }`; `load()` reads
+ * the current page again. A refusal shows in place of the rows.
+ */
+export function pagedList({ size, read, show, what }) {
+  let offset = 0;
+  let seq = 0;
+  const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const prev = h("button", { type: "button", class: "secondary" }, "← Previous");
+  const next = h("button", { type: "button", class: "secondary" }, "Next →");
+  const bar = h("div", { class: "pager" }, prev, status, next);
+  async function load() {
+    const mine = ++seq;
+    area.setAttribute("aria-busy", "true");
+    try {
+      const data = await read(size + 1, offset);
+      if (mine !== seq) return;
+      const more = data.length > size;
+      const rows = data.slice(0, size);
+      fill(area, show(rows));
+      prev.disabled = offset === 0;
+      next.disabled = !more;
+      bar.hidden = offset === 0 && !more;
+      status.textContent = rows.length ? `Showing ${offset + 1}–${offset + rows.length}` : "";
+    } catch (e) {
+      if (mine === seq) fill(area, loadError(e, what));
+    } finally {
+      area.removeAttribute("aria-busy");
+    }
+  }
+  prev.addEventListener("click", () => { offset = Math.max(0, offset - size); load(); });
+  next.addEventListener("click", () => { offset += size; load(); });
+  return { element: h("div", {}, area, bar), load };
+}
+
 // ---------------------------------------------------------------------------------------
 // Dialogs
 // ---------------------------------------------------------------------------------------

@@ -11,12 +11,14 @@ import { format, isDecimal, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
   act, confirmDialog, date, field, fill, formDialog, formError, h, loadError, numberOrText,
-  pageHeader, statusBadge, table, toast, val,
+  pageHeader, pagedList, statusBadge, table, toast, val,
 } from "../ui.js";
 import { locationSelect, locations } from "../widgets.js";
 
 export const title = "Stock takes";
 
+/** Stock takes listed at once. */
+const LIST_PAGE = 100;
 /** Lines drawn at once on the count sheet. */
 export const SHEET_PAGE = 200;
 /** Lines one PUT may carry (docs/limits.md#lists). */
@@ -29,19 +31,15 @@ export async function render(root, ctx) {
   const newButton = h("button", { type: "button" }, "New stock take");
   root.append(pageHeader("Stock takes", newButton),
     h("p", { class: "lead" }, "Count what is on the shelves; completing the count sets the stock to what you counted and records the differences."));
-  const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
-  root.append(area);
-  newButton.addEventListener("click", async () => {
-    const created = await createDialog();
-    if (created) ctx.go(`#/stock-takes/${created.id}`);
-  });
-  try {
-    // Without their lines: a count sheet may have 20,000 of them.
-    const { data } = await get("/api/stock-takes", scoped({ lines: false }));
-    if (!ctx.alive()) return;
-    fill(area, table({
+  // A page at a time, without their lines: a count sheet may have 20,000 of them
+  // (docs/documents.md#lists).
+  const list = pagedList({
+    size: LIST_PAGE,
+    what: "the stock takes",
+    read: async (limit, offset) => (await get("/api/stock-takes", scoped({ lines: false, limit, offset }))).data,
+    show: (rows) => table({
       caption: "Stock takes",
-      rows: data,
+      rows,
       empty: "No stock takes yet.",
       columns: [
         { label: "Number", header: true, cell: (t) => h("a", { href: `#/stock-takes/${t.id}` }, t.number) },
@@ -51,10 +49,14 @@ export async function render(root, ctx) {
         { label: "Status", cell: (t) => statusBadge(t.status) },
         { label: "Completed", cell: (t) => (t.date_completed ? date(t.date_completed) : "") },
       ],
-    }));
-  } catch (e) {
-    if (ctx.alive()) fill(area, loadError(e, "the stock takes"));
-  }
+    }),
+  });
+  root.append(list.element);
+  newButton.addEventListener("click", async () => {
+    const created = await createDialog();
+    if (created) ctx.go(`#/stock-takes/${created.id}`);
+  });
+  await list.load();
 }
 
 async function createDialog() {

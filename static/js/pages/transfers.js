@@ -7,27 +7,29 @@ import { del, get, post, put } from "../api.js";
 import { compare, qty, sum, format } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
-  act, confirmDialog, date, field, fill, formDialog, formError, h, loadError, numberOrText,
-  onSubmit, pageHeader, statusBadge, table, toast, val,
+  act, confirmDialog, date, field, formDialog, formError, h, loadError, numberOrText,
+  onSubmit, pageHeader, pagedList, statusBadge, table, toast, val,
 } from "../ui.js";
 import { locationSelect, locations, productPicker } from "../widgets.js";
 
 export const title = "Transfers";
+
+/** Transfer orders listed at once. */
+const LIST_PAGE = 100;
 
 export async function render(root, ctx) {
   if (ctx.params[0] === "new") return create(root, ctx);
   if (ctx.params[0]) return detail(root, ctx, ctx.params[0]);
   root.append(pageHeader("Transfer orders", h("a", { class: "button", href: "#/transfers/new" }, "New transfer")),
     h("p", { class: "lead" }, "Move stock between warehouses: a draft is shipped (stock leaves the source), then received at the destination."));
-  const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
-  root.append(area);
-  try {
-    // Without their lines: a list of every order, however many lines each has.
-    const { data } = await get("/api/transfer-orders", scoped({ lines: false }));
-    if (!ctx.alive()) return;
-    fill(area, table({
+  // A page at a time, without their lines (docs/documents.md#lists).
+  const list = pagedList({
+    size: LIST_PAGE,
+    what: "the transfer orders",
+    read: async (limit, offset) => (await get("/api/transfer-orders", scoped({ lines: false, limit, offset }))).data,
+    show: (rows) => table({
       caption: "Transfer orders",
-      rows: data,
+      rows,
       empty: "No transfer orders yet.",
       columns: [
         { label: "Number", header: true, cell: (t) => h("a", { href: `#/transfers/${t.id}` }, t.number) },
@@ -39,10 +41,10 @@ export async function render(root, ctx) {
         { label: "Status", cell: (t) => statusBadge(t.status) },
         { label: "Completed", cell: (t) => (t.date_completed ? date(t.date_completed) : "") },
       ],
-    }));
-  } catch (e) {
-    if (ctx.alive()) fill(area, loadError(e, "the transfer orders"));
-  }
+    }),
+  });
+  root.append(list.element);
+  await list.load();
 }
 
 async function create(root, ctx) {
