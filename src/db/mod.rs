@@ -37,6 +37,27 @@ pub(crate) fn migrate_to(conn: &mut Connection, version: i32) {
         .unwrap();
 }
 
+/// For tests of an upgrade: a database file at schema `version` holding `rows` (SQL run
+/// with foreign keys off: such a test is about its own tables, not their references),
+/// then opened as the server opens it, so migrated to the newest version. Returns it and
+/// the folder of its file, for the caller to remove.
+#[cfg(test)]
+pub(crate) fn upgraded_from(version: i32, rows: &str) -> (Db, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!(
+        "stockbook-from-v{version}-{}",
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("old.db").to_string_lossy().into_owned();
+    let mut conn = Connection::open(&path).unwrap();
+    migrate_to(&mut conn, version);
+    conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
+    conn.execute_batch(rows).unwrap();
+    drop(conn);
+    let db = Db::open(&path, crate::config::Synchronous::Normal).unwrap();
+    (db, dir)
+}
+
 #[derive(Clone)]
 pub struct Db {
     pool: Pool<SqliteConnectionManager>,

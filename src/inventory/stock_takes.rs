@@ -569,20 +569,10 @@ async fn remove(
 
 #[cfg(test)]
 mod tests {
-    use rusqlite::Connection;
-
-    use crate::db::Db;
-
     #[test]
     fn version_17_fills_in_the_line_figures_of_existing_stock_takes() {
-        let dir = std::env::temp_dir().join(format!("stockbook-v17-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v17.db").to_string_lossy().into_owned();
-        let mut conn = Connection::open(&path).unwrap();
-        crate::db::migrate_to(&mut conn, 16);
-        // The stock takes' owner, entity, location and products are not what this is about.
-        conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
-        conn.execute_batch(
+        let (db, dir) = crate::db::upgraded_from(
+            16,
             "INSERT INTO stock_takes (id, owner_id, entity_id, number_seq, number, location_id,
                  date_created)
              VALUES ('t1', 'u1', 'e1', 1, 'ST-001', 'l1', '2026-01-01T00:00:00Z'),
@@ -592,10 +582,7 @@ mod tests {
                  counted_quantity)
              VALUES ('a', 't1', 'p1', 1000, 2000), ('b', 't1', 'p2', 0, NULL),
                     ('c', 't1', 'p3', 5000, 0), ('d', 't2', 'p1', 1000, NULL);",
-        )
-        .unwrap();
-        drop(conn);
-        let db = Db::open(&path, crate::config::Synchronous::Normal).unwrap();
+        );
         let figures: Vec<(String, i64, i64)> = db
             .read_sync(|c| {
                 let mut s =

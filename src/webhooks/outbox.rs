@@ -358,14 +358,8 @@ mod tests {
     fn a_webhook_from_before_version_16_is_not_sent_the_movements_it_already_has() {
         // Up to version 15 every movement's delivery was written with the movement, so
         // after the upgrade an existing webhook starts at the ledger's end.
-        let dir = std::env::temp_dir().join(format!("stockbook-v16-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v16.db").to_string_lossy().into_owned();
-        let mut conn = Connection::open(&path).unwrap();
-        crate::db::migrate_to(&mut conn, 15);
-        // The movements' product is not what this is about.
-        conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
-        conn.execute_batch(
+        let (db, dir) = crate::db::upgraded_from(
+            15,
             "INSERT INTO users (id, email, password_hash, created_at)
              VALUES ('u1', 'a@example.com', 'x', '2026-01-01T00:00:00Z');
              INSERT INTO webhooks (id, owner_id, url, events, secret, created_at)
@@ -377,10 +371,7 @@ mod tests {
                  created_at, round_start_ms, next_attempt_ms)
              VALUES ('w1', 'e1', 'stock_movement.created', '', 1, '2026-01-01T00:00:00Z', 0, 0),
                     ('w1', 'e2', 'stock_movement.created', '', 2, '2026-01-01T00:00:00Z', 0, 0);",
-        )
-        .unwrap();
-        drop(conn);
-        let db = Db::open(&path, crate::config::Synchronous::Normal).unwrap();
+        );
         let deliveries = |db: &Db| {
             db.read_sync(|c| {
                 Ok(
