@@ -592,6 +592,29 @@ fn an_invoice_shows_live_totals_by_the_line_rounding_rule_and_saves_them() {
     assert_eq!(inv["subtotal"], json!(54.1));
     assert_eq!(inv["vat_total"], json!(10.82));
     assert_eq!(inv["total"], json!(64.92));
+
+    // The list reads 100 invoices a page; a link to an invoice on the second page (as a
+    // product's documents give) still opens it. The first invoice is issued earliest, so
+    // it is the last of the list, alone on the second page.
+    let first = inv["id"].as_str().unwrap().to_owned();
+    let contact = inv["contact_id"].as_str().unwrap().to_owned();
+    for _ in 0..100 {
+        b.api_ok(
+            "POST",
+            "/api/invoices",
+            json!({"contact_id": contact, "entity_id": entity, "issue_date": "2099-01-01",
+                   "lines": [{"description": "Later", "quantity": 1, "unit_price": 1}]}),
+        );
+    }
+    open(&b, "#/contacts", "Contacts");
+    open(&b, "#/invoices", "Invoices");
+    b.wait_text(".pager", "Showing 1–100");
+    b.click_button(".pager", "Next →");
+    b.wait_text(".pager", "Showing 101–101");
+    b.wait_text(".view tbody", "INV-0001");
+    open(&b, "#/contacts", "Contacts");
+    open(&b, &format!("#/invoices?open={first}"), "Invoices");
+    b.wait_text("dialog", "Edit invoice INV-0001");
 }
 
 #[test]

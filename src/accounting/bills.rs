@@ -2,6 +2,7 @@
 
 use rusqlite::{Connection, Transaction};
 
+use super::common::Which;
 use super::documents::{self, CreateDocument, DocKind, Document, UpdateDocument};
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -20,11 +21,11 @@ impl Resource for Bills {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Document>> {
-        documents::list(conn, scope, DocKind::Bill, entity, page, order)
+        documents::list(conn, scope, DocKind::Bill, which, page, order)
     }
 
     fn create(

@@ -14,6 +14,14 @@ use crate::http::body::{parse_date, parse_id};
 use crate::http::paging::{Order, Page};
 use crate::scope::{same_entity, Scope};
 
+/// Which records of a list: optionally one entity's, optionally the one record `id`
+/// (docs/conventions.md#lists).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Which<'a> {
+    pub entity: Option<&'a str>,
+    pub id: Option<&'a str>,
+}
+
 /// A list query against one table (aliased `t`), restricted to what `scope` sees and
 /// optionally to one entity, in `order`, paged.
 pub struct ListSql<'a> {
@@ -29,7 +37,7 @@ impl ListSql<'_> {
         &self,
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
         map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
@@ -41,9 +49,13 @@ impl ListSql<'_> {
         };
         let (cond, mut params) = scope.condition(alias);
         let mut filter = format!("WHERE {cond}");
-        if let Some(e) = entity {
+        if let Some(e) = which.entity {
             filter.push_str(&format!(" AND {alias}.entity_id = ?"));
             params.push(e.to_owned());
+        }
+        if let Some(id) = which.id {
+            filter.push_str(&format!(" AND {alias}.id = ?"));
+            params.push(id.to_owned());
         }
         let sql = match order {
             Order::Session => format!(

@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    in_use, new_id, new_record_entity, one_of, requested_entity, required_update, ListSql,
+    in_use, new_id, new_record_entity, one_of, requested_entity, required_update, ListSql, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -184,11 +184,11 @@ impl Resource for Contacts {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Contact>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(tx: &Transaction, scope: &Scope, b: CreateContact, ctx: &Ctx) -> AppResult<Contact> {

@@ -21,7 +21,7 @@ use time::Duration;
 
 use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
-    reference, requested_entity, ListSql, Reference,
+    reference, requested_entity, ListSql, Reference, Which,
 };
 use super::lines::{self, Line, LineInput, PriceSource, Totals};
 use super::stock;
@@ -257,12 +257,12 @@ pub fn list(
     conn: &Connection,
     scope: &Scope,
     kind: DocKind,
-    entity: Option<&str>,
+    which: Which<'_>,
     page: Page,
     order: Order,
 ) -> AppResult<Vec<Document>> {
     kind.sql()
-        .run(conn, scope, entity, page, order, from_row)?
+        .run(conn, scope, which, page, order, from_row)?
         .into_iter()
         .map(|d| with_lines(conn, kind, d))
         .collect()

@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    in_use, new_id, new_record_entity, requested_entity, required_update, ListSql,
+    in_use, new_id, new_record_entity, requested_entity, required_update, ListSql, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -89,11 +89,11 @@ impl Resource for Employees {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Employee>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(

@@ -8,7 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::common::{
-    in_use, new_id, new_record_entity, requested_entity, required_update, ListSql,
+    in_use, new_id, new_record_entity, requested_entity, required_update, ListSql, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -104,11 +104,11 @@ impl Resource for ExpenseCategories {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<ExpenseCategory>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(

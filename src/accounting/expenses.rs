@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, reference_opt,
-    requested_entity, required_update, ListSql, Reference,
+    requested_entity, required_update, ListSql, Reference, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -132,11 +132,11 @@ impl Resource for Expenses {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Expense>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(tx: &Transaction, scope: &Scope, b: CreateExpense, ctx: &Ctx) -> AppResult<Expense> {

@@ -2,6 +2,7 @@
 
 use rusqlite::{Connection, Transaction};
 
+use super::common::Which;
 use super::documents::{self, CreateDocument, DocKind, Document, UpdateDocument};
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -20,11 +21,11 @@ impl Resource for Invoices {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Document>> {
-        documents::list(conn, scope, DocKind::Invoice, entity, page, order)
+        documents::list(conn, scope, DocKind::Invoice, which, page, order)
     }
 
     fn create(

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, in_use, new_id, new_record_entity, non_negative, one_of, reference_opt,
-    requested_entity, required_update, ListSql,
+    requested_entity, required_update, ListSql, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -106,11 +106,11 @@ impl Resource for Projects {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<Project>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(tx: &Transaction, scope: &Scope, b: CreateProject, ctx: &Ctx) -> AppResult<Project> {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
-    requested_entity, ListSql, Reference,
+    requested_entity, ListSql, Reference, Which,
 };
 use super::lines::{self, Line, LineInput, PriceSource};
 use super::resource::{session_crud, Resource};
@@ -178,11 +178,11 @@ impl Resource for RecurringInvoices {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<RecurringInvoice>> {
-        SQL.run(conn, scope, entity, page, order, from_row)?
+        SQL.run(conn, scope, which, page, order, from_row)?
             .into_iter()
             .map(|r| with_lines(conn, r))
             .collect()

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, reference,
-    requested_entity, ListSql, Reference,
+    requested_entity, ListSql, Reference, Which,
 };
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
@@ -116,11 +116,11 @@ impl Resource for TimeEntries {
     fn list(
         conn: &Connection,
         scope: &Scope,
-        entity: Option<&str>,
+        which: Which<'_>,
         page: Page,
         order: Order,
     ) -> AppResult<Vec<TimeEntry>> {
-        SQL.run(conn, scope, entity, page, order, from_row)
+        SQL.run(conn, scope, which, page, order, from_row)
     }
 
     fn create(

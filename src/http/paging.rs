@@ -90,6 +90,8 @@ pub fn parse_page(
 pub struct EntityListQuery {
     #[field(name = "entityId")]
     pub entity_id: Vec<String>,
+    /// One record (session lists only, docs/conventions.md#lists).
+    pub id: Vec<String>,
     pub limit: Vec<String>,
     pub offset: Vec<String>,
 }
@@ -106,6 +108,13 @@ impl EntityListQuery {
     /// The `entityId` filter, when given.
     pub fn entity(&self) -> AppResult<Option<String>> {
         single("entityId", &self.entity_id).map(|e| e.map(str::to_owned))
+    }
+
+    /// The `id` filter of a session list, when given: 400 unless a UUID.
+    pub fn id(&self) -> AppResult<Option<String>> {
+        single("id", &self.id)?
+            .map(|raw| crate::http::body::parse_id("id", raw))
+            .transpose()
     }
 
     fn page(&self, default_limit: Option<i64>) -> AppResult<Page> {

@@ -89,7 +89,7 @@ fn envelope<T: serde::Serialize>(rows: T, page: crate::http::paging::Page) -> Js
 
 async fn list<R: Resource>(key: ApiKey, q: EntityListQuery, db: &Db) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
-    let rows = read_list::<R>(db, key.scope(), q.entity()?, page, Order::Creation).await?;
+    let rows = read_list::<R>(db, key.scope(), q.entity()?, None, page, Order::Creation).await?;
     Ok(envelope(rows, page))
 }
 

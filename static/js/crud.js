@@ -11,8 +11,12 @@ import { del, get, post, put } from "./api.js";
 import { compare, isDecimal } from "./decimal.js";
 import { scoped, state } from "./state.js";
 import {
-  confirmDialog, field, fill, formDialog, h, loadError, numberOrText, pageHeader, table, toast, val,
+  confirmDialog, field, fill, formDialog, h, loadError, numberOrText, pageHeader, pagedList, table,
+  toast, val,
 } from "./ui.js";
+
+/** Records a list page shows at once. */
+export const LIST_PAGE = 100;
 
 /** Appends the fields to `form`, filled from `record` (or defaults). */
 export async function recordFields(form, fields, record, editing) {
@@ -111,20 +115,22 @@ export async function crudPage(root, ctx, spec) {
   }
   const fields = typeof spec.fields === "function" ? spec.fields(lookups) : spec.fields;
 
-  async function load() {
-    try {
-      const { data } = await get(path, scoped());
-      if (!ctx.alive()) return;
+  // A page at a time (docs/conventions.md#lists).
+  const list = pagedList({
+    size: LIST_PAGE,
+    what: `the ${title.toLowerCase()}`,
+    read: async (limit, offset) => (await get(path, scoped({ limit, offset }))).data,
+    show: (rows) => {
       const columns = [...spec.columns(lookups), {
         label: "Actions", class: "num", cell: (r) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", onclick: () => edit(r), "aria-label": `Edit ${label(r)}` }, "Edit"),
           h("button", { type: "button", class: "danger secondary small", onclick: () => remove(r), "aria-label": `Delete ${label(r)}` }, "Delete")),
       }];
-      fill(listArea, table({ caption: title, columns, rows: data, empty: `No ${title.toLowerCase()} yet.` }));
-    } catch (e) {
-      if (ctx.alive()) fill(listArea, loadError(e, `the ${title.toLowerCase()}`));
-    }
-  }
+      return table({ caption: title, columns, rows, empty: `No ${title.toLowerCase()} yet.` });
+    },
+  });
+  fill(listArea, list.element);
+  const load = list.load;
   const label = (r) => r.name || r.description || r.number || noun;
 
   async function edit(record) {

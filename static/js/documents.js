@@ -10,8 +10,9 @@ import { linesEditor } from "./lines.js";
 import { scoped, state } from "./state.js";
 import {
   confirmDialog, date, field, fill, formDialog, h, loadError, notice, numberOrText, pageHeader,
-  statusBadge, table, toast, today, val,
+  pagedList, statusBadge, table, toast, today, val,
 } from "./ui.js";
+import { LIST_PAGE } from "./crud.js";
 
 /**
  * `kind`: `{path, noun, title, statuses, contactLabel, priceOf, numberHint, intro}`.
@@ -35,36 +36,35 @@ export async function documentsPage(root, ctx, kind) {
     return;
   }
 
-  let shown = [];
-  async function load() {
-    try {
-      const { data } = await get(kind.path, scoped());
-      if (!ctx.alive()) return;
-      shown = data;
-      fill(area, table({
-        caption: kind.title,
-        rows: data,
-        empty: `No ${kind.title.toLowerCase()} yet.`,
-        columns: [
-          { label: "Number", header: true, cell: (d) => d.number || h("span", { class: "muted" }, "no number") },
-          { label: kind.contactLabel, cell: (d) => d.contact_name },
-          { label: "Issued", cell: (d) => date(d.issue_date) },
-          { label: "Due", cell: (d) => date(d.due_date) },
-          { label: "Status", cell: (d) => statusBadge(d.status) },
-          { label: "Net", num: true, cell: (d) => money(d.subtotal) },
-          { label: "VAT", num: true, cell: (d) => money(d.vat_total) },
-          { label: "Total", num: true, cell: (d) => money(d.total) },
-          ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
-          { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : moneyFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n))) },
-          { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
-            h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
-            h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
-        ],
-      }));
-    } catch (e) {
-      if (ctx.alive()) fill(area, loadError(e, `the ${kind.title.toLowerCase()}`));
-    }
-  }
+  // A page at a time (docs/conventions.md#lists): a year of invoices of 50 lines is
+  // 100,000 lines.
+  const list = pagedList({
+    size: LIST_PAGE,
+    what: `the ${kind.title.toLowerCase()}`,
+    read: async (limit, offset) => (await get(kind.path, scoped({ limit, offset }))).data,
+    show: (rows) => table({
+      caption: kind.title,
+      rows,
+      empty: `No ${kind.title.toLowerCase()} yet.`,
+      columns: [
+        { label: "Number", header: true, cell: (d) => d.number || h("span", { class: "muted" }, "no number") },
+        { label: kind.contactLabel, cell: (d) => d.contact_name },
+        { label: "Issued", cell: (d) => date(d.issue_date) },
+        { label: "Due", cell: (d) => date(d.due_date) },
+        { label: "Status", cell: (d) => statusBadge(d.status) },
+        { label: "Net", num: true, cell: (d) => money(d.subtotal) },
+        { label: "VAT", num: true, cell: (d) => money(d.vat_total) },
+        { label: "Total", num: true, cell: (d) => money(d.total) },
+        ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
+        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : moneyFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n))) },
+        { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
+          h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
+          h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
+      ],
+    }),
+  });
+  fill(area, list.element);
+  const load = list.load;
 
   async function edit(doc) {
     const saved = await documentDialog(kind, contacts, locations, doc);
@@ -92,10 +92,16 @@ export async function documentsPage(root, ctx, kind) {
     edit(null);
   });
   await load();
-  // `#/invoices?open=<id>` (a link from a product's documents) opens that document.
+  // `#/invoices?open=<id>` (a link from a product's documents) opens that document,
+  // on whichever page of the list it is.
   const wanted = ctx.query.get("open");
-  const doc = wanted && shown.find((d) => d.id === wanted);
-  if (doc && ctx.alive()) edit(doc);
+  if (!wanted) return;
+  try {
+    const [doc] = (await get(kind.path, scoped({ id: wanted }))).data;
+    if (doc && ctx.alive()) edit(doc);
+  } catch (e) {
+    toast(e.message, "error");
+  }
 }
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);

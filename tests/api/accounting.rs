@@ -93,6 +93,52 @@ fn session_lists_take_limit_and_offset_and_order_names_alphabetically() {
     assert_error(&t.get("/api/contacts?limit=0"), Status::BadRequest);
 }
 
+/// docs/conventions.md#lists: `id` keeps one record, for every accounting list; the
+/// public API's lists take no such filter.
+#[test]
+fn session_lists_read_one_record_by_id() {
+    let (t, e) = app_with_entity();
+    let alpha = contact(&t, &e, "Alpha");
+    let bravo = contact(&t, &e, "Bravo");
+    let (s, v) = invoice(
+        &t,
+        json!({ "contact_id": bravo, "entity_id": e,
+                "lines": [{ "description": "Work", "quantity": 2, "unit_price": 10 }] }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let inv = v["data"].clone();
+    invoice(
+        &t,
+        json!({ "contact_id": alpha, "entity_id": e,
+                "lines": [{ "description": "Other", "quantity": 1, "unit_price": 5 }] }),
+    );
+
+    let (s, v) = t.get(&format!("/api/contacts?id={bravo}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(ids(&v), vec![bravo.clone()]);
+    let (_, v) = t.get(&format!(
+        "/api/invoices?id={}&entityId={e}",
+        inv["id"].as_str().unwrap()
+    ));
+    assert_eq!(v["data"], json!([inv]), "the whole invoice, with its lines");
+    let (_, v) = t.get(&format!("/api/bills?id={}", inv["id"].as_str().unwrap()));
+    assert_eq!(v["data"], json!([]), "an invoice is not a bill");
+    let e2 = t.entity("Other Ltd");
+    let (_, v) = t.get(&format!("/api/contacts?id={bravo}&entityId={e2}"));
+    assert_eq!(v["data"], json!([]));
+    for path in [
+        "/api/contacts?id=bravo",
+        "/api/invoices?id=",
+        "/api/expenses?id=1",
+    ] {
+        let m = assert_error(&t.get(path), Status::BadRequest);
+        assert!(m.contains("id"), "{path}: {m}");
+    }
+    t.signup("intruder@example.com");
+    let (_, v) = t.get(&format!("/api/contacts?id={bravo}"));
+    assert_eq!(v["data"], json!([]));
+}
+
 #[test]
 fn a_contact_without_a_name_or_with_an_unknown_type_is_refused() {
     let (t, e) = app_with_entity();
