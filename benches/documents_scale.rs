@@ -3,7 +3,8 @@
 //! each count 1 more than on record so that every line writes a movement), and a transfer
 //! order of 1,000 lines (create, ship, receive). Between the two, eleven more stock takes
 //! of the location, and the stock-take list read with and without its lines, and one
-//! stock take read by id. Each figure is the time of one request,
+//! stock take read by id; last, 2,000 invoices of 50 lines and the invoice list read
+//! whole and a page at a time. Each figure is the time of one request,
 //! client side on loopback, so it is the server's time plus under a millisecond.
 //! Run: `cargo bench --bench documents_scale`.
 
@@ -16,6 +17,7 @@ use support::*;
 
 const ROWS: usize = 20_000;
 const TRANSFER_LINES: usize = 1_000;
+const INVOICES: usize = 2_000;
 const RUNS: usize = 2;
 
 fn timed(c: &mut Conn, method: &str, path: &str, body: &Value) -> (f64, Value) {
@@ -43,6 +45,8 @@ fn main() {
         "transfer: create (1,000 lines)",
         "transfer: ship",
         "transfer: receive",
+        "invoices: GET all 2,000 (50 lines each)",
+        "invoices: GET one page (limit=101)",
     ]
     .into_iter()
     .map(|n| (n, Vec::new()))
@@ -200,6 +204,49 @@ fn main() {
         );
         assert_eq!(v["data"]["status"], "completed");
         figures[10].1.push(ms);
+
+        // A year of invoices of 50 lines (no products, so no stock moves): the invoice
+        // page's read before (the whole list) and now (a page, docs/conventions.md#lists).
+        let (_, contact) = c.json(
+            "POST",
+            "/api/contacts",
+            &json!({"name": "Customer", "entity_id": entity}).to_string(),
+        );
+        let contact = contact["data"]["id"].as_str().unwrap().to_owned();
+        let lines: Vec<Value> = (0..50)
+            .map(|i| json!({"description": format!("Item {i}"), "quantity": 1, "unit_price": 2.5}))
+            .collect();
+        for _ in 0..INVOICES {
+            let (status, v) = c.json(
+                "POST",
+                "/api/invoices",
+                &json!({"contact_id": contact, "entity_id": entity, "lines": lines}).to_string(),
+            );
+            assert_eq!(status, 201, "{v}");
+        }
+        let (ms, all) = timed(
+            &mut c,
+            "GET",
+            &format!("/api/invoices?entityId={entity}"),
+            &json!(null),
+        );
+        assert_eq!(all["data"].as_array().unwrap().len(), INVOICES);
+        figures[11].1.push(ms);
+        let (ms, page) = timed(
+            &mut c,
+            "GET",
+            &format!("/api/invoices?entityId={entity}&limit=101&offset=0"),
+            &json!(null),
+        );
+        assert_eq!(page["data"].as_array().unwrap().len(), 101);
+        figures[12].1.push(ms);
+        if run == 0 {
+            println!(
+                "answer sizes: every invoice {} bytes, a page {} bytes",
+                all.to_string().len(),
+                page.to_string().len()
+            );
+        }
         println!("run {run}:");
         for (name, v) in &figures {
             println!("  {name}: {:.0} ms", v.last().unwrap());
