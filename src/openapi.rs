@@ -39,9 +39,6 @@ pub enum Auth {
 pub enum Shape {
     /// Session list: `entityId`, `limit`, `offset` → `{data: [schema]}`.
     List(&'static str),
-    /// An accounting list: `entityId`, `id` (one record), `limit`, `offset` →
-    /// `{data: [schema]}`.
-    RecordList(&'static str),
     /// Session list without an entity filter: `limit`, `offset` → `{data: [schema]}`.
     PlainList(&'static str),
     /// Public list: `entityId`, `limit` (default 50, at most 200), `offset` →
@@ -131,8 +128,8 @@ pub enum Filter {
     IssuedFrom,
     /// `dateTo` on an invoice's issue date, inclusive.
     IssuedTo,
-    /// `id`: one document of a document list.
-    DocumentId,
+    /// `id`: one record of a list.
+    RecordId,
     /// `lines`: `false` lists documents without their lines.
     Lines,
 }
@@ -212,13 +209,13 @@ impl Operation {
 
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Filter::{
-    Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, DocumentId as ById,
-    Entity as ByEntity, Format, IssuedFrom, IssuedTo, Lines as WithLines, Location as ByLocation,
-    MovementType as ByType, Product as ByProduct, Search,
+    Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Format,
+    IssuedFrom, IssuedTo, Lines as WithLines, Location as ByLocation, MovementType as ByType,
+    Product as ByProduct, RecordId as ById, Search,
 };
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
-    Query, RecordList, Redirect, Report, ReportList, Update, Upsert, V1List,
+    Query, Redirect, Report, ReportList, Update, Upsert, V1List,
 };
 
 const OAUTH_START: &[(&str, bool, &str)] = &[
@@ -317,11 +314,11 @@ pub const OPERATIONS: &[Operation] = &[
     op("get", "/api/inventory/locations", "Reports", "inventoryLocations", "Figures per warehouse location", S, ReportList("LocationFigures", &[ByEntity]))
         .rules("Every location, inactive ones included, by name."),
     // Accounting records (session)
-    op("get", "/api/contacts", "Contacts", "listContacts", "List contacts", S, RecordList("Contact")),
+    op("get", "/api/contacts", "Contacts", "listContacts", "List contacts", S, FilteredList("Contact", &[ByEntity, ById])),
     op("post", "/api/contacts", "Contacts", "createContact", "Create a contact", S, Create { body: "ContactCreate", record: "Contact" }),
     op("put", "/api/contacts", "Contacts", "updateContact", "Update a contact", S, Update { body: "ContactUpdate", record: "Contact" }),
     op("delete", "/api/contacts", "Contacts", "deleteContact", "Delete a contact no record uses", S, Delete),
-    op("get", "/api/invoices", "Invoices", "listInvoices", "List invoices with lines", S, RecordList("Invoice")),
+    op("get", "/api/invoices", "Invoices", "listInvoices", "List invoices with lines", S, FilteredList("Invoice", &[ByEntity, ById])),
     op("post", "/api/invoices", "Invoices", "createInvoice", "Create an invoice", S, Create { body: "InvoiceCreate", record: "Invoice" })
         .rules("Posted (sent or paid) with a location, an invoice's product lines are taken out of stock there as `sale` movements (unit_cost: the product's cost price then, the cost of sales); every change of status, lines or location writes the difference (stock back is a `return`), dated today, referencing the document (`document_id`). Imported invoices never move stock.")
         .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
@@ -330,7 +327,7 @@ pub const OPERATIONS: &[Operation] = &[
         .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
     op("delete", "/api/invoices", "Invoices", "deleteInvoice", "Delete an invoice", S, Delete)
         .refused("The invoice is posted and has moved stock: void it first"),
-    op("get", "/api/bills", "Bills", "listBills", "List bills with lines", S, RecordList("Bill")),
+    op("get", "/api/bills", "Bills", "listBills", "List bills with lines", S, FilteredList("Bill", &[ByEntity, ById])),
     op("post", "/api/bills", "Bills", "createBill", "Create a bill", S, Create { body: "BillCreate", record: "Bill" })
         .rules("Posted (awaiting_payment or paid) with a location, a bill's product lines are brought into stock there as `purchase` movements whose unit_cost is the line's net over its quantity (4 places), so the weighted average cost follows; every change of status, lines or location writes the difference (stock taken back is a `return`), dated today, referencing the document (`document_id`). Imported bills never move stock.")
         .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
@@ -339,31 +336,31 @@ pub const OPERATIONS: &[Operation] = &[
         .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
     op("delete", "/api/bills", "Bills", "deleteBill", "Delete a bill", S, Delete)
         .refused("The bill is posted and has moved stock: void it first"),
-    op("get", "/api/expenses", "Expenses", "listExpenses", "List expenses", S, RecordList("Expense")),
+    op("get", "/api/expenses", "Expenses", "listExpenses", "List expenses", S, FilteredList("Expense", &[ByEntity, ById])),
     op("post", "/api/expenses", "Expenses", "createExpense", "Create an expense", S, Create { body: "ExpenseCreate", record: "Expense" }),
     op("put", "/api/expenses", "Expenses", "updateExpense", "Update an expense", S, Update { body: "ExpenseUpdate", record: "Expense" }),
     op("delete", "/api/expenses", "Expenses", "deleteExpense", "Delete an expense", S, Delete),
-    op("get", "/api/expense-categories", "Expense categories", "listExpenseCategories", "List expense categories", S, RecordList("ExpenseCategory")),
+    op("get", "/api/expense-categories", "Expense categories", "listExpenseCategories", "List expense categories", S, FilteredList("ExpenseCategory", &[ByEntity, ById])),
     op("post", "/api/expense-categories", "Expense categories", "createExpenseCategory", "Create an expense category", S, Create { body: "ExpenseCategoryCreate", record: "ExpenseCategory" }),
     op("put", "/api/expense-categories", "Expense categories", "updateExpenseCategory", "Update an expense category", S, Update { body: "ExpenseCategoryUpdate", record: "ExpenseCategory" }),
     op("delete", "/api/expense-categories", "Expense categories", "deleteExpenseCategory", "Delete an unused expense category", S, Delete),
-    op("get", "/api/employees", "Employees", "listEmployees", "List employees", S, RecordList("Employee")),
+    op("get", "/api/employees", "Employees", "listEmployees", "List employees", S, FilteredList("Employee", &[ByEntity, ById])),
     op("post", "/api/employees", "Employees", "createEmployee", "Create an employee", S, Create { body: "EmployeeCreate", record: "Employee" }),
     op("put", "/api/employees", "Employees", "updateEmployee", "Update an employee", S, Update { body: "EmployeeUpdate", record: "Employee" }),
     op("delete", "/api/employees", "Employees", "deleteEmployee", "Delete an employee", S, Delete),
-    op("get", "/api/transactions", "Transactions", "listTransactions", "List bank transactions", S, RecordList("Transaction")),
+    op("get", "/api/transactions", "Transactions", "listTransactions", "List bank transactions", S, FilteredList("Transaction", &[ByEntity, ById])),
     op("post", "/api/transactions", "Transactions", "createTransaction", "Create a bank transaction", S, Create { body: "TransactionCreate", record: "Transaction" }),
     op("put", "/api/transactions", "Transactions", "updateTransaction", "Update a bank transaction", S, Update { body: "TransactionUpdate", record: "Transaction" }),
     op("delete", "/api/transactions", "Transactions", "deleteTransaction", "Delete a bank transaction", S, Delete),
-    op("get", "/api/projects", "Projects", "listProjects", "List projects", S, RecordList("Project")),
+    op("get", "/api/projects", "Projects", "listProjects", "List projects", S, FilteredList("Project", &[ByEntity, ById])),
     op("post", "/api/projects", "Projects", "createProject", "Create a project", S, Create { body: "ProjectCreate", record: "Project" }),
     op("put", "/api/projects", "Projects", "updateProject", "Update a project", S, Update { body: "ProjectUpdate", record: "Project" }),
     op("delete", "/api/projects", "Projects", "deleteProject", "Delete a project without time entries or expenses", S, Delete),
-    op("get", "/api/time-entries", "Time entries", "listTimeEntries", "List time entries", S, RecordList("TimeEntry")),
+    op("get", "/api/time-entries", "Time entries", "listTimeEntries", "List time entries", S, FilteredList("TimeEntry", &[ByEntity, ById])),
     op("post", "/api/time-entries", "Time entries", "createTimeEntry", "Create a time entry", S, Create { body: "TimeEntryCreate", record: "TimeEntry" }),
     op("put", "/api/time-entries", "Time entries", "updateTimeEntry", "Update a time entry", S, Update { body: "TimeEntryUpdate", record: "TimeEntry" }),
     op("delete", "/api/time-entries", "Time entries", "deleteTimeEntry", "Delete a time entry", S, Delete),
-    op("get", "/api/recurring-invoices", "Recurring invoices", "listRecurringInvoices", "List recurring invoice templates", S, RecordList("RecurringInvoice")),
+    op("get", "/api/recurring-invoices", "Recurring invoices", "listRecurringInvoices", "List recurring invoice templates", S, FilteredList("RecurringInvoice", &[ByEntity, ById])),
     op("post", "/api/recurring-invoices", "Recurring invoices", "createRecurringInvoice", "Create a recurring invoice template", S, Create { body: "RecurringInvoiceCreate", record: "RecurringInvoice" }),
     op("put", "/api/recurring-invoices", "Recurring invoices", "updateRecurringInvoice", "Update a recurring invoice template", S, Update { body: "RecurringInvoiceUpdate", record: "RecurringInvoice" }),
     op("delete", "/api/recurring-invoices", "Recurring invoices", "deleteRecurringInvoice", "Delete a recurring invoice template", S, Delete),
@@ -1877,9 +1874,9 @@ fn filter_param(f: Filter) -> Value {
             "Only invoices issued on or before this day (YYYY-MM-DD).",
             date(),
         ),
-        Filter::DocumentId => query_param(
+        Filter::RecordId => query_param(
             "id",
-            "Only this document: a list of one, or of none when it is not the caller's (or not of `entityId`).",
+            "Only this record: a list of one, or of none when it is not the caller's (or not of `entityId`).",
             uuid(),
         ),
         Filter::Lines => query_param(
@@ -1897,16 +1894,6 @@ fn operation(o: &Operation) -> Value {
     let (code, success) = match o.shape {
         List(s) => {
             parameters.push(entity_param());
-            parameters.extend(session_paging());
-            ("200", data_of(array(reference(s))))
-        }
-        RecordList(s) => {
-            parameters.push(entity_param());
-            parameters.push(query_param(
-                "id",
-                "Only this record: a list of one, or of none when it is not the caller's (or not of `entityId`).",
-                uuid(),
-            ));
             parameters.extend(session_paging());
             ("200", data_of(array(reference(s))))
         }

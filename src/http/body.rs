@@ -446,6 +446,16 @@ pub fn parse_id(field: &str, s: &str) -> Result<String, AppError> {
         .map_err(|_| AppError::invalid(field, "not a UUID"))
 }
 
+/// Parses an optional flag query parameter: `true`/`1` or `false`/`0`, anything else 400.
+pub fn parse_flag(field: &str, s: Option<&str>) -> Result<Option<bool>, AppError> {
+    match s {
+        None | Some("") => Ok(None),
+        Some("true" | "1") => Ok(Some(true)),
+        Some("false" | "0") => Ok(Some(false)),
+        Some(_) => Err(AppError::invalid(field, "must be true or false")),
+    }
+}
+
 /// Parses an optional UUID query parameter.
 pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppError> {
     match s {

@@ -70,18 +70,10 @@ impl ListOptions {
         id: Option<String>,
         lines: Option<String>,
     ) -> AppResult<Self> {
-        let id = id
-            .map(|raw| crate::http::body::parse_id("id", &raw))
-            .transpose()?;
-        let without_lines = match lines.as_deref() {
-            None | Some("true" | "1") => false,
-            Some("false" | "0") => true,
-            Some(_) => return Err(AppError::invalid("lines", "must be true or false")),
-        };
         Ok(Self {
             entity_id,
-            id,
-            without_lines,
+            id: crate::http::body::parse_opt_id("id", id.as_deref())?,
+            without_lines: crate::http::body::parse_flag("lines", lines.as_deref())? == Some(false),
         })
     }
 }
@@ -98,26 +90,34 @@ pub async fn list_answer<D: LinedDocument + serde::Serialize + Send + 'static>(
     let page = q.page()?;
     let rows = db
         .read(move |conn| {
-            let entity = scope.entity_opt(conn, "entityId", options.entity_id.as_deref())?;
-            list::<D>(conn, &scope, entity.as_deref(), &options, page)
+            let options = ListOptions {
+                entity_id: scope.entity_opt(conn, "entityId", options.entity_id.as_deref())?,
+                ..options
+            };
+            list::<D>(conn, &scope, &options, page)
         })
         .await?;
     Ok(crate::http::data(rows))
 }
 
-/// One page of the documents visible to `scope`, optionally of one entity (or the one
-/// document `options.id`), newest first, with their lines or only their line figures.
+/// One page of the documents visible to `scope`, optionally of one entity (an id the
+/// scope has resolved) or the one document `options.id`, newest first, with their lines or
+/// only their line figures.
 pub fn list<D: LinedDocument>(
     conn: &Connection,
     scope: &Scope,
-    entity: Option<&str>,
     options: &ListOptions,
     page: Page,
 ) -> AppResult<Vec<D>> {
     let alias = D::ALIAS;
     let (cond, mut args) = scope.condition(alias);
     let mut sql = format!("{} WHERE {cond}", D::SELECT);
-    and_eq(&mut sql, &mut args, &format!("{alias}.entity_id"), entity);
+    and_eq(
+        &mut sql,
+        &mut args,
+        &format!("{alias}.entity_id"),
+        options.entity_id.as_deref(),
+    );
     and_eq(
         &mut sql,
         &mut args,

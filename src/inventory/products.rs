@@ -456,12 +456,7 @@ async fn list(
     db: &State<Db>,
 ) -> AppResult<Either<JsonBytes, JsonStream<impl Stream<Item = Vec<u8>> + Send>>> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
-    let active = match params.active.as_deref() {
-        None | Some("") => None,
-        Some("true" | "1") => Some(true),
-        Some("false" | "0") => Some(false),
-        Some(_) => return Err(AppError::invalid("active", "must be true or false")),
-    };
+    let active = crate::http::body::parse_flag("active", params.active.as_deref())?;
     let scope = user.scope();
     let filter = move |conn: &Connection, scope: &Scope| -> AppResult<ProductFilter> {
         Ok(ProductFilter {

@@ -219,7 +219,6 @@ fn a_transfer_is_created_as_a_numbered_draft_with_its_lines() {
             documents::list(
                 conn,
                 &w.scope,
-                None,
                 &documents::ListOptions::default(),
                 Page {
                     limit: None,
