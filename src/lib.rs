@@ -1,5 +1,5 @@
 //! Stockbook: inventory and small-business accounting for UK businesses, served from one
-//! binary over one SQLite file. See README.md for the layout.
+//! binary over one SQLite file. See docs/architecture.md#layout for the layout.
 
 pub mod accounting;
 pub mod api_keys;

@@ -5,6 +5,11 @@
 //! exist or has no heading with that anchor. It also fails on a citation of the two
 //! design documents the code used to cite, which are not in the repository: a section
 //! sign followed by a digit, or the name of the decisions document.
+//!
+//! It reads the prose the same way (the README, `docs/`, `BENCHMARKS.md`, `CHANGELOG.md`):
+//! every relative Markdown link names a file, and a heading, that exist; every path under
+//! one of the repository's folders (`src/...`, `tests/...`) exists; and no link or path
+//! points outside the repository (`../elsewhere`, an absolute path to a checkout).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -143,6 +148,149 @@ fn all_sources() -> Vec<PathBuf> {
     files
 }
 
+/// The prose of the repository: the top-level Markdown files and the docs pages.
+const PROSE: [&str; 3] = ["README.md", "BENCHMARKS.md", "CHANGELOG.md"];
+/// The folders of the repository whose paths the prose may name.
+const PATH_ROOTS: [&str; 7] = [
+    "src/",
+    "tests/",
+    "benches/",
+    "migrations/",
+    "static/",
+    "docs/",
+    ".ci/",
+];
+/// Absolute paths of a checkout or a home directory: never part of the repository.
+const OUTSIDE: [&str; 3] = ["/work/", "/home/", "/root/"];
+
+fn prose_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = PROSE.iter().map(|f| root().join(f)).collect();
+    for entry in fs::read_dir(root().join("docs")).expect("docs/") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A character that may be part of a path in prose.
+fn path_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '#')
+}
+
+/// Every relative Markdown link `[text](target)` outside code fences: (line, target).
+/// Web and mail links are left out.
+fn links(markdown: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut fenced = false;
+    for (n, line) in markdown.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else {
+                break;
+            };
+            let target = after[..end].trim();
+            if !["http://", "https://", "mailto:"]
+                .iter()
+                .any(|p| target.starts_with(p))
+            {
+                found.push((n + 1, target.to_owned()));
+            }
+            rest = &after[end..];
+        }
+    }
+    found
+}
+
+/// Every path in `text` (code blocks included) that starts at one of [`PATH_ROOTS`] or
+/// climbs out of its folder with `../`: (line, path, anchor). A path stops at the first
+/// character no path has (so `docs/<page>.md` is read as `docs/`); a full stop or comma
+/// ending a sentence is not part of it.
+fn paths(text: &str) -> Vec<(usize, String, Option<String>)> {
+    let mut found = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for (i, _) in line.char_indices() {
+            let rest = &line[i..];
+            let starts = PATH_ROOTS.iter().any(|r| rest.starts_with(r)) || rest.starts_with("../");
+            let joined = line[..i].chars().next_back().is_some_and(path_char);
+            if !starts || joined {
+                continue;
+            }
+            let len = rest.find(|c: char| !path_char(c)).unwrap_or(rest.len());
+            let token = rest[..len].trim_end_matches(['.', ',']);
+            let (path, anchor) = match token.split_once('#') {
+                Some((p, a)) => (p, Some(a.to_owned())),
+                None => (token, None),
+            };
+            found.push((n + 1, path.to_owned(), anchor));
+        }
+    }
+    found
+}
+
+/// `path` joined to `base` with `.` and `..` resolved, or `None` when it climbs above
+/// the repository root.
+fn resolve(base: &Path, path: &str) -> Option<PathBuf> {
+    let mut parts: Vec<String> = base
+        .strip_prefix(root())
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p.to_owned()),
+        }
+    }
+    Some(parts.iter().fold(root(), |acc, p| acc.join(p)))
+}
+
+/// What is wrong with a reference to `target` (a file, with an optional heading) made
+/// from `dir`, if anything.
+fn check_target(
+    dir: &Path,
+    target: &str,
+    anchor: Option<&str>,
+    own: &Path,
+    headings: &mut BTreeMap<PathBuf, BTreeSet<String>>,
+) -> Option<String> {
+    let file = if target.is_empty() {
+        own.to_path_buf()
+    } else {
+        let Some(file) = resolve(dir, target) else {
+            return Some(format!("{target} is outside the repository"));
+        };
+        file
+    };
+    if !file.exists() {
+        return Some(format!("{target} does not exist"));
+    }
+    let anchor = anchor.filter(|a| !a.is_empty())?;
+    if file.extension().is_none_or(|e| e != "md") {
+        return Some(format!(
+            "{target}#{anchor}: only a Markdown page has headings"
+        ));
+    }
+    let known = headings
+        .entry(file.clone())
+        .or_insert_with(|| anchors(&fs::read_to_string(&file).expect("Markdown files are UTF-8")));
+    (!known.contains(anchor)).then(|| format!("{target} has no heading #{anchor}"))
+}
+
 fn relative(path: &Path) -> String {
     path.strip_prefix(root())
         .unwrap_or(path)
@@ -203,6 +351,79 @@ fn no_citation_of_the_old_design_documents_remains() {
 }
 
 #[test]
+fn every_link_and_path_in_the_prose_resolves_inside_the_repository() {
+    let mut headings = BTreeMap::new();
+    let mut broken = Vec::new();
+    let mut count = 0;
+    for file in prose_files() {
+        let text = fs::read_to_string(&file).expect("Markdown files are UTF-8");
+        let dir = file.parent().expect("a file has a folder");
+        let at = |line: usize| format!("{}:{line}", relative(&file));
+        for (line, target) in links(&text) {
+            count += 1;
+            let (path, anchor) = match target.split_once('#') {
+                Some((p, a)) => (p, Some(a)),
+                None => (target.as_str(), None),
+            };
+            if let Some(e) = check_target(dir, path, anchor, &file, &mut headings) {
+                broken.push(format!("{}: link {e}", at(line)));
+            }
+        }
+        for (line, path, anchor) in paths(&text) {
+            count += 1;
+            // A path is named from the repository root, a `../` path from its own folder.
+            let from = if path.starts_with("../") {
+                dir
+            } else {
+                root_dir()
+            };
+            if let Some(e) = check_target(from, &path, anchor.as_deref(), &file, &mut headings) {
+                broken.push(format!("{}: path {e}", at(line)));
+            }
+        }
+        for (n, line) in text.lines().enumerate() {
+            for outside in OUTSIDE.iter().filter(|o| line.contains(*o)) {
+                broken.push(format!(
+                    "{}: {outside} is outside the repository",
+                    at(n + 1)
+                ));
+            }
+        }
+    }
+    assert!(
+        count > 300,
+        "found only {count} links and paths: is the scan broken?"
+    );
+    assert!(
+        broken.is_empty(),
+        "broken links and paths in the prose:\n{}",
+        broken.join("\n")
+    );
+}
+
+fn root_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_readme_maps_every_docs_page() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    for entry in fs::read_dir(root().join("docs")).expect("docs/") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".md") {
+            assert!(
+                readme.contains(&format!("](docs/{name})")),
+                "README.md does not link docs/{name}"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_docs_page_is_listed_in_the_index() {
     let index = fs::read_to_string(root().join("docs/README.md")).expect("docs/README.md");
     for entry in fs::read_dir(root().join("docs")).expect("docs/") {
@@ -258,4 +479,46 @@ fn the_checker_reads_anchors_citations_and_old_citations_as_github_and_the_code_
             .collect::<Vec<_>>(),
         vec![1, 3]
     );
+}
+
+#[test]
+fn the_prose_checker_reads_links_and_paths_as_a_reader_would() {
+    let md = "See [a](ledger.md#invariants), [b](#x) and [c](https://e.org/a).\n\
+              ```\n[not](a-link.md) src/in_a_fence.rs\n```\n\
+              Read `src/config.rs`, tests/api/ and docs/<page>.md. Not mysrc/x.rs or /api/v1.\n\
+              Run ../shared/bench/run.sh; cite docs/ledger.md#sign-rules, please.\n";
+    assert_eq!(
+        links(md),
+        vec![(1, "ledger.md#invariants".to_owned()), (1, "#x".to_owned())]
+    );
+    assert_eq!(
+        paths(md),
+        vec![
+            (3, "src/in_a_fence.rs".to_owned(), None),
+            (5, "src/config.rs".to_owned(), None),
+            (5, "tests/api/".to_owned(), None),
+            (5, "docs/".to_owned(), None),
+            (6, "../shared/bench/run.sh".to_owned(), None),
+            (
+                6,
+                "docs/ledger.md".to_owned(),
+                Some("sign-rules".to_owned())
+            ),
+        ]
+    );
+    let docs = root().join("docs");
+    assert_eq!(
+        resolve(&docs, "../src/config.rs"),
+        Some(root().join("src/config.rs"))
+    );
+    assert_eq!(resolve(&docs, "../../shared/STYLE.md"), None);
+    let mut headings = BTreeMap::new();
+    let own = docs.join("ledger.md");
+    assert_eq!(
+        check_target(&docs, "ledger.md", Some("invariants"), &own, &mut headings),
+        None
+    );
+    assert!(check_target(&docs, "", Some("no-such-heading"), &own, &mut headings).is_some());
+    assert!(check_target(&docs, "no-such-page.md", None, &own, &mut headings).is_some());
+    assert!(check_target(&docs, "../../shared/STYLE.md", None, &own, &mut headings).is_some());
 }

@@ -68,7 +68,7 @@ mod tests {
     fn the_header_signs_the_timestamp_and_the_body_together() {
         let h = header("whsec_test", 1_700_000_000, r#"{"id":"e"}"#);
         // Python's `hmac.new(b"whsec_test", b'1700000000.{"id":"e"}', hashlib.sha256)`,
-        // as in the README's verification code.
+        // as in docs/webhooks.md#verifying-a-signature-in-python.
         assert_eq!(
             h,
             "t=1700000000,v1=7d00fb8eebc2d72903387c74cb0a32f29849952b82c96e35325cc89d264f93c9"
