@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::outbox;
+use super::outbox::{self, EventType};
 use super::worker;
 use crate::auth::{token, SessionUser};
 use crate::config::AppConfig;
@@ -351,6 +351,14 @@ pub fn delete_webhook(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()
     Ok(())
 }
 
+/// The list answer: a page of webhooks, and every event type a webhook may subscribe to
+/// with its description, which the web app's form lists (docs/webhooks.md#the-resource).
+#[derive(Serialize)]
+struct WebhookList {
+    data: Vec<Webhook>,
+    event_types: &'static [EventType],
+}
+
 #[get("/webhooks?<q..>")]
 async fn list(user: SessionUser, q: ListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.page()?;
@@ -358,7 +366,10 @@ async fn list(user: SessionUser, q: ListQuery, db: &State<Db>) -> AppResult<Json
     let hooks = db
         .read(move |conn| list_webhooks(conn, &scope, page))
         .await?;
-    Ok(data(hooks))
+    Ok(Json(json!(WebhookList {
+        data: hooks,
+        event_types: &outbox::EVENTS,
+    })))
 }
 
 #[post("/webhooks", data = "<body>")]
