@@ -15,11 +15,12 @@ use serde_json::{json, Value};
 use time::OffsetDateTime;
 
 use crate::auth::{token, SessionUser};
-use crate::clock::{parse_rfc3339, rfc3339, Clock};
+use crate::clock::{parse_rfc3339, rfc3339};
+use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{IdBody, JsonBody};
-use crate::http::paging::ListQuery;
+use crate::http::paging::{ListQuery, Page};
 use crate::http::{data, required_text, Created};
 use crate::scope::Scope;
 
@@ -159,82 +160,103 @@ pub fn touch(tx: &Transaction, id: &str, now: OffsetDateTime) -> AppResult<()> {
     Ok(())
 }
 
+/// The caller's keys, newest first, revoked ones included.
+pub fn list_keys(conn: &Connection, scope: &Scope, page: Page) -> AppResult<Vec<ApiKeyRecord>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM api_keys WHERE owner_id = ?1
+         ORDER BY seq DESC LIMIT ?2 OFFSET ?3"
+    ))?;
+    let rows = stmt
+        .query_map(
+            params![scope.owner_id, page.sql_limit(), page.offset],
+            from_row,
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The body of `POST /api/api-keys`.
+#[derive(Debug, Deserialize)]
+pub struct NewKey {
+    pub name: String,
+    #[serde(default)]
+    pub entity_id: Option<String>,
+}
+
+/// Creates a key of the caller, optionally scoped to one of their entities: 400 for a
+/// blank name, 404 for an entity not theirs, 409 beyond [`MAX_ACTIVE_KEYS`] unrevoked
+/// keys. The answer holds the key itself, which is stored only as its digest.
+pub fn create_key(tx: &Transaction, scope: &Scope, b: NewKey, ctx: &Ctx) -> AppResult<CreatedKey> {
+    let name = required_text("name", &b.name)?;
+    let entity_id = scope.entity_opt(tx, "entity_id", b.entity_id.as_deref())?;
+    let active: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM api_keys WHERE owner_id = ?1 AND revoked_at IS NULL",
+        [&scope.owner_id],
+        |r| r.get(0),
+    )?;
+    if active >= MAX_ACTIVE_KEYS {
+        return Err(AppError::conflict(format!(
+            "A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"
+        )));
+    }
+    let raw_key = generate_key();
+    let key = ApiKeyRecord {
+        id: uuid::Uuid::new_v4().to_string(),
+        name,
+        entity_id,
+        prefix: raw_key[..DISPLAY_PREFIX_LEN].to_owned(),
+        created_at: ctx.now.clone(),
+        last_used_at: None,
+        revoked_at: None,
+    };
+    tx.execute(
+        "INSERT INTO api_keys (id, owner_id, entity_id, name, prefix, key_hash, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            key.id,
+            scope.owner_id,
+            key.entity_id,
+            key.name,
+            key.prefix,
+            token::digest(&raw_key),
+            key.created_at
+        ],
+    )?;
+    Ok(CreatedKey { key, raw_key })
+}
+
+/// Revokes a key of the caller (idempotent: a revoked key keeps its first
+/// `revoked_at`): 404 when it is not theirs.
+pub fn revoke_key(tx: &Transaction, scope: &Scope, id: &str, ctx: &Ctx) -> AppResult<()> {
+    let changed = tx.execute(
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?1)
+         WHERE id = ?2 AND owner_id = ?3",
+        params![ctx.now, id, scope.owner_id],
+    )?;
+    if changed == 0 {
+        return Err(AppError::not_found(format!("API key not found: {id}")));
+    }
+    Ok(())
+}
+
 #[get("/api-keys?<q..>")]
 async fn list(user: SessionUser, q: ListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.page()?;
-    let owner = user.user.id;
-    let keys = db
-        .read(move |conn| {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM api_keys WHERE owner_id = ?1
-                 ORDER BY seq DESC LIMIT ?2 OFFSET ?3"
-            ))?;
-            let rows = stmt
-                .query_map(params![owner, page.sql_limit(), page.offset], from_row)?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
-        })
-        .await?;
+    let scope = user.scope();
+    let keys = db.read(move |conn| list_keys(conn, &scope, page)).await?;
     Ok(data(keys))
-}
-
-#[derive(Deserialize)]
-struct CreateBody {
-    name: String,
-    #[serde(default)]
-    entity_id: Option<String>,
 }
 
 #[post("/api-keys", data = "<body>")]
 async fn create(
     user: SessionUser,
-    body: JsonBody<CreateBody>,
+    body: JsonBody<NewKey>,
     db: &State<Db>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Created<CreatedKey>> {
     let b = body.into_inner();
-    let name = required_text("name", &b.name)?;
-    let scope = Scope::user(user.id());
-    let now = rfc3339(clock.now());
-    let created = db
-        .write(move |tx| {
-            let entity_id = scope.entity_opt(tx, "entity_id", b.entity_id.as_deref())?;
-            let active: i64 = tx.query_row(
-                "SELECT COUNT(*) FROM api_keys WHERE owner_id = ?1 AND revoked_at IS NULL",
-                [&scope.owner_id],
-                |r| r.get(0),
-            )?;
-            if active >= MAX_ACTIVE_KEYS {
-                return Err(AppError::conflict(format!(
-                    "A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"
-                )));
-            }
-            let raw_key = generate_key();
-            let key = ApiKeyRecord {
-                id: uuid::Uuid::new_v4().to_string(),
-                name,
-                entity_id,
-                prefix: raw_key[..DISPLAY_PREFIX_LEN].to_owned(),
-                created_at: now,
-                last_used_at: None,
-                revoked_at: None,
-            };
-            tx.execute(
-                "INSERT INTO api_keys (id, owner_id, entity_id, name, prefix, key_hash, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    key.id,
-                    scope.owner_id,
-                    key.entity_id,
-                    key.name,
-                    key.prefix,
-                    token::digest(&raw_key),
-                    key.created_at
-                ],
-            )?;
-            Ok(CreatedKey { key, raw_key })
-        })
-        .await?;
+    let scope = user.scope();
+    let created = db.write(move |tx| create_key(tx, &scope, b, &ctx)).await?;
     Ok(Created(created))
 }
 
@@ -244,23 +266,12 @@ async fn revoke(
     user: SessionUser,
     body: JsonBody<IdBody>,
     db: &State<Db>,
-    clock: &State<Clock>,
+    ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
-    let owner = user.user.id;
-    let now = rfc3339(clock.now());
-    db.write(move |tx| {
-        let changed = tx.execute(
-            "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?1)
-             WHERE id = ?2 AND owner_id = ?3",
-            params![now, id, owner],
-        )?;
-        if changed == 0 {
-            return Err(AppError::not_found(format!("API key not found: {id}")));
-        }
-        Ok(())
-    })
-    .await?;
+    let scope = user.scope();
+    db.write(move |tx| revoke_key(tx, &scope, &id, &ctx))
+        .await?;
     Ok(data(json!({ "success": true })))
 }
 

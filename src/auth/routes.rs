@@ -3,18 +3,19 @@
 use rocket::http::CookieJar;
 use rocket::serde::json::Json;
 use rocket::{get, post, routes, Route, State};
-use rusqlite::params;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::accounts::{
+    end_every_session, end_session, normalise_email, sign_in, sign_up, NewAccount, Signup,
+};
 use super::password::HashGate;
 use super::throttle::{self, Attempt};
 use super::{
-    clear_cookie, create_session, password, session_cookie, user_by_email, Lifetime, SecureCookie,
-    SessionCache, SessionUser, User,
+    clear_cookie, password, session_cookie, Lifetime, SecureCookie, SessionCache, SessionUser,
 };
-use crate::clock::{rfc3339, Clock};
-use crate::config::{AppConfig, SignupMode};
+use crate::clock::Clock;
+use crate::config::AppConfig;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::JsonBody;
@@ -38,19 +39,6 @@ struct LoginBody {
     password: String,
 }
 
-fn normalise_email(raw: &str) -> Option<String> {
-    let e = raw.trim().to_lowercase();
-    let (local, domain) = e.split_once('@')?;
-    let ok = !local.is_empty()
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !domain.contains('@')
-        && e.len() <= 254
-        && !e.chars().any(char::is_whitespace);
-    ok.then_some(e)
-}
-
 #[post("/auth/signup", data = "<body>")]
 async fn signup(
     body: JsonBody<SignupBody>,
@@ -62,56 +50,26 @@ async fn signup(
     jar: &CookieJar<'_>,
 ) -> AppResult<Created<Value>> {
     let body = body.into_inner();
-    let email = normalise_email(&body.email)
-        .ok_or_else(|| AppError::invalid("email", "not an email address"))?;
-    if body.password.chars().count() < 8 {
-        return Err(AppError::invalid(
-            "password",
-            "must be at least 8 characters",
-        ));
-    }
-    if body.password.len() > 1024 {
-        return Err(AppError::invalid("password", "must be at most 1024 bytes"));
-    }
-    let name = body
-        .name
-        .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty());
-    let pw = body.password;
+    let Signup {
+        email,
+        name,
+        password,
+    } = Signup::check(&body.email, body.password, body.name)?;
     let permit = gate.enter().await?;
-    let hash = rocket::tokio::task::spawn_blocking(move || password::hash(&pw))
+    let password_hash = rocket::tokio::task::spawn_blocking(move || password::hash(&password))
         .await
         .map_err(|e| AppError::internal(e.to_string()))??;
     drop(permit);
+    let account = NewAccount {
+        email,
+        name,
+        password_hash,
+    };
     let mode = config.signup;
     let clock = clock.inner().clone();
     let lifetime = Lifetime::of(config);
     let (user, token) = db
-        .write(move |tx| {
-            if mode == SignupMode::FirstUser {
-                let n: i64 = tx.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?;
-                if n > 0 {
-                    return Err(AppError::forbidden(
-                        "Sign-up is closed: this installation already has an account",
-                    ));
-                }
-            }
-            if user_by_email(tx, &email)?.is_some() {
-                return Err(AppError::conflict("An account with this email already exists"));
-            }
-            let user = User {
-                id: uuid::Uuid::new_v4().to_string(),
-                email,
-                name,
-                created_at: rfc3339(clock.now()),
-            };
-            tx.execute(
-                "INSERT INTO users (id, email, name, password_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![user.id, user.email, user.name, hash, user.created_at],
-            )?;
-            let token = create_session(tx, &user.id, &clock, &lifetime)?;
-            Ok((user, token))
-        })
+        .write(move |tx| sign_up(tx, account, mode, &clock, &lifetime))
         .await?;
     jar.add(session_cookie(token.0, token.1, secure.0));
     Ok(Created(json!(user)))
@@ -170,15 +128,7 @@ async fn login(
         (true, Some((user, _))) => {
             let uid = user.id.clone();
             let (token, max_age) = db
-                .write(move |tx| {
-                    throttle::succeeded(tx, &email)?;
-                    // Expired sessions can never be used again; sign-in is when they go.
-                    tx.execute(
-                        "DELETE FROM sessions WHERE expires_at <= ?1",
-                        [clock.now().unix_timestamp()],
-                    )?;
-                    create_session(tx, &uid, &clock, &lifetime)
-                })
+                .write(move |tx| sign_in(tx, &email, &uid, &clock, &lifetime))
                 .await?;
             jar.add(session_cookie(token, max_age, secure.0));
             Ok(Json(json!({ "data": user })))
@@ -197,11 +147,7 @@ async fn logout(
     jar: &CookieJar<'_>,
 ) -> AppResult<Json<Value>> {
     let hash = user.token_hash.clone();
-    db.write(move |tx| {
-        tx.execute("DELETE FROM sessions WHERE token_hash = ?1", [hash])?;
-        Ok(())
-    })
-    .await?;
+    db.write(move |tx| end_session(tx, &hash)).await?;
     cache.evict(&user.token_hash);
     clear_cookie(jar);
     Ok(Json(json!({ "data": { "success": true } })))
@@ -217,11 +163,7 @@ async fn logout_all(
     jar: &CookieJar<'_>,
 ) -> AppResult<Json<Value>> {
     let uid = user.user.id.clone();
-    db.write(move |tx| {
-        tx.execute("DELETE FROM sessions WHERE user_id = ?1", [uid])?;
-        Ok(())
-    })
-    .await?;
+    db.write(move |tx| end_every_session(tx, &uid)).await?;
     cache.evict_user(&user.user.id);
     clear_cookie(jar);
     Ok(Json(json!({ "data": { "success": true } })))

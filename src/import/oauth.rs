@@ -26,7 +26,7 @@ use rocket::request::Request;
 use rocket::response::{self, Responder, Response};
 use rocket::serde::json::Json;
 use rocket::{get, routes, Route, State};
-use rusqlite::{params, OptionalExtension};
+use rusqlite::{params, OptionalExtension, Transaction};
 use serde_json::{json, Value};
 
 use super::connections::{api_platform, upsert};
@@ -113,6 +113,97 @@ fn config_error(e: ConnectorError) -> AppError {
     }
 }
 
+/// An authorisation being started: the entity it connects (as sent), and the state and
+/// redirect URI of its authorisation URL.
+#[derive(Debug)]
+pub struct Started {
+    pub entity_id: String,
+    pub platform: Platform,
+    pub state: String,
+    pub redirect_uri: String,
+}
+
+/// Keeps a started authorisation's state (its digest), bound to the caller, the entity,
+/// the redirect URI and an expiry [`STATE_LIFETIME_SECS`] after `now` (Unix seconds),
+/// and drops the expired ones of anybody. 400/404 for an entity id that is not one of
+/// the caller's.
+pub fn save_state(tx: &Transaction, scope: &Scope, s: &Started, now: i64) -> AppResult<()> {
+    let entity_id = scope.entity(tx, "entityId", &s.entity_id)?;
+    tx.execute(
+        "DELETE FROM import_oauth_states WHERE expires_at <= ?1",
+        [now],
+    )?;
+    tx.execute(
+        "INSERT INTO import_oauth_states
+             (state_hash, owner_id, entity_id, platform, redirect_uri, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            token::digest(&s.state),
+            scope.owner_id,
+            entity_id,
+            s.platform.id(),
+            s.redirect_uri,
+            now + STATE_LIFETIME_SECS
+        ],
+    )?;
+    Ok(())
+}
+
+/// A pending authorisation, used up by its callback.
+#[derive(Debug)]
+pub struct Pending {
+    pub entity_id: String,
+    pub platform: Platform,
+    pub redirect_uri: String,
+}
+
+/// Uses up the state a callback brings back, at `now` (Unix seconds). The inner `Err`
+/// is the refusal to send (400) when the state does not match an authorisation the
+/// caller started (unknown, used, or another user's, which is left for its owner) or
+/// has expired; an expired state is used up all the same, so the write must commit.
+pub fn use_state(
+    tx: &Transaction,
+    scope: &Scope,
+    state: &str,
+    now: i64,
+) -> AppResult<Result<Pending, &'static str>> {
+    let hash = token::digest(state);
+    let row: Option<(String, String, String, String, i64)> = tx
+        .query_row(
+            "SELECT owner_id, entity_id, platform, redirect_uri, expires_at
+             FROM import_oauth_states WHERE state_hash = ?1",
+            [&hash],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .optional()?;
+    // Another user's state is refused exactly like an unknown one, and left for its
+    // owner.
+    let Some((_, entity_id, platform, redirect_uri, expires_at)) =
+        row.filter(|r| r.0 == scope.owner_id)
+    else {
+        return Ok(Err(
+            "The OAuth state does not match a connection you started: start again",
+        ));
+    };
+    tx.execute(
+        "DELETE FROM import_oauth_states WHERE state_hash = ?1",
+        [&hash],
+    )?;
+    if expires_at <= now {
+        return Ok(Err(
+            "The OAuth state has expired: start the connection again",
+        ));
+    }
+    let platform = platform
+        .parse::<Platform>()
+        .map_err(|()| AppError::internal(format!("stored platform `{platform}`")))?;
+    Ok(Ok(Pending {
+        entity_id,
+        platform,
+        redirect_uri,
+    }))
+}
+
 #[get("/import/oauth/start?<platform>&<entityId>")]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 async fn start(
@@ -139,30 +230,16 @@ async fn start(
     let redirect = redirect_uri(&pconfig, &origin)?;
     let state = freeagent::new_state();
     let url = freeagent::authorize_url(&pconfig, &redirect, &state).map_err(config_error)?;
-    let scope = Scope::user(user.id());
+    let started = Started {
+        entity_id: entity,
+        platform: p,
+        state,
+        redirect_uri: redirect,
+    };
+    let scope = user.scope();
     let now = clock.now().unix_timestamp();
-    db.write(move |tx| {
-        let entity_id = scope.entity(tx, "entityId", &entity)?;
-        tx.execute(
-            "DELETE FROM import_oauth_states WHERE expires_at <= ?1",
-            [now],
-        )?;
-        tx.execute(
-            "INSERT INTO import_oauth_states
-                 (state_hash, owner_id, entity_id, platform, redirect_uri, expires_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                token::digest(&state),
-                scope.owner_id,
-                entity_id,
-                p.id(),
-                redirect,
-                now + STATE_LIFETIME_SECS
-            ],
-        )?;
-        Ok(())
-    })
-    .await?;
+    db.write(move |tx| save_state(tx, &scope, &started, now))
+        .await?;
     Ok(data(json!({ "authorize_url": url })))
 }
 
@@ -191,13 +268,6 @@ impl<'r> Responder<'r, 'static> for ToWebApp {
     }
 }
 
-/// A pending authorisation, used up by its callback.
-struct Pending {
-    entity_id: String,
-    platform: Platform,
-    redirect_uri: String,
-}
-
 #[get("/import/oauth/callback?<code>&<state>&<error>")]
 #[allow(clippy::too_many_arguments)]
 async fn callback(
@@ -214,46 +284,11 @@ async fn callback(
     let state = state
         .filter(|s| !s.is_empty())
         .ok_or_else(|| AppError::missing("state"))?;
-    let hash = token::digest(state);
-    let owner = user.user.id.clone();
+    let state = state.to_owned();
+    let scope = user.scope();
     let now = clock.now().unix_timestamp();
     let pending = db
-        .write(move |tx| {
-            let row: Option<(String, String, String, String, i64)> = tx
-                .query_row(
-                    "SELECT owner_id, entity_id, platform, redirect_uri, expires_at
-                     FROM import_oauth_states WHERE state_hash = ?1",
-                    [&hash],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-                )
-                .optional()?;
-            // Another user's state is refused exactly like an unknown one, and left for
-            // its owner.
-            let Some((_, entity_id, platform, redirect_uri, expires_at)) =
-                row.filter(|r| r.0 == owner)
-            else {
-                return Ok(Err(
-                    "The OAuth state does not match a connection you started: start again",
-                ));
-            };
-            tx.execute(
-                "DELETE FROM import_oauth_states WHERE state_hash = ?1",
-                [&hash],
-            )?;
-            if expires_at <= now {
-                return Ok(Err(
-                    "The OAuth state has expired: start the connection again",
-                ));
-            }
-            let platform = platform
-                .parse::<Platform>()
-                .map_err(|()| AppError::internal(format!("stored platform `{platform}`")))?;
-            Ok(Ok(Pending {
-                entity_id,
-                platform,
-                redirect_uri,
-            }))
-        })
+        .write(move |tx| use_state(tx, &scope, &state, now))
         .await?
         .map_err(AppError::bad_request)?;
 

@@ -20,16 +20,74 @@ use serde::Serialize;
 
 use crate::error::{AppError, AppResult};
 
-/// Every event type a webhook may subscribe to; `*` subscribes to all of them.
-pub const EVENT_TYPES: [&str; 7] = [
-    STOCK_MOVEMENT_CREATED,
-    STOCK_LOW,
-    TRANSFER_ORDER_UPDATED,
-    STOCK_TAKE_COMPLETED,
-    INVOICE_UPDATED,
-    BILL_UPDATED,
-    IMPORT_FINISHED,
+/// An event type a webhook may subscribe to, with the line the web app shows for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EventType {
+    #[serde(rename = "type")]
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// Every event type a webhook may subscribe to (docs/webhooks.md#events), in the order
+/// the web app lists them: the one list of them. The checks of a webhook's `events`
+/// ([`EVENT_TYPES`]), the webhook list's `event_types` (which the web app's form reads)
+/// and the API description ([`SUBSCRIBABLE`]) are all derived from it.
+pub const EVENTS: [EventType; 7] = [
+    EventType {
+        name: STOCK_MOVEMENT_CREATED,
+        description: "A stock movement is recorded",
+    },
+    EventType {
+        name: STOCK_LOW,
+        description: "A product or location falls to its low-stock level",
+    },
+    EventType {
+        name: TRANSFER_ORDER_UPDATED,
+        description: "A transfer order is created or changes",
+    },
+    EventType {
+        name: STOCK_TAKE_COMPLETED,
+        description: "A stock take is completed",
+    },
+    EventType {
+        name: INVOICE_UPDATED,
+        description: "An invoice is created or changes",
+    },
+    EventType {
+        name: BILL_UPDATED,
+        description: "A bill is created or changes",
+    },
+    EventType {
+        name: IMPORT_FINISHED,
+        description: "An import finishes",
+    },
 ];
+
+/// The names of [`EVENTS`].
+pub const EVENT_TYPES: [&str; EVENTS.len()] = {
+    let mut out = [""; EVENTS.len()];
+    let mut i = 0;
+    while i < EVENTS.len() {
+        out[i] = EVENTS[i].name;
+        i += 1;
+    }
+    out
+};
+
+/// In a webhook's `events`: every event type, including types added later.
+pub const ALL: &str = "*";
+
+/// Every value a webhook's `events` may hold: [`ALL`], then [`EVENT_TYPES`].
+pub const SUBSCRIBABLE: [&str; EVENTS.len() + 1] = {
+    let mut out = [ALL; EVENTS.len() + 1];
+    let mut i = 0;
+    while i < EVENTS.len() {
+        out[i + 1] = EVENTS[i].name;
+        i += 1;
+    }
+    out
+};
+
 pub const STOCK_MOVEMENT_CREATED: &str = "stock_movement.created";
 pub const STOCK_LOW: &str = "stock.low";
 pub const TRANSFER_ORDER_UPDATED: &str = "transfer_order.updated";
@@ -157,8 +215,9 @@ fn insert(
     now: &str,
 ) -> AppResult<()> {
     // `events` is stored as a compact JSON array of names from EVENT_TYPES or "*"
-    // (checked when it is written, `super::check_events`), so a quoted name found in its
-    // text is exactly a member: no JSON parsing, no temporary table, per event.
+    // (checked when it is written, `super::resource::check_events`), so a quoted name
+    // found in its text is exactly a member: no JSON parsing, no temporary table, per
+    // event.
     let quoted = format!("\"{kind}\"");
     tx.prepare_cached(
         "INSERT INTO webhook_deliveries (webhook_id, event_id, type, body,

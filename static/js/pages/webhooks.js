@@ -9,17 +9,6 @@ import {
   toast, val,
 } from "../ui.js";
 
-/** The event types, in the order the form lists them. */
-const EVENTS = [
-  ["stock_movement.created", "A stock movement is recorded"],
-  ["stock.low", "A product or location falls to its low-stock level"],
-  ["transfer_order.updated", "A transfer order is created or changes"],
-  ["stock_take.completed", "A stock take is completed"],
-  ["invoice.updated", "An invoice is created or changes"],
-  ["bill.updated", "A bill is created or changes"],
-  ["import.finished", "An import finishes"],
-];
-
 /** An RFC 3339 timestamp as `2026-11-24 21:59:34 UTC`. */
 const when = (s) => (s ? s.replace("T", " ").replace("Z", " UTC") : "—");
 
@@ -40,25 +29,36 @@ export async function webhooksSection(section, ctx) {
   const scopeOptions = [{ value: "", label: "All my businesses" },
     ...state.entities.map((e) => ({ value: e.id, label: `Only ${e.name}` }))];
   const all = field({ label: "All events, including ones added later", name: "all_events", type: "checkbox", value: true });
-  const boxes = EVENTS.map(([type, label]) => field({
-    label: h("span", {}, h("code", {}, type), ` ${label}`), name: `event:${type}`, type: "checkbox", value: false,
-  }));
+  // The event types and their descriptions come from the server, with the webhook list
+  // (its `event_types`), in the order the form lists them.
+  let eventTypes = [];
+  let boxes = [];
+  const eventSet = h("fieldset", { "data-error-for": "events" }, h("legend", {}, "Events"), all);
   all.control.defaultChecked = true;
   const sync = () => boxes.forEach((b) => { b.control.disabled = all.control.checked; });
   all.control.addEventListener("change", sync);
-  sync();
+  const showEvents = (types) => {
+    if (boxes.length) return;
+    eventTypes = types;
+    boxes = eventTypes.map((e) => field({
+      label: h("span", {}, h("code", {}, e.type), ` ${e.description}`), name: `event:${e.type}`, type: "checkbox", value: false,
+    }));
+    eventSet.append(...boxes);
+    sync();
+  };
   form.append(h("h3", {}, "Add a webhook"),
     h("div", { class: "form-grid" },
       field({ label: "URL", name: "url", type: "url", required: true, placeholder: "https://example.com/stockbook-events", hint: "An https:// address the receiver listens on.", wide: true }),
       field({ label: "Businesses", name: "entity_id", type: "select", options: scopeOptions, value: "" })),
-    h("fieldset", { "data-error-for": "events" }, h("legend", {}, "Events"), all, ...boxes),
+    eventSet,
     formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Add webhook")));
   section.append(shown, form, h("h3", {}, "Your webhooks"), listArea, logTitle, logArea);
 
   async function loadHooks() {
     try {
-      const { data } = await get("/api/webhooks");
+      const { data, event_types: types } = await get("/api/webhooks");
       if (!ctx.alive()) return;
+      showEvents(types);
       const names = new Map(state.entities.map((e) => [e.id, e.name]));
       fill(listArea, table({
         caption: "Webhooks",
@@ -142,7 +142,7 @@ export async function webhooksSection(section, ctx) {
 
   onSubmit(form, async () => {
     const events = val(form, "all_events") ? ["*"]
-      : EVENTS.map(([type]) => type).filter((type) => val(form, `event:${type}`));
+      : eventTypes.map((e) => e.type).filter((type) => val(form, `event:${type}`));
     const body = { url: val(form, "url"), events };
     if (val(form, "entity_id")) body.entity_id = val(form, "entity_id");
     const { data } = await post("/api/webhooks", body);

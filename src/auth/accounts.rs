@@ -1,0 +1,141 @@
+//! The rules of sign-up, sign-in and sign-out (docs/auth.md#sign-up,
+//! docs/auth.md#sign-in-and-sign-out), beside the SQL they run. Password hashing and its
+//! gate, the throttle's timing and the cookie stay with the handlers (`super::routes`):
+//! these functions are what runs in the write.
+
+use rusqlite::{params, Transaction};
+
+use super::{create_session, throttle, user_by_email, Lifetime, User};
+use crate::clock::{rfc3339, Clock};
+use crate::config::SignupMode;
+use crate::error::{AppError, AppResult};
+
+/// An email as stored and looked up: trimmed and lower-cased, `None` when it is not an
+/// address.
+pub fn normalise_email(raw: &str) -> Option<String> {
+    let e = raw.trim().to_lowercase();
+    let (local, domain) = e.split_once('@')?;
+    let ok = !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains('@')
+        && e.len() <= 254
+        && !e.chars().any(char::is_whitespace);
+    ok.then_some(e)
+}
+
+/// A sign-up as sent, checked before its password is hashed.
+#[derive(Debug)]
+pub struct Signup {
+    pub email: String,
+    pub name: Option<String>,
+    pub password: String,
+}
+
+impl Signup {
+    /// 400 for an email that is not an address, or a password shorter than 8
+    /// characters or longer than 1,024 bytes; a blank name is none.
+    pub fn check(email: &str, password: String, name: Option<String>) -> AppResult<Self> {
+        let email = normalise_email(email)
+            .ok_or_else(|| AppError::invalid("email", "not an email address"))?;
+        if password.chars().count() < 8 {
+            return Err(AppError::invalid(
+                "password",
+                "must be at least 8 characters",
+            ));
+        }
+        if password.len() > 1024 {
+            return Err(AppError::invalid("password", "must be at most 1024 bytes"));
+        }
+        let name = name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
+        Ok(Self {
+            email,
+            name,
+            password,
+        })
+    }
+}
+
+/// A checked [`Signup`] with its password hashed.
+#[derive(Debug)]
+pub struct NewAccount {
+    pub email: String,
+    pub name: Option<String>,
+    pub password_hash: String,
+}
+
+/// Creates an account and signs it in: the user and the session's raw token and
+/// `Max-Age`. 403 when sign-up is `first-user` and an account exists, 409 when the
+/// email has one.
+pub fn sign_up(
+    tx: &Transaction,
+    account: NewAccount,
+    mode: SignupMode,
+    clock: &Clock,
+    lifetime: &Lifetime,
+) -> AppResult<(User, (String, i64))> {
+    if mode == SignupMode::FirstUser {
+        let n: i64 = tx.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?;
+        if n > 0 {
+            return Err(AppError::forbidden(
+                "Sign-up is closed: this installation already has an account",
+            ));
+        }
+    }
+    if user_by_email(tx, &account.email)?.is_some() {
+        return Err(AppError::conflict(
+            "An account with this email already exists",
+        ));
+    }
+    let user = User {
+        id: uuid::Uuid::new_v4().to_string(),
+        email: account.email,
+        name: account.name,
+        created_at: rfc3339(clock.now()),
+    };
+    tx.execute(
+        "INSERT INTO users (id, email, name, password_hash, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            user.id,
+            user.email,
+            user.name,
+            account.password_hash,
+            user.created_at
+        ],
+    )?;
+    let token = create_session(tx, &user.id, clock, lifetime)?;
+    Ok((user, token))
+}
+
+/// Signs in user `user_id`, whose password for `email` was just verified: clears the
+/// email's failed attempts, removes every expired session (they can never be used
+/// again; sign-in is when they go) and starts a session. Answers its raw token and
+/// `Max-Age`.
+pub fn sign_in(
+    tx: &Transaction,
+    email: &str,
+    user_id: &str,
+    clock: &Clock,
+    lifetime: &Lifetime,
+) -> AppResult<(String, i64)> {
+    throttle::succeeded(tx, email)?;
+    tx.execute(
+        "DELETE FROM sessions WHERE expires_at <= ?1",
+        [clock.now().unix_timestamp()],
+    )?;
+    create_session(tx, user_id, clock, lifetime)
+}
+
+/// Ends the session whose token hashes to `token_hash` (sign-out).
+pub fn end_session(tx: &Transaction, token_hash: &str) -> AppResult<()> {
+    tx.execute("DELETE FROM sessions WHERE token_hash = ?1", [token_hash])?;
+    Ok(())
+}
+
+/// Ends every session of a user (sign-out everywhere).
+pub fn end_every_session(tx: &Transaction, user_id: &str) -> AppResult<()> {
+    tx.execute("DELETE FROM sessions WHERE user_id = ?1", [user_id])?;
+    Ok(())
+}
