@@ -86,6 +86,13 @@ impl Scope {
     }
 }
 
+/// List queries ([`crate::http::list_sql`]) see what the scope sees.
+impl crate::http::list_sql::Visible for Scope {
+    fn condition(&self, alias: &str) -> (String, Vec<String>) {
+        Scope::condition(self, alias)
+    }
+}
+
 /// Two records may reference each other only when they belong to the same entity
 /// (or both to none): 400 otherwise.
 pub fn same_entity(field: &str, a: Option<&str>, b: Option<&str>) -> AppResult<()> {

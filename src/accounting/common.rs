@@ -1,115 +1,19 @@
-//! What every accounting resource shares: list queries, visibility lookups through the
+//! What every accounting resource shares: list queries (the crate's one builder,
+//! [`crate::http::list_sql`], re-exported), visibility lookups through the
 //! caller's [`Scope`], entity resolution for new records, and the small value checks.
 //! The request context ([`crate::ctx::Ctx`]), the list order and query
 //! ([`crate::http::paging`]), text cleaning and the date parser ([`crate::http::body`])
 //! are shared with the rest of the crate and live below it.
 
 use rusqlite::types::ToSql;
-use rusqlite::{Connection, OptionalExtension, Row};
+use rusqlite::{Connection, OptionalExtension};
 use time::Date;
 
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_date, parse_id};
-use crate::http::paging::{Order, Page};
+pub use crate::http::list_sql::{not_found, ListSql, Which};
 use crate::scope::{same_entity, Scope};
-
-/// Which records of a list: optionally one entity's, optionally the one record `id`
-/// (docs/conventions.md#lists).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Which<'a> {
-    pub entity: Option<&'a str>,
-    pub id: Option<&'a str>,
-}
-
-/// A list query against one table (aliased `t`), restricted to what `scope` sees and
-/// optionally to one entity, in `order`, paged.
-pub struct ListSql<'a> {
-    /// `FROM` clause: the record table first, aliased `t` (joins may follow).
-    pub from: &'a str,
-    pub columns: &'a str,
-    /// `ORDER BY` for [`Order::Session`]; it should end with a `t.seq` tie-breaker.
-    pub session_order: &'a str,
-}
-
-impl ListSql<'_> {
-    pub fn run<T>(
-        &self,
-        conn: &Connection,
-        scope: &Scope,
-        which: Which<'_>,
-        page: Page,
-        order: Order,
-        map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
-    ) -> AppResult<Vec<T>> {
-        let table = self.from.split_whitespace().next().unwrap_or(self.from);
-        let alias = match order {
-            Order::Session => "t",
-            Order::Creation => "s",
-        };
-        let (cond, mut params) = scope.condition(alias);
-        let mut filter = format!("WHERE {cond}");
-        if let Some(e) = which.entity {
-            filter.push_str(&format!(" AND {alias}.entity_id = ?"));
-            params.push(e.to_owned());
-        }
-        if let Some(id) = which.id {
-            filter.push_str(&format!(" AND {alias}.id = ?"));
-            params.push(id.to_owned());
-        }
-        let sql = match order {
-            Order::Session => format!(
-                "SELECT {} FROM {} {filter} ORDER BY {} LIMIT ? OFFSET ?",
-                self.columns, self.from, self.session_order
-            ),
-            // The page's `seq`s are found on the covering `(owner_id[, entity_id], seq)`
-            // index alone, so a deep offset skips index entries, not table rows; only the
-            // page's own rows are read from the table.
-            Order::Creation => format!(
-                "SELECT {} FROM {} WHERE t.seq IN
-                     (SELECT s.seq FROM {table} s {filter} ORDER BY s.seq LIMIT ? OFFSET ?)
-                 ORDER BY t.seq",
-                self.columns, self.from
-            ),
-        };
-        let mut values: Vec<&dyn ToSql> = params.iter().map(|p| p as &dyn ToSql).collect();
-        let limit = page.sql_limit();
-        values.push(&limit);
-        values.push(&page.offset);
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt
-            .query_map(values.as_slice(), map)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    }
-
-    /// One record by id, when `scope` sees it: 404 (`<label> not found: <id>`) otherwise,
-    /// so a foreign id is indistinguishable from an unknown one.
-    pub fn one<T>(
-        &self,
-        conn: &Connection,
-        scope: &Scope,
-        label: &str,
-        id: &str,
-        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
-    ) -> AppResult<T> {
-        let (cond, params) = scope.condition("t");
-        let sql = format!(
-            "SELECT {} FROM {} WHERE t.id = ? AND {cond}",
-            self.columns, self.from
-        );
-        let mut values: Vec<&dyn ToSql> = vec![&id];
-        values.extend(params.iter().map(|p| p as &dyn ToSql));
-        conn.prepare_cached(&sql)?
-            .query_row(values.as_slice(), map)
-            .optional()?
-            .ok_or_else(|| not_found(label, id))
-    }
-}
-
-pub fn not_found(label: &str, id: &str) -> AppError {
-    AppError::not_found(format!("{label} not found: {id}"))
-}
 
 /// A record another record points at: its id and entity.
 #[derive(Debug, Clone)]

@@ -10,17 +10,14 @@
 pub mod common;
 pub mod resource;
 
-pub mod bills;
 pub mod contacts;
 pub mod documents;
 pub mod employees;
 pub mod expense_categories;
 pub mod expenses;
-pub mod invoices;
 pub mod lines;
 pub mod projects;
 pub mod recurring_invoices;
-pub mod stock;
 pub mod time_entries;
 pub mod transactions;
 
@@ -30,8 +27,7 @@ use rocket::Route;
 pub fn routes() -> Vec<Route> {
     [
         contacts::routes(),
-        invoices::routes(),
-        bills::routes(),
+        documents::routes(),
         expenses::routes(),
         expense_categories::routes(),
         employees::routes(),

@@ -6,6 +6,7 @@
 pub mod assets;
 pub mod body;
 pub mod catchers;
+pub mod list_sql;
 pub mod nul;
 pub mod paging;
 pub mod query;

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params_from_iter, Connection, OptionalExtension, Row, Transaction};
 
-use super::lookup::and_eq;
 use crate::error::{AppError, AppResult};
+use crate::http::list_sql::{SelectSql, Which};
 use crate::http::paging::Page;
 use crate::scope::Scope;
 
@@ -102,37 +102,24 @@ pub async fn list_answer<D: LinedDocument + serde::Serialize + Send + 'static>(
 
 /// One page of the documents visible to `scope`, optionally of one entity (an id the
 /// scope has resolved) or the one document `options.id`, newest first, with their lines or
-/// only their line figures.
+/// only their line figures. The query is the crate's one list builder's
+/// ([`crate::http::list_sql::SelectSql`]).
 pub fn list<D: LinedDocument>(
     conn: &Connection,
     scope: &Scope,
     options: &ListOptions,
     page: Page,
 ) -> AppResult<Vec<D>> {
-    let alias = D::ALIAS;
-    let (cond, mut args) = scope.condition(alias);
-    let mut sql = format!("{} WHERE {cond}", D::SELECT);
-    and_eq(
-        &mut sql,
-        &mut args,
-        &format!("{alias}.entity_id"),
-        options.entity_id.as_deref(),
-    );
-    and_eq(
-        &mut sql,
-        &mut args,
-        &format!("{alias}.id"),
-        options.id.as_deref(),
-    );
-    sql.push_str(&format!(
-        " ORDER BY {alias}.seq DESC LIMIT {} OFFSET {}",
-        page.sql_limit(),
-        page.offset
-    ));
-    let mut stmt = conn.prepare(&sql)?;
-    let mut docs = stmt
-        .query_map(params_from_iter(args.iter()), D::from_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let which = Which {
+        entity: options.entity_id.as_deref(),
+        id: options.id.as_deref(),
+    };
+    let mut docs = SelectSql {
+        select: D::SELECT,
+        alias: D::ALIAS,
+        order_by: &format!("{}.seq DESC", D::ALIAS),
+    }
+    .page(conn, scope, which, page, D::from_row)?;
     if options.without_lines {
         attach_line_figures(conn, &mut docs)?;
     } else {

@@ -27,12 +27,10 @@ use serde_json::{json, Value};
 pub use guard::ApiKey;
 pub use rate_limit::RateLimiter;
 
-use crate::accounting::bills::Bills;
 use crate::accounting::contacts::{Contacts, CreateContact};
-use crate::accounting::documents::CreateDocument;
+use crate::accounting::documents::{Bills, CreateDocument, Invoices};
 use crate::accounting::employees::Employees;
 use crate::accounting::expense_categories::ExpenseCategories;
-use crate::accounting::invoices::Invoices;
 use crate::accounting::resource::{self, read_list, Resource};
 use crate::accounting::transactions::Transactions;
 use crate::clock::Clock;

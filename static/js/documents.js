@@ -1,8 +1,9 @@
 // Invoices and bills (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals): the
-// list and the form with lines and live totals. Both pages are this one module with their own words
-// and status values. The form shows the location stock moves at, what posting it does to
-// stock and a warning when stock is short (docs/documents-stock.md#the-one-rule); a posted
-// invoice shows its cost of sales and margin (docs/documents-stock.md#costs).
+// list and the form with lines and live totals. Both pages are this one module with their own
+// words; their status values, and which of them are posted, are the server's (vocab.js). The
+// form shows the location stock moves at, what posting it does to stock and a warning when
+// stock is short (docs/documents-stock.md#the-one-rule); a posted invoice shows its cost of
+// sales and margin (docs/documents-stock.md#costs).
 
 import { del, get, post, put } from "./api.js";
 import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
@@ -13,11 +14,15 @@ import {
   pagedList, statusBadge, table, toast, today, val,
 } from "./ui.js";
 import { LIST_PAGE } from "./crud.js";
+import { options, postedStatuses } from "./vocab.js";
 
 /**
- * `kind`: `{path, noun, title, statuses, contactLabel, priceOf, numberHint, intro}`.
+ * `page`: `{path, schema, noun, title, contactLabel, contactTypes, direction, priceOf,
+ * numberHint, intro}`; `schema` names the record in the OpenAPI document, whose `status`
+ * gives the kind's `statuses` and `posted` ones.
  */
-export async function documentsPage(root, ctx, kind) {
+export async function documentsPage(root, ctx, page) {
+  let kind = page;
   const newButton = h("button", { type: "button" }, `New ${kind.noun}`);
   root.append(pageHeader(kind.title, newButton));
   if (kind.intro) root.append(h("p", { class: "lead" }, kind.intro));
@@ -27,9 +32,14 @@ export async function documentsPage(root, ctx, kind) {
   let contacts = [];
   let locations = [];
   try {
-    [contacts, locations] = await Promise.all([
+    let statuses;
+    let posted;
+    [contacts, locations, statuses, posted] = await Promise.all([
       get("/api/contacts", scoped()).then((r) => r.data),
-      get("/api/warehouse-locations", scoped()).then((r) => r.data)]);
+      get("/api/warehouse-locations", scoped()).then((r) => r.data),
+      options(page.schema, "status"),
+      postedStatuses(page.schema)]);
+    kind = { ...page, statuses, posted };
   } catch (e) {
     if (ctx.alive()) fill(area, loadError(e, `the ${kind.title.toLowerCase()}`));
     newButton.disabled = true;

@@ -925,7 +925,9 @@ fn the_next_invoice_number_is_one_index_descent_not_a_read_of_every_invoice() {
     assert_eq!(
         plan(
             &t,
-            stockbook::accounting::documents::HIGHEST_INVOICE_NUMBER,
+            &stockbook::accounting::documents::highest_number_sql(
+                stockbook::accounting::documents::DocKind::Invoice
+            ),
             &["owner", "entity"]
         ),
         ["SEARCH invoices USING COVERING INDEX invoices_number_seq (owner_id=? AND <expr>=?)"]

@@ -10,11 +10,7 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   title: "Bills",
   contactLabel: "Supplier",
   contactTypes: ["supplier", "both"],
-  statuses: [
-    { value: "draft", label: "Draft" }, { value: "awaiting_payment", label: "Awaiting payment" },
-    { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
-  ],
-  posted: ["awaiting_payment", "paid"],
+  schema: "Bill",
   direction: 1,
   priceOf: (p) => p.cost_price,
   numberHint: "The supplier's own invoice number.",

@@ -10,11 +10,7 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   title: "Invoices",
   contactLabel: "Customer",
   contactTypes: ["customer", "both"],
-  statuses: [
-    { value: "draft", label: "Draft" }, { value: "sent", label: "Sent" },
-    { value: "paid", label: "Paid" }, { value: "void", label: "Void" },
-  ],
-  posted: ["sent", "paid"],
+  schema: "Invoice",
   direction: -1,
   priceOf: (p) => p.unit_price,
   numberHint: "Left blank, the next number is used (INV-0001…).",

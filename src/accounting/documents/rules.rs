@@ -1,218 +1,42 @@
-//! Invoices and bills: one document shape, two tables
-//! (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals).
+//! The rules of priced documents (invoices, bills): one set of functions over a
+//! [`DocKind`] (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals).
 //!
 //! - `contact_id` is required; `issue_date` defaults to today, `due_date` to the issue
 //!   date + 30 days (and may not be earlier than it).
-//! - Invoices: `number` is `INV-0001`, `INV-0002`, ... per entity (per owner without
-//!   entity) when omitted, allocated inside the write transaction; a number is unique
-//!   per entity, ignoring case (409). Status `draft | sent | paid | void`.
-//! - Bills: the supplier's `number`, null when omitted, unique per entity and supplier
-//!   (409). Status `draft | awaiting_payment | paid | void`.
-//! - `lines` give `subtotal`, `vat_total` and `total` (see [`super::lines`]);
+//! - Numbers follow the kind's [`NumberRule`]: invoices are `INV-0001`, `INV-0002`, ... per
+//!   entity (per owner without entity) when omitted, allocated inside the write
+//!   transaction, unique per entity ignoring case (409); bills carry the supplier's
+//!   number, null when omitted, unique per entity and supplier (409).
+//! - `status` is one of [`DocKind::statuses`], default `draft`.
+//! - `lines` give `subtotal`, `vat_total` and `total` (see [`crate::accounting::lines`]);
 //!   `amount_paid` is a non-negative money amount, default 0.
 //! - `location_id` (a location of the document's entity; on create, when omitted, the
 //!   entity's `default_location_id`): where a posted document takes or brings stock
 //!   ([`super::stock`], docs/documents-stock.md#the-one-rule). Imported documents
 //!   never move stock.
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
-use serde::{Deserialize, Serialize};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
 
-use super::common::{
-    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
-    reference, requested_entity, ListSql, Reference, Which,
-};
-use super::lines::{self, Line, LineInput, PriceSource, Totals};
+use super::kind::{DocKind, NumberRule};
+use super::record::{from_row, list_from, list_sql, CreateDocument, Document, UpdateDocument};
 use super::stock;
+use crate::accounting::common::{
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
+    reference, requested_entity, Reference, Which,
+};
+use crate::accounting::lines::{self, Totals};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
+use crate::http::body::parse_id;
 use crate::http::body::{clean, clean_nullable, parse_date};
-use crate::http::body::{nullable, parse_id};
 use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::scope::{same_entity, Scope};
 
 /// Days from issue to due date when `due_date` is omitted.
 pub const DEFAULT_TERMS_DAYS: i64 = 30;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocKind {
-    Invoice,
-    Bill,
-}
-
-impl DocKind {
-    pub fn table(self) -> &'static str {
-        match self {
-            Self::Invoice => "invoices",
-            Self::Bill => "bills",
-        }
-    }
-
-    pub fn lines_table(self) -> &'static str {
-        match self {
-            Self::Invoice => "invoice_lines",
-            Self::Bill => "bill_lines",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Invoice => "Invoice",
-            Self::Bill => "Bill",
-        }
-    }
-
-    pub fn statuses(self) -> &'static [&'static str] {
-        match self {
-            Self::Invoice => INVOICE_STATUSES,
-            Self::Bill => BILL_STATUSES,
-        }
-    }
-
-    fn price_source(self) -> PriceSource {
-        match self {
-            Self::Invoice => PriceSource::UnitPrice,
-            Self::Bill => PriceSource::CostPrice,
-        }
-    }
-
-    fn sql(self) -> ListSql<'static> {
-        match self {
-            Self::Invoice => ListSql {
-                from: "invoices t JOIN contacts c ON c.id = t.contact_id",
-                columns: COLUMNS,
-                session_order: "t.issue_date DESC, t.seq DESC",
-            },
-            Self::Bill => ListSql {
-                from: "bills t JOIN contacts c ON c.id = t.contact_id",
-                columns: COLUMNS,
-                session_order: "t.issue_date DESC, t.seq DESC",
-            },
-        }
-    }
-}
-
-pub const INVOICE_STATUSES: &[&str] = &["draft", "sent", "paid", "void"];
-pub const BILL_STATUSES: &[&str] = &["draft", "awaiting_payment", "paid", "void"];
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Document {
-    pub id: String,
-    pub number: Option<String>,
-    pub contact_id: String,
-    pub contact_name: String,
-    pub issue_date: String,
-    pub due_date: String,
-    pub status: String,
-    pub notes: Option<String>,
-    pub lines: Vec<Line>,
-    pub subtotal: Money,
-    pub vat_total: Money,
-    pub total: Money,
-    pub amount_paid: Money,
-    pub provider: Option<String>,
-    pub provider_ref: Option<String>,
-    pub entity_id: Option<String>,
-    /// Where the document takes (invoice) or brings (bill) stock once posted.
-    pub location_id: Option<String>,
-    /// Invoices posted with a location: Σ -qty × unit_cost of their movements (2 dp);
-    /// null otherwise, and always on bills.
-    pub cost_of_sales: Option<Money>,
-    pub created_at: String,
-    pub updated_at: String,
-    /// False for imported documents: they never move stock.
-    #[serde(skip)]
-    pub moves_stock: bool,
-}
-
-const COLUMNS: &str = "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
-    t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
-    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock";
-
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
-    Ok(Document {
-        id: r.get(0)?,
-        number: r.get(1)?,
-        contact_id: r.get(2)?,
-        contact_name: r.get(3)?,
-        issue_date: r.get(4)?,
-        due_date: r.get(5)?,
-        status: r.get(6)?,
-        notes: r.get(7)?,
-        lines: Vec::new(),
-        subtotal: r.get(8)?,
-        vat_total: r.get(9)?,
-        total: r.get(10)?,
-        amount_paid: r.get(11)?,
-        provider: r.get(12)?,
-        provider_ref: r.get(13)?,
-        entity_id: r.get(14)?,
-        location_id: r.get(17)?,
-        cost_of_sales: None,
-        created_at: r.get(15)?,
-        updated_at: r.get(16)?,
-        moves_stock: r.get(18)?,
-    })
-}
-
-#[derive(Debug, Deserialize)]
-pub struct CreateDocument {
-    #[serde(default)]
-    pub number: Option<String>,
-    pub contact_id: String,
-    #[serde(default)]
-    pub issue_date: Option<String>,
-    #[serde(default)]
-    pub due_date: Option<String>,
-    #[serde(default)]
-    pub status: Option<String>,
-    #[serde(default)]
-    pub notes: Option<String>,
-    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
-    pub lines: Option<Vec<LineInput>>,
-    #[serde(default)]
-    pub amount_paid: Option<Money>,
-    #[serde(default)]
-    pub provider: Option<String>,
-    #[serde(default)]
-    pub provider_ref: Option<String>,
-    #[serde(default)]
-    pub entity_id: Option<String>,
-    /// Absent: the entity's default location; null: none.
-    #[serde(default, deserialize_with = "nullable")]
-    pub location_id: Option<Option<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct UpdateDocument {
-    pub id: String,
-    #[serde(default, deserialize_with = "nullable")]
-    pub number: Option<Option<String>>,
-    #[serde(default)]
-    pub contact_id: Option<String>,
-    #[serde(default)]
-    pub issue_date: Option<String>,
-    #[serde(default)]
-    pub due_date: Option<String>,
-    #[serde(default)]
-    pub status: Option<String>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub notes: Option<Option<String>>,
-    /// When present, replaces every line.
-    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
-    pub lines: Option<Vec<LineInput>>,
-    #[serde(default)]
-    pub amount_paid: Option<Money>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub provider: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub provider_ref: Option<Option<String>>,
-    #[serde(default, deserialize_with = "nullable")]
-    pub location_id: Option<Option<String>>,
-}
 
 fn with_lines(conn: &Connection, kind: DocKind, mut d: Document) -> AppResult<Document> {
     d.lines = lines::load(conn, kind.lines_table(), &d.id)?;
@@ -248,7 +72,7 @@ fn default_location(conn: &Connection, entity: Option<&str>) -> AppResult<Option
 }
 
 pub fn get(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
-    let d = kind.sql().one(conn, scope, kind.label(), id, from_row)?;
+    let d = list_sql(&list_from(kind)).one(conn, scope, kind.label(), id, from_row)?;
     with_lines(conn, kind, d)
 }
 
@@ -261,7 +85,7 @@ pub fn list(
     page: Page,
     order: Order,
 ) -> AppResult<Vec<Document>> {
-    kind.sql()
+    list_sql(&list_from(kind))
         .run(conn, scope, which, page, order, from_row)?
         .into_iter()
         .map(|d| with_lines(conn, kind, d))
@@ -277,11 +101,11 @@ fn contact(conn: &Connection, scope: &Scope, raw: &str) -> AppResult<(Reference,
     Ok((r, name))
 }
 
-/// `INV-<n>` → n (any case): the numbers the generator counts from.
-fn invoice_number_seq(number: &str) -> Option<i64> {
-    let prefix = number.get(..4)?;
-    let rest = number.get(4..)?;
-    if !prefix.eq_ignore_ascii_case("INV-")
+/// `<prefix><n>` → n (prefix in any case): the numbers the generator counts from.
+fn sequence_of(prefix: &str, number: &str) -> Option<i64> {
+    let head = number.get(..prefix.len())?;
+    let rest = number.get(prefix.len()..)?;
+    if !head.eq_ignore_ascii_case(prefix)
         || rest.is_empty()
         || !rest.bytes().all(|b| b.is_ascii_digit())
     {
@@ -290,8 +114,9 @@ fn invoice_number_seq(number: &str) -> Option<i64> {
     rest.parse().ok()
 }
 
-pub fn format_invoice_number(n: i64) -> String {
-    format!("INV-{n:04}")
+/// `INV-0042`: a generated number, at least 4 digits.
+pub fn format_number(prefix: &str, n: i64) -> String {
+    format!("{prefix}{n:04}")
 }
 
 fn number_taken(
@@ -303,13 +128,13 @@ fn number_taken(
     number: &str,
     except: Option<&str>,
 ) -> AppResult<bool> {
-    let supplier = match kind {
-        DocKind::Invoice => "",
-        DocKind::Bill => " AND contact_id = ?4",
+    let per_contact = match kind.numbering() {
+        NumberRule::Sequence { .. } => "",
+        NumberRule::PerContact => " AND contact_id = ?4",
     };
     let sql = format!(
         "SELECT 1 FROM {} WHERE owner_id = ?1 AND COALESCE(entity_id, '') = COALESCE(?2, '')
-             AND number = ?3 COLLATE NOCASE AND id <> ?5{supplier}",
+             AND number = ?3 COLLATE NOCASE AND id <> ?5{per_contact}",
         kind.table()
     );
     let found: Option<i64> = tx
@@ -323,44 +148,57 @@ fn number_taken(
 }
 
 fn duplicate(kind: DocKind, number: &str) -> AppError {
-    match kind {
-        DocKind::Invoice => AppError::conflict(format!("Invoice number {number} already exists")),
-        DocKind::Bill => AppError::conflict(format!(
-            "Bill number {number} already exists for this supplier"
+    let label = kind.label();
+    match kind.numbering() {
+        NumberRule::Sequence { .. } => {
+            AppError::conflict(format!("{label} number {number} already exists"))
+        }
+        NumberRule::PerContact => AppError::conflict(format!(
+            "{label} number {number} already exists for this {}",
+            kind.contact_role()
         )),
     }
 }
 
-/// The next free `INV-` number of an entity (per owner without entity): one past the
+/// The highest `number_seq` of an owner's documents of a kind in an entity: one descent
+/// of the index `<table>_number_seq` (migration V13 for invoices), however many
+/// documents there are.
+pub fn highest_number_sql(kind: DocKind) -> String {
+    format!(
+        "SELECT COALESCE(MAX(number_seq), 0) FROM {}
+     WHERE owner_id = ?1 AND COALESCE(entity_id, '') = COALESCE(?2, '')",
+        kind.table()
+    )
+}
+
+/// The next free `<prefix>` number of an entity (per owner without entity): one past the
 /// highest in use. Runs inside the caller's write transaction, so two concurrent creates
 /// cannot take the same number.
-/// The highest `number_seq` of an owner's invoices in an entity: one descent of the index
-/// `invoices_number_seq` (migration V13), however many invoices there are.
-pub const HIGHEST_INVOICE_NUMBER: &str = "SELECT COALESCE(MAX(number_seq), 0) FROM invoices
-     WHERE owner_id = ?1 AND COALESCE(entity_id, '') = COALESCE(?2, '')";
-
-pub fn next_invoice_number(
+fn next_number(
     tx: &Connection,
+    kind: DocKind,
+    prefix: &str,
     owner: &str,
     entity: Option<&str>,
 ) -> AppResult<String> {
     let max: i64 = tx
-        .prepare_cached(HIGHEST_INVOICE_NUMBER)?
+        .prepare_cached(&highest_number_sql(kind))?
         .query_row(params![owner, entity], |r| r.get(0))?;
     let mut n = max.saturating_add(1);
     loop {
-        let candidate = format_invoice_number(n);
-        if !number_taken(tx, DocKind::Invoice, owner, entity, "", &candidate, None)? {
+        let candidate = format_number(prefix, n);
+        if !number_taken(tx, kind, owner, entity, "", &candidate, None)? {
             return Ok(candidate);
         }
         n = n.saturating_add(1);
     }
 }
 
+/// The `number_seq` column: the n of a generated-style number, null otherwise.
 fn number_seq(kind: DocKind, number: Option<&str>) -> Option<i64> {
-    match kind {
-        DocKind::Invoice => number.and_then(invoice_number_seq),
-        DocKind::Bill => None,
+    match kind.numbering() {
+        NumberRule::Sequence { prefix } => number.and_then(|n| sequence_of(prefix, n)),
+        NumberRule::PerContact => None,
     }
 }
 
@@ -374,10 +212,10 @@ fn check_dates(issue: time::Date, due: time::Date) -> AppResult<()> {
     Ok(())
 }
 
-/// What an invoice without a `number` gets.
+/// What a document of a [`NumberRule::Sequence`] kind (an invoice) without a `number` gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Numbering {
-    /// The next `INV-` number (session API and public API).
+    /// The next number of the sequence, `INV-0001`... (session API and public API).
     Generate,
     /// None: the number stays null (import, docs/import.md#imported-documents).
     KeepNull,
@@ -394,7 +232,7 @@ pub fn create(
 ) -> AppResult<Document> {
     let mut d = insert(tx, scope, kind, b, ctx, Numbering::Generate, true)?;
     let mut read = stock::ReadProducts::new();
-    if stock::is_posted(kind, &d.status) {
+    if kind.is_posted(&d.status) {
         stock::check_active_products(tx, scope, &d, &mut read)?;
     }
     stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
@@ -469,7 +307,7 @@ fn insert(
         b.lines.unwrap_or_default(),
         kind.price_source(),
     )?;
-    let number = match (clean(b.number), kind) {
+    let number = match (clean(b.number), kind.numbering()) {
         (Some(n), _) => {
             if number_taken(
                 tx,
@@ -484,9 +322,9 @@ fn insert(
             }
             Some(n)
         }
-        (None, DocKind::Invoice) if numbering == Numbering::Generate => {
-            Some(next_invoice_number(tx, &scope.owner_id, entity.as_deref())?)
-        }
+        (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => Some(
+            next_number(tx, kind, prefix, &scope.owner_id, entity.as_deref())?,
+        ),
         (None, _) => None,
     };
     let Totals {
@@ -563,7 +401,7 @@ pub fn update(
 ) -> AppResult<Document> {
     let id = parse_id("id", &b.id)?;
     let mut d = get(tx, scope, kind, &id)?;
-    let was_posted = stock::is_posted(kind, &d.status);
+    let was_posted = kind.is_posted(&d.status);
     if let Some(raw) = b.contact_id.as_deref() {
         let (r, name) = contact(tx, scope, raw)?;
         check_refs(d.entity_id.as_deref(), &[&r])?;
@@ -604,8 +442,11 @@ pub fn update(
         };
     }
     if let Some(n) = clean_nullable(b.number) {
-        if n.is_none() && kind == DocKind::Invoice {
-            return Err(AppError::invalid("number", "an invoice keeps a number"));
+        if n.is_none() && matches!(kind.numbering(), NumberRule::Sequence { .. }) {
+            return Err(AppError::invalid(
+                "number",
+                format!("{} keeps a number", kind.a_noun()),
+            ));
         }
         d.number = n;
     }
@@ -669,8 +510,7 @@ pub fn update(
     if d.moves_stock {
         let mut read = stock::ReadProducts::new();
         let location_changed = d.location_id != old_location;
-        if stock::is_posted(kind, &d.status) && (!was_posted || lines_replaced || location_changed)
-        {
+        if kind.is_posted(&d.status) && (!was_posted || lines_replaced || location_changed) {
             stock::check_active_products(tx, scope, &d, &mut read)?;
         }
         stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
@@ -680,8 +520,8 @@ pub fn update(
 }
 
 pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppResult<()> {
-    let d = kind.sql().one(tx, scope, kind.label(), id, from_row)?;
-    if stock::is_posted(kind, &d.status) && stock::has_movements(tx, &d.id)? {
+    let d = list_sql(&list_from(kind)).one(tx, scope, kind.label(), id, from_row)?;
+    if kind.is_posted(&d.status) && stock::has_movements(tx, &d.id)? {
         return Err(AppError::conflict(format!(
             "{} {} is posted and has moved stock: void it before deleting it",
             kind.label(),
@@ -702,11 +542,11 @@ mod tests {
 
     #[test]
     fn only_inv_numbers_count_towards_the_sequence() {
-        assert_eq!(invoice_number_seq("INV-0042"), Some(42));
-        assert_eq!(invoice_number_seq("inv-7"), Some(7));
-        assert_eq!(invoice_number_seq("INV-"), None);
-        assert_eq!(invoice_number_seq("INV-12a"), None);
-        assert_eq!(invoice_number_seq("2024-001"), None);
-        assert_eq!(format_invoice_number(12_345), "INV-12345");
+        assert_eq!(sequence_of("INV-", "INV-0042"), Some(42));
+        assert_eq!(sequence_of("INV-", "inv-7"), Some(7));
+        assert_eq!(sequence_of("INV-", "INV-"), None);
+        assert_eq!(sequence_of("INV-", "INV-12a"), None);
+        assert_eq!(sequence_of("INV-", "2024-001"), None);
+        assert_eq!(format_number("INV-", 12_345), "INV-12345");
     }
 }

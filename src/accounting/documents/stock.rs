@@ -2,10 +2,11 @@
 //! docs/documents-stock.md).
 //!
 //! The whole rule is one invariant, kept after every request: for each *posted* document
-//! (invoice `sent`/`paid`, bill `awaiting_payment`/`paid`) with a location, the movements
-//! written for it sum, per product, to minus (invoice) or plus (bill) its lines'
-//! quantities of that product, all at its location; for every other document they sum to
-//! zero. [`sync`] is called in the transaction of every create, PUT and DELETE of a
+//! ([`DocKind::posted_statuses`]: invoice `sent`/`paid`, bill `awaiting_payment`/`paid`)
+//! with a location, the movements written for it sum, per product, to minus (invoice) or
+//! plus (bill; [`DocKind::direction`]) its lines' quantities of that product, all at its
+//! location; for every other document they sum to zero. [`sync`] is called in the
+//! transaction of every create, PUT and DELETE of a
 //! document that moves stock; it compares what the document asks for with what its
 //! movements already hold, per product and location, and writes the difference through
 //! [`ledger::apply_document_movement`], so every stock rule (insufficient stock, inactive
@@ -23,7 +24,8 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
 
-use super::documents::{DocKind, Document};
+use super::kind::{Direction, DocKind};
+use super::record::Document;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Money, Price, Qty};
 use crate::error::{AppError, AppResult};
@@ -32,19 +34,11 @@ use crate::inventory::lookup::{LocationRef, ProductRef};
 use crate::inventory::{location_ref, product_ref};
 use crate::scope::Scope;
 
-/// Is a document with this status posted (it then holds stock, given a location)?
-pub fn is_posted(kind: DocKind, status: &str) -> bool {
-    match kind {
-        DocKind::Invoice => matches!(status, "sent" | "paid"),
-        DocKind::Bill => matches!(status, "awaiting_payment" | "paid"),
-    }
-}
-
-/// +1 for bills (stock in), -1 for invoices (stock out).
+/// +1 for stock in (bills), -1 for stock out (invoices).
 fn sign(kind: DocKind) -> Decimal {
-    match kind {
-        DocKind::Invoice => Decimal::NEGATIVE_ONE,
-        DocKind::Bill => Decimal::ONE,
+    match kind.direction() {
+        Direction::Out => Decimal::NEGATIVE_ONE,
+        Direction::In => Decimal::ONE,
     }
 }
 
@@ -90,7 +84,7 @@ fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, 
     let Some(location) = d.location_id.as_deref() else {
         return (want, nets);
     };
-    if !is_posted(kind, &d.status) {
+    if !kind.is_posted(&d.status) {
         return (want, nets);
     }
     for l in &d.lines {
@@ -173,9 +167,9 @@ pub fn sync(
             _ => location_ref(tx, scope, location_id)?,
         };
         last_location = Some(location.clone());
-        let (kind_of_move, unit_cost, origin) = match (kind, diff > Decimal::ZERO) {
-            (DocKind::Invoice, false) => (MovementType::Sale, None, Origin::Client),
-            (DocKind::Invoice, true) => {
+        let (kind_of_move, unit_cost, origin) = match (kind.direction(), diff > Decimal::ZERO) {
+            (Direction::Out, false) => (MovementType::Sale, None, Origin::Client),
+            (Direction::Out, true) => {
                 let (cost, sold) = have
                     .iter()
                     .filter(|((p, _), _)| p == product_id)
@@ -189,14 +183,14 @@ pub fn sync(
                 };
                 (MovementType::Return, Some(unit), Origin::System)
             }
-            (DocKind::Bill, true) => {
+            (Direction::In, true) => {
                 let unit = nets.get(product_id).and_then(|(net, qty)| {
                     (*qty > Decimal::ZERO && *net >= Decimal::ZERO)
                         .then(|| Price::rounded(net / qty))
                 });
                 (MovementType::Purchase, unit, Origin::Client)
             }
-            (DocKind::Bill, false) => (MovementType::Return, None, Origin::System),
+            (Direction::In, false) => (MovementType::Return, None, Origin::System),
         };
         ledger::apply_document_movement(
             tx,
@@ -227,10 +221,11 @@ pub fn has_movements(conn: &Connection, document_id: &str) -> AppResult<bool> {
     Ok(n > 0)
 }
 
-/// `cost_of_sales` of an invoice: Σ -qty × unit_cost over its movements, to 2 dp; `None`
-/// for bills and for invoices not posted or without a location.
+/// `cost_of_sales` of a document that takes stock out (an invoice): Σ -qty × unit_cost
+/// over its movements, to 2 dp; `None` for bills and for invoices not posted or without
+/// a location.
 pub fn cost_of_sales(conn: &Connection, kind: DocKind, d: &Document) -> AppResult<Option<Money>> {
-    if kind != DocKind::Invoice || d.location_id.is_none() || !is_posted(kind, &d.status) {
+    if kind.direction() != Direction::Out || d.location_id.is_none() || !kind.is_posted(&d.status) {
         return Ok(None);
     }
     let mut stmt = conn.prepare_cached(

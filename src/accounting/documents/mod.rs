@@ -1,0 +1,27 @@
+//! Priced documents with lines: invoices and bills, and the kinds to come (credit notes,
+//! supplier credits), as one resource over a [`DocKind`]
+//! (docs/accounting.md#invoices-and-bills, docs/architecture.md#adding-a-resource).
+//!
+//! The files form a DAG, leaves first:
+//!
+//! - `kind.rs`: [`DocKind`] and every fact that differs per kind (tables, numbering,
+//!   statuses and which are posted, stock direction, webhook event, path);
+//! - `record.rs`: the [`Document`] record, its bodies and its row;
+//! - `stock.rs`: how a posted document moves stock (docs/documents-stock.md#the-one-rule);
+//! - `rules.rs`: list, get, create, update, delete over a kind;
+//! - `resource.rs`: the [`resource::Resource`](crate::accounting::resource::Resource)
+//!   per kind, its session routes, and the one line that adds a kind.
+
+mod kind;
+mod record;
+mod resource;
+mod rules;
+mod stock;
+
+pub use kind::{Direction, DocKind, NumberRule, BILL_STATUSES, INVOICE_STATUSES};
+pub use record::{CreateDocument, Document, UpdateDocument};
+pub use resource::{routes, Bills, Invoices, Kind, Priced};
+pub use rules::{
+    create, create_with, delete, format_number, get, highest_number_sql, list, Numbering,
+    DEFAULT_TERMS_DAYS,
+};

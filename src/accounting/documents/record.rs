@@ -1,0 +1,143 @@
+//! The priced document record as its answers show it, its create and update bodies, and
+//! how its row reads (docs/accounting.md#invoices-and-bills). A leaf beside
+//! [`super::kind`]: the rules and the stock rule both read it.
+
+use rusqlite::Row;
+use serde::{Deserialize, Serialize};
+
+use super::kind::DocKind;
+use crate::accounting::common::ListSql;
+use crate::accounting::lines::{Line, LineInput};
+use crate::db::decimal::Money;
+use crate::http::body::nullable;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Document {
+    pub id: String,
+    pub number: Option<String>,
+    pub contact_id: String,
+    pub contact_name: String,
+    pub issue_date: String,
+    pub due_date: String,
+    pub status: String,
+    pub notes: Option<String>,
+    pub lines: Vec<Line>,
+    pub subtotal: Money,
+    pub vat_total: Money,
+    pub total: Money,
+    pub amount_paid: Money,
+    pub provider: Option<String>,
+    pub provider_ref: Option<String>,
+    pub entity_id: Option<String>,
+    /// Where the document takes (invoice) or brings (bill) stock once posted.
+    pub location_id: Option<String>,
+    /// Invoices posted with a location: Σ -qty × unit_cost of their movements (2 dp);
+    /// null otherwise, and always on bills.
+    pub cost_of_sales: Option<Money>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// False for imported documents: they never move stock.
+    #[serde(skip)]
+    pub moves_stock: bool,
+}
+
+pub(super) const COLUMNS: &str =
+    "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
+    t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
+    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock";
+
+pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
+    Ok(Document {
+        id: r.get(0)?,
+        number: r.get(1)?,
+        contact_id: r.get(2)?,
+        contact_name: r.get(3)?,
+        issue_date: r.get(4)?,
+        due_date: r.get(5)?,
+        status: r.get(6)?,
+        notes: r.get(7)?,
+        lines: Vec::new(),
+        subtotal: r.get(8)?,
+        vat_total: r.get(9)?,
+        total: r.get(10)?,
+        amount_paid: r.get(11)?,
+        provider: r.get(12)?,
+        provider_ref: r.get(13)?,
+        entity_id: r.get(14)?,
+        location_id: r.get(17)?,
+        cost_of_sales: None,
+        created_at: r.get(15)?,
+        updated_at: r.get(16)?,
+        moves_stock: r.get(18)?,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CreateDocument {
+    #[serde(default)]
+    pub number: Option<String>,
+    pub contact_id: String,
+    #[serde(default)]
+    pub issue_date: Option<String>,
+    #[serde(default)]
+    pub due_date: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
+    pub lines: Option<Vec<LineInput>>,
+    #[serde(default)]
+    pub amount_paid: Option<Money>,
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub provider_ref: Option<String>,
+    #[serde(default)]
+    pub entity_id: Option<String>,
+    /// Absent: the entity's default location; null: none.
+    #[serde(default, deserialize_with = "nullable")]
+    pub location_id: Option<Option<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct UpdateDocument {
+    pub id: String,
+    #[serde(default, deserialize_with = "nullable")]
+    pub number: Option<Option<String>>,
+    #[serde(default)]
+    pub contact_id: Option<String>,
+    #[serde(default)]
+    pub issue_date: Option<String>,
+    #[serde(default)]
+    pub due_date: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub notes: Option<Option<String>>,
+    /// When present, replaces every line.
+    #[serde(default, deserialize_with = "crate::http::body::at_most_lines")]
+    pub lines: Option<Vec<LineInput>>,
+    #[serde(default)]
+    pub amount_paid: Option<Money>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub provider: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub provider_ref: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub location_id: Option<Option<String>>,
+}
+
+/// The `FROM` of a kind's list: its table, aliased `t`, with the contact's name.
+pub(super) fn list_from(kind: DocKind) -> String {
+    format!("{} t JOIN contacts c ON c.id = t.contact_id", kind.table())
+}
+
+/// The list query over [`list_from`].
+pub(super) fn list_sql(from: &str) -> ListSql<'_> {
+    ListSql {
+        from,
+        columns: COLUMNS,
+        session_order: "t.issue_date DESC, t.seq DESC",
+    }
+}

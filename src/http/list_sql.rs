@@ -1,0 +1,160 @@
+//! The one list-query builder (docs/conventions.md#lists): every list endpoint's SQL is
+//! `<SELECT ...> WHERE <visible to the caller> [AND entity] [AND id] ORDER BY ... LIMIT ?
+//! OFFSET ?`, built here. The accounting resources describe their query with a
+//! [`ListSql`]; the lined stock documents (`inventory::documents`) give their own
+//! `SELECT` as a [`SelectSql`]. Who sees which rows is the caller's [`Visible`] (the
+//! `Scope` of `crate::scope`), so this bottom module imports no feature.
+
+use rusqlite::types::ToSql;
+use rusqlite::{Connection, OptionalExtension, Row};
+
+use super::paging::{Order, Page};
+use crate::error::{AppError, AppResult};
+
+/// Which rows a caller may see.
+pub trait Visible {
+    /// An SQL condition on the row aliased `alias` (none: unaliased), with its parameters.
+    fn condition(&self, alias: &str) -> (String, Vec<String>);
+}
+
+/// Which records of a list: optionally one entity's, optionally the one record `id`
+/// (docs/conventions.md#lists).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Which<'a> {
+    pub entity: Option<&'a str>,
+    pub id: Option<&'a str>,
+}
+
+/// `WHERE <visible> [AND alias.entity_id = ?] [AND alias.id = ?]` and its parameters.
+fn filter(visible: &impl Visible, alias: &str, which: Which<'_>) -> (String, Vec<String>) {
+    let (cond, mut params) = visible.condition(alias);
+    let mut filter = format!("WHERE {cond}");
+    if let Some(e) = which.entity {
+        filter.push_str(&format!(" AND {alias}.entity_id = ?"));
+        params.push(e.to_owned());
+    }
+    if let Some(id) = which.id {
+        filter.push_str(&format!(" AND {alias}.id = ?"));
+        params.push(id.to_owned());
+    }
+    (filter, params)
+}
+
+/// Runs `sql` (ending in `LIMIT ? OFFSET ?`) with `params` then the page.
+fn paged<T>(
+    conn: &Connection,
+    sql: &str,
+    params: &[String],
+    page: Page,
+    map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> AppResult<Vec<T>> {
+    let mut values: Vec<&dyn ToSql> = params.iter().map(|p| p as &dyn ToSql).collect();
+    let limit = page.sql_limit();
+    values.push(&limit);
+    values.push(&page.offset);
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt
+        .query_map(values.as_slice(), map)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// A list query given whole: `select` is `SELECT <columns> FROM <table> <alias>
+/// [JOIN ...]`; [`Self::page`] adds the filter, `ORDER BY order_by` and the page.
+pub struct SelectSql<'a> {
+    pub select: &'a str,
+    pub alias: &'a str,
+    pub order_by: &'a str,
+}
+
+impl SelectSql<'_> {
+    /// One page of rows, restricted to what `visible` sees and to `which`.
+    pub fn page<T>(
+        &self,
+        conn: &Connection,
+        visible: &impl Visible,
+        which: Which<'_>,
+        page: Page,
+        map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> AppResult<Vec<T>> {
+        let (filter, params) = filter(visible, self.alias, which);
+        let sql = format!(
+            "{} {filter} ORDER BY {} LIMIT ? OFFSET ?",
+            self.select, self.order_by
+        );
+        paged(conn, &sql, &params, page, map)
+    }
+}
+
+/// A list query against one table (aliased `t`), restricted to what the caller sees and
+/// optionally to one entity, in `order`, paged.
+pub struct ListSql<'a> {
+    /// `FROM` clause: the record table first, aliased `t` (joins may follow).
+    pub from: &'a str,
+    pub columns: &'a str,
+    /// `ORDER BY` for [`Order::Session`]; it should end with a `t.seq` tie-breaker.
+    pub session_order: &'a str,
+}
+
+impl ListSql<'_> {
+    pub fn run<T>(
+        &self,
+        conn: &Connection,
+        visible: &impl Visible,
+        which: Which<'_>,
+        page: Page,
+        order: Order,
+        map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> AppResult<Vec<T>> {
+        match order {
+            Order::Session => SelectSql {
+                select: &format!("SELECT {} FROM {}", self.columns, self.from),
+                alias: "t",
+                order_by: self.session_order,
+            }
+            .page(conn, visible, which, page, map),
+            // The page's `seq`s are found on the covering `(owner_id[, entity_id], seq)`
+            // index alone, so a deep offset skips index entries, not table rows; only the
+            // page's own rows are read from the table.
+            Order::Creation => {
+                let table = self.from.split_whitespace().next().unwrap_or(self.from);
+                let (filter, params) = filter(visible, "s", which);
+                let sql = format!(
+                    "SELECT {} FROM {} WHERE t.seq IN
+                     (SELECT s.seq FROM {table} s {filter} ORDER BY s.seq LIMIT ? OFFSET ?)
+                 ORDER BY t.seq",
+                    self.columns, self.from
+                );
+                paged(conn, &sql, &params, page, map)
+            }
+        }
+    }
+
+    /// One record by id, when the caller sees it: 404 (`<label> not found: <id>`)
+    /// otherwise, so a foreign id is indistinguishable from an unknown one.
+    pub fn one<T>(
+        &self,
+        conn: &Connection,
+        visible: &impl Visible,
+        label: &str,
+        id: &str,
+        map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> AppResult<T> {
+        let (cond, params) = visible.condition("t");
+        let sql = format!(
+            "SELECT {} FROM {} WHERE t.id = ? AND {cond}",
+            self.columns, self.from
+        );
+        let mut values: Vec<&dyn ToSql> = vec![&id];
+        values.extend(params.iter().map(|p| p as &dyn ToSql));
+        conn.prepare_cached(&sql)?
+            .query_row(values.as_slice(), map)
+            .optional()?
+            .ok_or_else(|| not_found(label, id))
+    }
+}
+
+/// `<label> not found: <id>` (404).
+pub fn not_found(label: &str, id: &str) -> AppError {
+    AppError::not_found(format!("{label} not found: {id}"))
+}
