@@ -23,15 +23,15 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::as_of::QuantitiesAsOf;
+use super::filters::resolve_filters;
 use super::lookup::and_eq;
-use super::reports::{
-    bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
-    round2, round_scaled, scaled_decimal, text_col, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES,
-    VALUE_PLACES,
-};
+use super::transfers::in_transit;
+use super::value::{margin, money, round2, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES};
 use crate::auth::SessionUser;
 use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
+use crate::db::decimal::{round_scaled, scaled_decimal};
+use crate::db::raw::{bytes_col, name_order, push_scaled, push_str, text_col};
 use crate::db::{Db, ReadSnapshot};
 use crate::error::{AppError, AppResult};
 use crate::http::stream::{stream_json_db, ChunkWriter, JsonStream, Sink, CHUNK};

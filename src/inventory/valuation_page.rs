@@ -26,19 +26,19 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::as_of::QuantitiesAsOf;
+use super::filters::resolve_filters;
 use super::lookup::and_eq;
-use super::movements::csv_cell;
-use super::reports::{
-    bytes_col, in_transit, margin, money, name_order, push_scaled, push_str, resolve_filters,
-    round2, round_scaled, scaled_decimal, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES,
-};
+use super::transfers::in_transit;
 use super::valuation::{
     locations, AsOfSummary, ValLocation as Location, ValuationSummary, COST_HISTORY,
     STOCK_AT_LOCATION,
 };
+use super::value::{margin, money, round2, PRICE_PLACES, QTY_PLACES, SHOWN_PLACES, VALUE_PLACES};
 use crate::auth::SessionUser;
 use crate::clock::Clock;
 use crate::db::decimal::ser_decimal;
+use crate::db::decimal::{round_scaled, scaled_decimal};
+use crate::db::raw::{bytes_col, csv_cell, name_order, push_fixed2, push_scaled, push_str};
 use crate::db::{Db, ReadSnapshot};
 use crate::error::{AppError, AppResult};
 use crate::http::paging::{parse_page, Page};
@@ -552,16 +552,6 @@ enum Summary {
 pub const CSV_HEADER: &str = "product_sku,product_name,category,location,quantity,cost_price,\
     unit_price,total_cost,total_retail,margin_percent";
 
-/// A scaled integer at 2 places as text with exactly 2 decimals (`1234.50`, `-0.05`).
-fn push_fixed2(out: &mut Vec<u8>, v: i128) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    let a = v.unsigned_abs();
-    out.extend_from_slice((a / 100).to_string().as_bytes());
-    out.extend_from_slice(format!(".{:02}", a % 100).as_bytes());
-}
-
 /// Writes the rows as CSV (RFC 4180, `\r\n` line ends, a header row), in report order,
 /// through `send`; `page` applies as in the JSON page.
 fn write_csv(
@@ -814,21 +804,6 @@ fn as_of_date(raw: &str, today: time::Date) -> AppResult<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fixed2(v: i128) -> String {
-        let mut out = Vec::new();
-        push_fixed2(&mut out, v);
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn money_in_the_spreadsheet_has_exactly_two_decimals() {
-        assert_eq!(fixed2(0), "0.00");
-        assert_eq!(fixed2(5), "0.05");
-        assert_eq!(fixed2(-5), "-0.05");
-        assert_eq!(fixed2(123_450), "1234.50");
-        assert_eq!(fixed2(-123_456), "-1234.56");
-    }
 
     #[test]
     fn file_names_are_slugs() {
