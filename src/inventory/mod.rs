@@ -10,7 +10,6 @@
 //! numbered documents with lines: transfer orders and stock takes).
 
 pub mod alerts;
-pub mod as_of;
 pub mod check;
 pub mod dashboard;
 pub mod documents;
@@ -27,7 +26,6 @@ pub mod stock_rows;
 pub mod stock_takes;
 pub mod transfers;
 pub mod valuation;
-pub mod valuation_page;
 pub mod value;
 
 // The lookups under their older paths (`inventory::product_ref`), which tests use.
@@ -43,7 +41,7 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(stock_takes::routes());
     r.extend(alerts::routes());
     r.extend(dashboard::routes());
-    r.extend(rocket::routes![valuation_page::stock_valuation]);
+    r.extend(valuation::routes());
     r.extend(rocket::routes![margin::gross_margin_report]);
     r
 }
