@@ -53,6 +53,35 @@ pub fn round(value: Decimal, dp: u32) -> Decimal {
         .normalize()
 }
 
+/// Rounds an integer scaled by 10^`from` to one scaled by 10^`to` (`to <= from`), half
+/// away from zero: the rule of [`round`] without a [`Decimal`] per value, for reports
+/// that sum millions of stored values exactly in `i128`.
+pub fn round_scaled(v: i128, from: u32, to: u32) -> i128 {
+    // 64-bit division is done by the CPU; 128-bit division is a library call. Every
+    // realistic value fits in 64 bits, and the valuation report rounds 2.5 million of them.
+    if let (Ok(small), true) = (i64::try_from(v), from - to <= 18) {
+        let d = 10_i64.pow(from - to);
+        let (q, r) = (small / d, small % d);
+        return i128::from(if r.abs() * 2 >= d {
+            q + small.signum()
+        } else {
+            q
+        });
+    }
+    let d = 10_i128.pow(from - to);
+    let (q, r) = (v / d, v % d);
+    if r.abs() * 2 >= d {
+        q + v.signum()
+    } else {
+        q
+    }
+}
+
+/// An integer scaled by 10^`places` as an exact decimal.
+pub fn scaled_decimal(v: i128, places: u32) -> Decimal {
+    Decimal::from_i128_with_scale(v, places).normalize()
+}
+
 macro_rules! scaled_decimal {
     ($(#[$doc:meta])* $name:ident, $places:expr, $kind:expr) => {
         $(#[$doc])*
@@ -265,5 +294,37 @@ mod tests {
         );
         let huge = Money::rounded(Decimal::from(10_i64.pow(18)) * Decimal::from(10_i64.pow(6)));
         assert_eq!(huge.to_scaled(), None);
+    }
+
+    #[test]
+    fn the_64_bit_and_128_bit_rounding_paths_agree() {
+        for v in [
+            0_i128,
+            1,
+            49,
+            50,
+            51,
+            99_999,
+            -49,
+            -50,
+            -51,
+            123_456_789_012_345,
+        ] {
+            let wide = v * 10_i128.pow(20);
+            // Scaling up by 10^20 and rounding 20 more places gives the same answer.
+            assert_eq!(round_scaled(v, 7, 2), round_scaled(wide, 27, 2), "{v}");
+        }
+        assert_eq!(round_scaled(50, 2, 0), 1);
+        assert_eq!(round_scaled(-50, 2, 0), -1);
+        assert_eq!(round_scaled(49, 2, 0), 0);
+    }
+
+    #[test]
+    fn rounding_is_half_away_from_zero() {
+        assert_eq!(round_scaled(1_250_000, 7, 2), 13);
+        assert_eq!(round_scaled(1_249_999, 7, 2), 12);
+        assert_eq!(round_scaled(-1_250_000, 7, 2), -13);
+        assert_eq!(round_scaled(-1_249_999, 7, 2), -12);
+        assert_eq!(round_scaled(0, 7, 2), 0);
     }
 }

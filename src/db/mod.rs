@@ -4,6 +4,7 @@
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
 pub mod decimal;
+pub mod raw;
 mod writer;
 
 use std::sync::{Arc, Mutex};

@@ -9,12 +9,22 @@
 
 use rusqlite::Transaction;
 
-use super::ledger::{Movement, NewMovement};
-use super::reports::{Alert, AlertLevel};
+use super::alerts::{Alert, AlertLevel};
+use super::lookup::{LocationRef, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
 use crate::db::decimal::Qty;
 use crate::error::AppResult;
 use crate::webhooks::outbox;
+
+/// The movement the ledger has just written: its product and location, entity, quantity
+/// and time of writing.
+pub struct Recorded<'a> {
+    pub product: &'a ProductRef,
+    pub location: Option<&'a LocationRef>,
+    pub entity_id: Option<&'a str>,
+    pub qty: Qty,
+    pub created_at: &'a str,
+}
 
 /// What the ledger knows once it has written a movement: the product's figures after it
 /// and, for a located movement, its stock row's quantity after it and reorder point. The
@@ -29,19 +39,14 @@ pub struct Figures {
     pub at_location: Option<(Qty, Qty)>,
 }
 
-/// Emits the events of `mv`, just written by the ledger for `m`, with `figures`.
-pub fn movement_recorded(
-    tx: &Transaction,
-    m: &NewMovement<'_>,
-    mv: &Movement,
-    figures: &Figures,
-) -> AppResult<()> {
+/// Emits the events of `mv`, just written by the ledger, with `figures`.
+pub fn movement_recorded(tx: &Transaction, mv: &Recorded<'_>, figures: &Figures) -> AppResult<()> {
     if !outbox::any_active() {
         return Ok(());
     }
-    let product = m.product;
+    let product = mv.product;
     let owner = product.owner_id.as_str();
-    let now = mv.created_at.as_str();
+    let now = mv.created_at;
     let Figures {
         active,
         total,
@@ -65,16 +70,9 @@ pub fn movement_recorded(
             quantity: total,
             threshold,
         };
-        outbox::emit(
-            tx,
-            owner,
-            mv.entity_id.as_deref(),
-            outbox::STOCK_LOW,
-            &alert,
-            now,
-        )?;
+        outbox::emit(tx, owner, mv.entity_id, outbox::STOCK_LOW, &alert, now)?;
     }
-    if let (Some(loc), Some((quantity, reorder))) = (m.location, at_location) {
+    if let (Some(loc), Some((quantity, reorder))) = (mv.location, at_location) {
         if entered(quantity, reorder) {
             let alert = Alert {
                 level: AlertLevel::Location,

@@ -320,8 +320,13 @@ fn apply(
     // Webhook events, in this same transaction (docs/webhooks.md#events).
     super::events::movement_recorded(
         tx,
-        m,
-        &mv,
+        &super::events::Recorded {
+            product,
+            location: m.location,
+            entity_id: mv.entity_id.as_deref(),
+            qty: mv.qty,
+            created_at: &mv.created_at,
+        },
         &super::events::Figures {
             active,
             total: stock_qty + m.qty,

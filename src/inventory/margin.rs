@@ -21,9 +21,10 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 
 use super::lookup::and_eq;
-use super::reports::{round2, text_col};
+use super::value::round2;
 use crate::auth::SessionUser;
 use crate::db::decimal::{ser_decimal, Money, Price, Qty};
+use crate::db::raw::{name_order, text_col};
 use crate::db::Db;
 use crate::error::AppResult;
 use crate::http::body::parse_date;
@@ -183,7 +184,7 @@ pub fn gross_margin(
     drop(q);
 
     let mut rows: Vec<(String, Sums)> = by_product.into_iter().collect();
-    rows.sort_by(|a, b| super::reports::name_order(&a.1.name, a.1.seq, &b.1.name, b.1.seq));
+    rows.sort_by(|a, b| name_order(&a.1.name, a.1.seq, &b.1.name, b.1.seq));
     let (mut sales, mut cost) = (Decimal::ZERO, Decimal::ZERO);
     let rows = rows
         .into_iter()

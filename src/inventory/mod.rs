@@ -9,23 +9,24 @@
 //! share lives in [`lookup`] (products and locations by id) and [`documents`] (the
 //! numbered documents with lines: transfer orders and stock takes).
 
-pub mod as_of;
+pub mod alerts;
 pub mod check;
+pub mod dashboard;
 pub mod documents;
 pub mod events;
+pub mod filters;
 pub mod ledger;
 pub mod locations;
 pub mod lookup;
 pub mod margin;
 pub mod movements;
 pub mod products;
-pub mod reports;
 pub mod stock;
 pub mod stock_rows;
 pub mod stock_takes;
 pub mod transfers;
 pub mod valuation;
-pub mod valuation_page;
+pub mod value;
 
 // The lookups under their older paths (`inventory::product_ref`), which tests use.
 pub use lookup::{location_ref, product_ref, LocationRef, ProductRef};
@@ -38,7 +39,9 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(movements::routes());
     r.extend(transfers::routes());
     r.extend(stock_takes::routes());
-    r.extend(reports::routes());
+    r.extend(alerts::routes());
+    r.extend(dashboard::routes());
+    r.extend(valuation::routes());
     r.extend(rocket::routes![margin::gross_margin_report]);
     r
 }

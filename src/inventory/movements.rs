@@ -21,6 +21,7 @@ use super::lookup::{location_ref, product_ref};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Price, Qty};
+use crate::db::raw::csv_cell;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
@@ -225,28 +226,6 @@ pub fn write_movements_csv(
     }
     w.flush();
     Ok(())
-}
-
-/// One CSV cell: quoted when it holds a comma, a quote or a line break; a leading formula
-/// character is neutralised with `'`.
-pub(super) fn csv_cell(out: &mut Vec<u8>, s: &str) {
-    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    let quote = formula || s.contains([',', '"', '\r', '\n']);
-    if quote {
-        out.push(b'"');
-    }
-    if formula {
-        out.push(b'\'');
-    }
-    for b in s.bytes() {
-        if b == b'"' {
-            out.push(b'"');
-        }
-        out.push(b);
-    }
-    if quote {
-        out.push(b'"');
-    }
 }
 
 /// The body of `POST /api/stock-movements`.

@@ -14,14 +14,14 @@ use std::collections::HashMap;
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, Route, State};
-use rusqlite::{params, OptionalExtension, Row, Transaction};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Transaction};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::documents::{self, next_number, LinedDocument, ListOptions};
 use super::ledger::{self, MovementType, NewMovement, Origin};
-use super::lookup::{location_ref, product_ref, LocationRef, ProductRef};
+use super::lookup::{and_eq, location_ref, product_ref, LocationRef, ProductRef};
 use super::stock_rows::{LocationBrief, ProductBrief};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
@@ -827,4 +827,35 @@ async fn remove(
     let id = body.id()?;
     db.write(move |tx| delete_transfer(tx, &scope, &id)).await?;
     Ok(data(json!({ "success": true })))
+}
+
+/// Units held by in-transit transfer orders (from `source` when given) and their value at
+/// the products' current cost price, both scaled: the in-transit figures of
+/// docs/inventory.md#dashboard-figures and docs/inventory.md#valuation-report.
+pub fn in_transit(
+    conn: &Connection,
+    scope: &Scope,
+    entity: Option<&str>,
+    source: Option<&str>,
+) -> AppResult<(i128, i128)> {
+    let (cond, mut args) = scope.condition("o");
+    let mut sql = format!(
+        "SELECT tl.quantity, p.cost_price
+         FROM transfer_order_lines tl
+         JOIN transfer_orders o ON o.id = tl.order_id
+         JOIN products p ON p.id = tl.product_id
+         WHERE o.status = 'in_transit' AND {cond}"
+    );
+    and_eq(&mut sql, &mut args, "o.entity_id", entity);
+    and_eq(&mut sql, &mut args, "o.source_location_id", source);
+    let mut stmt = conn.prepare(&sql)?;
+    let mut q = stmt.query(params_from_iter(args.iter()))?;
+    let (mut units, mut value) = (0_i128, 0_i128);
+    while let Some(r) = q.next()? {
+        let qty: i64 = r.get(0)?;
+        let price: i64 = r.get(1)?;
+        units += i128::from(qty);
+        value += i128::from(qty) * i128::from(price);
+    }
+    Ok((units, value))
 }

@@ -877,7 +877,7 @@ fn plan(t: &TestApp, sql: &str, args: &[&str]) -> Vec<String> {
 #[test]
 fn the_as_of_sums_and_the_cost_history_are_read_from_covering_indexes_without_a_sort() {
     let (t, _) = app_with_entity();
-    use stockbook::inventory::as_of;
+    use stockbook::inventory::valuation::as_of;
     assert_eq!(
         plan(&t, as_of::ALL, &["2024-03-31"]),
         ["SCAN stock_movements USING COVERING INDEX stock_movements_as_of"]

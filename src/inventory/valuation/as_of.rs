@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::reports::bytes_col;
+use crate::db::raw::bytes_col;
 use crate::db::ReadSnapshot;
 use crate::error::{AppError, AppResult};
 
