@@ -320,12 +320,15 @@ pub fn create_transfer(
 ) -> AppResult<TransferOrder> {
     let source = parse_id("source_location_id", &b.source_location_id)?;
     let destination = parse_id("destination_location_id", &b.destination_location_id)?;
+    // An omitted `lines` is a missing field (400); an empty list is the business refusal
+    // below (409): docs/documents.md#transfer-orders.
+    let lines = b.lines.ok_or_else(|| AppError::missing("lines"))?;
     if source == destination {
         return Err(AppError::conflict(
             "The source and destination of a transfer order must be different locations",
         ));
     }
-    let lines = check_new_lines(b.lines.unwrap_or_default())?;
+    let lines = check_new_lines(lines)?;
     let src = location_ref(tx, scope, &source)?;
     let dst = location_ref(tx, scope, &destination)?;
     let entity = match b.entity_id.as_deref().filter(|e| !e.is_empty()) {
