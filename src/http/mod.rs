@@ -9,6 +9,7 @@ pub mod catchers;
 pub mod nul;
 pub mod paging;
 pub mod query;
+pub mod routing;
 pub mod stash;
 pub mod stream;
 

@@ -13,7 +13,7 @@ use rocket::request::{FromRequest, Outcome, Request};
 use rocket::{delete, get, patch, post, put, routes, Route};
 
 use crate::error::AppError;
-use crate::http::catchers::api_route_matches;
+use crate::http::routing::api_route_matches;
 
 /// Rank of the catch-alls: before every handler (Rocket's default ranks are -12 to -1).
 pub const QUERY_CHECK_RANK: isize = -100;
