@@ -55,7 +55,7 @@ use crate::import::records::{
     ContactRow, ContactType, DocStatus, ExpenseRow, Interval, LineRow, ProductRow, ProjectRow,
     ProjectStatus, SubscriptionRow, TemplateStatus, TimeEntryRow,
 };
-use crate::import::ImportError;
+use crate::import::error::ImportError;
 use crate::inventory::products::{create_product, NewProduct};
 use crate::scope::Scope;
 

@@ -30,7 +30,7 @@ use crate::import::platform::Platform;
 use crate::import::records::{
     ser_opt_date, DocStatus, Interval, LineRow, RowData, SubscriptionRow, TemplateStatus,
 };
-use crate::import::ImportError;
+use crate::import::error::ImportError;
 
 pub use layouts::{csv_data_types, Aux};
 pub use values::DateOrder;
