@@ -244,7 +244,7 @@ mod tests {
     use rocket::{get, routes};
     use serde_json::{json, Value};
 
-    use super::{AppError, AppResult};
+    use super::{AppError, AppResult, Constraint};
 
     #[get("/boom")]
     fn boom() -> AppResult<()> {
@@ -296,7 +296,6 @@ mod tests {
 
     #[test]
     fn constraint_violations_are_told_apart_for_their_call_sites() {
-        use super::Constraint;
         assert_eq!(Constraint::of(&failure(2067)), Some(Constraint::Unique));
         assert_eq!(Constraint::of(&failure(1555)), Some(Constraint::Unique)); // PRIMARY KEY
         assert_eq!(Constraint::of(&failure(787)), Some(Constraint::ForeignKey));
