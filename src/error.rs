@@ -168,9 +168,8 @@ impl Constraint {
             return None;
         }
         match code.extended_code {
-            rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
-                Some(Self::Unique)
-            }
+            rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => Some(Self::Unique),
             rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => Some(Self::ForeignKey),
             rusqlite::ffi::SQLITE_CONSTRAINT_CHECK => Some(Self::Check),
             rusqlite::ffi::SQLITE_CONSTRAINT_NOTNULL => Some(Self::NotNull),

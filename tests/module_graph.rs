@@ -382,7 +382,9 @@ fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
                         let mut j = next + 1;
                         loop {
                             match toks.get(j) {
-                                Some(Token::Ident(_)) => j = use_tree(&toks, j, base.clone(), &mut out),
+                                Some(Token::Ident(_)) => {
+                                    j = use_tree(&toks, j, base.clone(), &mut out)
+                                }
                                 Some(Token::Close) | None => break,
                                 Some(_) => j += 1,
                             }
