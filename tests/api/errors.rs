@@ -237,25 +237,26 @@ fn created(t: &TestApp, path: &str, body: serde_json::Value) -> String {
 }
 
 #[test]
-fn a_contact_a_project_uses_cannot_be_deleted_and_the_answer_says_so() {
+fn an_expense_category_an_expense_uses_cannot_be_deleted_and_the_answer_says_so() {
     let (t, entity) = app_with_entity();
-    let contact = created(
+    let category = created(
         &t,
-        "/api/contacts",
-        json!({ "name": "Ann", "entity_id": entity }),
+        "/api/expense-categories",
+        json!({ "name": "Software", "entity_id": entity }),
     );
     created(
         &t,
-        "/api/projects",
-        json!({ "name": "Roof", "entity_id": entity, "contact_id": contact }),
+        "/api/expenses",
+        json!({ "description": "Editor licence", "amount": 120, "category_id": category,
+                "date": "2024-03-01", "entity_id": entity }),
     );
     let msg = assert_error(
-        &t.delete("/api/contacts", json!({ "id": contact })),
+        &t.delete("/api/expense-categories", json!({ "id": category })),
         Status::Conflict,
     );
     assert_eq!(
         msg,
-        "Contact is in use by other records and cannot be deleted"
+        "Expense category is in use by other records and cannot be deleted"
     );
 }
 
