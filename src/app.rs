@@ -84,7 +84,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(pull_slots)
         .manage(rate_limiter)
         .manage(hash_gate)
-        .mount("/api", query::routes())
+        .mount("/api", query::routes(&crate::openapi::build()))
         .mount("/api", routes![health])
         .mount("/api", crate::auth::routes::routes())
         .mount("/api", crate::entities::routes())

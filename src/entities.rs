@@ -211,7 +211,7 @@ pub fn delete_entity(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
 }
 
 fn in_use(e: rusqlite::Error) -> AppError {
-    match AppError::from(e) {
+    match AppError::in_use(e) {
         AppError::Conflict(_) => {
             AppError::conflict("Entity still holds records; delete them first")
         }

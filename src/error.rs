@@ -1,7 +1,8 @@
 //! One error type for the whole service, rendered as the error body
 //! (docs/conventions.md#errors): `{statusCode, statusMessage, message}`.
 //!
-//! Internal causes (SQLite, I/O) are logged and never sent to the client.
+//! Internal causes (SQLite, I/O) are logged and never sent to the client; that includes
+//! SQLite's own text when a write breaks a constraint (see `From<rusqlite::Error>`).
 
 use std::io::Cursor;
 
@@ -147,6 +148,54 @@ impl<'r> Responder<'r, 'static> for AppError {
     }
 }
 
+/// The kind of schema constraint (migrations/*.sql) a failed statement broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constraint {
+    /// `UNIQUE`, a unique index or a primary key.
+    Unique,
+    ForeignKey,
+    Check,
+    NotNull,
+}
+
+impl Constraint {
+    /// The constraint `e` broke, when a constraint is why the statement failed.
+    pub fn of(e: &rusqlite::Error) -> Option<Self> {
+        let rusqlite::Error::SqliteFailure(code, _) = e else {
+            return None;
+        };
+        if code.code != rusqlite::ffi::ErrorCode::ConstraintViolation {
+            return None;
+        }
+        match code.extended_code {
+            rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => Some(Self::Unique),
+            rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => Some(Self::ForeignKey),
+            rusqlite::ffi::SQLITE_CONSTRAINT_CHECK => Some(Self::Check),
+            rusqlite::ffi::SQLITE_CONSTRAINT_NOTNULL => Some(Self::NotNull),
+            _ => None,
+        }
+    }
+}
+
+impl AppError {
+    /// A failed `DELETE`: the foreign keys refusing it (the record is still used) are a 409,
+    /// which the caller usually renames to say what uses it; any other failure is
+    /// [`AppError::from`]'s.
+    pub fn in_use(e: rusqlite::Error) -> Self {
+        match Constraint::of(&e) {
+            Some(Constraint::ForeignKey) => {
+                Self::Conflict("The record is in use by other records".into())
+            }
+            _ => Self::from(e),
+        }
+    }
+}
+
+/// A statement that failed. A constraint the client can break is checked before the write
+/// (or mapped where the write is, as [`AppError::in_use`] does) and answered with a field
+/// message there: one that reaches this conversion is a rule missing at its call site, so
+/// it is an internal error, logged with SQLite's text, which the client never sees.
 impl From<rusqlite::Error> for AppError {
     fn from(e: rusqlite::Error) -> Self {
         use rusqlite::ffi::ErrorCode;
@@ -161,16 +210,11 @@ impl From<rusqlite::Error> for AppError {
                     return Self::Unavailable("The database is busy; retry the request".into());
                 }
                 ErrorCode::ConstraintViolation => {
-                    let detail = msg.clone().unwrap_or_default();
-                    return match code.extended_code {
-                        // SQLITE_CONSTRAINT_UNIQUE / PRIMARYKEY
-                        2067 | 1555 => Self::Conflict(format!("Duplicate value: {detail}")),
-                        // SQLITE_CONSTRAINT_FOREIGNKEY
-                        787 => Self::Conflict("The record is in use by other records".into()),
-                        // SQLITE_CONSTRAINT_CHECK / NOTNULL
-                        275 | 1299 => Self::BadRequest(format!("Invalid value: {detail}")),
-                        _ => Self::Internal(e.to_string()),
-                    };
+                    return Self::Internal(format!(
+                        "a write broke a constraint no rule checked ({:?}): {}",
+                        Constraint::of(&e),
+                        msg.as_deref().unwrap_or("no detail")
+                    ));
                 }
                 // A SQL SUM beyond 64 bits: SQLite refuses rather than wraps.
                 ErrorCode::Unknown if msg.as_deref() == Some("integer overflow") => {
@@ -199,7 +243,7 @@ mod tests {
     use rocket::{get, routes};
     use serde_json::{json, Value};
 
-    use super::{AppError, AppResult};
+    use super::{AppError, AppResult, Constraint};
 
     #[get("/boom")]
     fn boom() -> AppResult<()> {
@@ -242,19 +286,33 @@ mod tests {
         assert_eq!(e.status(), Status::ServiceUnavailable);
     }
 
+    fn failure(extended: i32) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(extended),
+            Some("UNIQUE constraint failed: products.owner_id, products.sku".into()),
+        )
+    }
+
     #[test]
-    fn constraint_violations_map_to_client_errors() {
-        let failure = |extended: i32| {
-            AppError::from(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(extended),
-                Some("detail".into()),
-            ))
-            .status()
-        };
-        assert_eq!(failure(2067), Status::Conflict); // UNIQUE
-        assert_eq!(failure(787), Status::Conflict); // FOREIGN KEY
-        assert_eq!(failure(275), Status::BadRequest); // CHECK
-        assert_eq!(failure(1299), Status::BadRequest); // NOT NULL
+    fn constraint_violations_are_told_apart_for_their_call_sites() {
+        assert_eq!(Constraint::of(&failure(2067)), Some(Constraint::Unique));
+        assert_eq!(Constraint::of(&failure(1555)), Some(Constraint::Unique)); // PRIMARY KEY
+        assert_eq!(Constraint::of(&failure(787)), Some(Constraint::ForeignKey));
+        assert_eq!(Constraint::of(&failure(275)), Some(Constraint::Check));
+        assert_eq!(Constraint::of(&failure(1299)), Some(Constraint::NotNull));
+        assert_eq!(Constraint::of(&failure(rusqlite::ffi::SQLITE_BUSY)), None);
+        // A delete the foreign keys refuse is the client's 409.
+        assert_eq!(AppError::in_use(failure(787)).status(), Status::Conflict);
+    }
+
+    #[test]
+    fn a_constraint_no_rule_checked_is_a_500_that_sends_no_sqlite_text() {
+        for extended in [2067, 1555, 787, 275, 1299] {
+            let e = AppError::from(failure(extended));
+            assert_eq!(e.status(), Status::InternalServerError, "{extended}");
+            assert_eq!(e.public_message(), "Internal server error");
+            assert!(e.to_string().contains("products.sku"), "logged: {e}");
+        }
     }
 
     #[test]

@@ -159,7 +159,7 @@ pub fn new_id() -> String {
 
 /// Maps a foreign-key refusal of a DELETE to a 409 naming what still uses the record.
 pub fn in_use(what: &str) -> impl Fn(rusqlite::Error) -> AppError + '_ {
-    move |e| match AppError::from(e) {
+    move |e| match AppError::in_use(e) {
         AppError::Conflict(_) => AppError::conflict(format!(
             "{what} is in use by other records and cannot be deleted"
         )),

@@ -1,6 +1,13 @@
 //! The web app in `static/`, embedded in the binary (read from disk in debug builds, so the
 //! UI can be edited without rebuilding). Paths under `api/` are never answered here, so
 //! the JSON 404 catcher answers them.
+//!
+//! Caching: a file asked for with `?v=<its content hash>` is content-addressed (another
+//! content has another URL), so it is served `immutable` for a year; anything else,
+//! `index.html` first, is `no-cache` (revalidated with its `ETag`). `index.html` names the
+//! files it links that way (`href="/app.css"` is served as `href="/app.css?v=…"`), so a
+//! deploy that changes one changes the page's URL for it. The entry script keeps its plain
+//! URL (`/app.js`, which its ES module imports resolve against) and revalidates.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -10,9 +17,13 @@ use rocket::http::{ContentType, Header};
 use rocket::response::{self, Responder, Response};
 use rocket::{get, routes, Request, Route};
 use rust_embed::RustEmbed;
+use sha2::{Digest, Sha256};
 
 /// Rank of the asset route: after every API route.
 pub const ASSET_RANK: isize = 50;
+
+/// The `Cache-Control` of a content-addressed file.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 #[derive(RustEmbed)]
 #[folder = "static/"]
@@ -37,7 +48,7 @@ impl<'r> Responder<'r, 'static> for Asset {
         b.header(Header::new(
             "Cache-Control",
             if self.immutable {
-                "public, max-age=3600"
+                IMMUTABLE
             } else {
                 "no-cache"
             },
@@ -51,20 +62,76 @@ impl<'r> Responder<'r, 'static> for Asset {
     }
 }
 
-fn load(path: &str) -> Option<Asset> {
+/// A file's content hash: the first 8 bytes of its SHA-256, in hex. Its `ETag`, and the
+/// `v` of its content-addressed URL.
+fn hash_of(file: &rust_embed::EmbeddedFile) -> String {
+    hex(&file.metadata.sha256_hash()[..8])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `path`, served `immutable` when `version` is its content hash.
+fn load(path: &str, version: Option<&str>) -> Option<Asset> {
+    if path == "index.html" {
+        return index();
+    }
     let file = Static::get(path)?;
     let ext = path.rsplit('.').next().unwrap_or("");
     let content_type = ContentType::from_extension(ext).unwrap_or(ContentType::Binary);
-    let etag: String = file.metadata.sha256_hash()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let etag = hash_of(&file);
     Some(Asset {
         content_type,
         body: file.data,
+        immutable: version == Some(etag.as_str()),
+        etag,
+    })
+}
+
+/// `index.html`, with every `src="/x"` or `href="/x"` that names an embedded file given its
+/// content hash (`/x?v=…`), except the entry script (see the module docs). Its `ETag` is
+/// the hash of what is sent, so it changes when a linked file does.
+fn index() -> Option<Asset> {
+    let file = Static::get("index.html")?;
+    let html = String::from_utf8_lossy(&file.data);
+    let mut out = String::with_capacity(html.len() + 64);
+    let mut rest: &str = &html;
+    while let Some(at) = rest.find("=\"/") {
+        let (before, after) = rest.split_at(at + 3);
+        out.push_str(before);
+        let end = after.find('"').unwrap_or(after.len());
+        let path = &after[..end];
+        out.push_str(path);
+        let linked = before.ends_with(" src=\"/") || before.ends_with(" href=\"/");
+        if linked && path != ENTRY_SCRIPT && !path.contains(['?', '#']) {
+            if let Some(f) = Static::get(path).filter(|_| !path.is_empty()) {
+                out.push_str("?v=");
+                out.push_str(&hash_of(&f));
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    let etag = hex(&Sha256::digest(out.as_bytes())[..8]);
+    Some(Asset {
+        content_type: ContentType::HTML,
+        body: Cow::Owned(out.into_bytes()),
         etag,
         immutable: false,
     })
+}
+
+/// The page's module script: its imports are relative to its URL, and a module is one
+/// instance per URL, so it keeps one plain URL.
+const ENTRY_SCRIPT: &str = "app.js";
+
+/// The `v` of a query string (`?v=<hash>`), if given.
+fn version<'a>(uri: &'a Origin<'_>) -> Option<&'a str> {
+    uri.query()?
+        .as_str()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("v="))
 }
 
 #[get("/<path..>", rank = 50)]
@@ -78,14 +145,14 @@ fn asset(path: PathBuf, uri: &Origin<'_>) -> Option<Asset> {
         return None;
     }
     if p.is_empty() {
-        return load("index.html");
+        return index();
     }
-    if let Some(a) = load(&p) {
+    if let Some(a) = load(&p, version(uri)) {
         return Some(a);
     }
     // Client-side routes (no file extension) get the app shell.
     if !p.rsplit('/').next().unwrap_or("").contains('.') {
-        return load("index.html");
+        return index();
     }
     None
 }

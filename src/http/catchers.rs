@@ -18,6 +18,7 @@ use rocket::response::{self, Responder, Response};
 use rocket::{catch, catchers, Catcher};
 
 use crate::error::error_response;
+use crate::http::routing::{allowed_methods, api_route_matches};
 use crate::http::stash;
 
 pub fn all() -> Vec<Catcher> {
@@ -110,24 +111,6 @@ fn refine(status: Status, req: &Request<'_>) -> Status {
     Status::NotFound
 }
 
-/// The `Allow` value of a 405: the methods of the API routes that serve the request's
-/// path, in a fixed order (`GET, POST, PUT, DELETE, PATCH`).
-pub fn allowed_methods(req: &Request<'_>) -> String {
-    const ORDER: [Method; 5] = [
-        Method::Get,
-        Method::Post,
-        Method::Put,
-        Method::Delete,
-        Method::Patch,
-    ];
-    ORDER
-        .iter()
-        .filter(|m| api_route_matches(req, |r| r == **m))
-        .map(|m| m.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn is_v1(req: &Request<'_>) -> bool {
     let mut segs = req.uri().path().segments();
     segs.next() == Some("api") && segs.next() == Some("v1")
@@ -138,40 +121,6 @@ fn has_bearer(req: &Request<'_>) -> bool {
         .get_one("Authorization")
         .and_then(|h| h.strip_prefix("Bearer "))
         .is_some_and(|k| !k.trim().is_empty())
-}
-
-/// Is there an API route (not the asset route, not a catch-all) for this path with a
-/// method `m` accepts?
-pub fn api_route_matches(req: &Request<'_>, m: impl Fn(Method) -> bool) -> bool {
-    let path = req.uri().path();
-    let segs: Vec<&str> = path.segments().collect();
-    req.rocket().routes().any(|r| {
-        m(r.method)
-            && r.rank < crate::http::assets::ASSET_RANK
-            && !r.uri.path().ends_with("..>")
-            && route_matches(r.uri.path(), &segs)
-    })
-}
-
-/// Does a route path pattern (`/api/x/<id>`) match these request path segments?
-pub fn route_matches(pattern: &str, segs: &[&str]) -> bool {
-    let pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
-    let mut i = 0;
-    for p in &pat {
-        if p.starts_with('<') && p.ends_with("..>") {
-            return true;
-        }
-        match segs.get(i) {
-            None => return false,
-            Some(s) => {
-                if !(p.starts_with('<') || p == s) {
-                    return false;
-                }
-            }
-        }
-        i += 1;
-    }
-    i == segs.len()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod list_sql;
 pub mod nul;
 pub mod paging;
 pub mod query;
+pub mod routing;
 pub mod stash;
 pub mod stream;
 

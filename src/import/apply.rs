@@ -49,13 +49,13 @@ use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
 use crate::import::csv::header::short;
 use crate::import::csv::{Document, ErrorList, Mapping, ParsedFile, RowError, Template};
+use crate::import::error::ImportError;
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
 use crate::import::records::{
     ContactRow, ContactType, DocStatus, ExpenseRow, Interval, LineRow, ProductRow, ProjectRow,
     ProjectStatus, SubscriptionRow, TemplateStatus, TimeEntryRow,
 };
-use crate::import::ImportError;
 use crate::inventory::products::{create_product, NewProduct};
 use crate::scope::Scope;
 

@@ -189,7 +189,8 @@ pub fn delete_location(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<(
             l.name
         )));
     }
-    tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [id])?;
+    tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [id])
+        .map_err(AppError::in_use)?;
     Ok(())
 }
 

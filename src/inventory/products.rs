@@ -649,7 +649,7 @@ pub fn delete_product(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()
     }
     tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [id])?;
     tx.execute("DELETE FROM products WHERE id = ?1", [id])
-        .map_err(|e| match AppError::from(e) {
+        .map_err(|e| match AppError::in_use(e) {
             AppError::Conflict(_) => AppError::conflict(format!(
                 "Product {} is used on documents and cannot be deleted; deactivate it instead",
                 p.sku

@@ -39,8 +39,8 @@ use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
-use crate::http::catchers::{allowed_methods, route_matches};
 use crate::http::paging::{EntityListQuery, Order};
+use crate::http::routing::{allowed_methods, route_matches};
 use crate::http::Created;
 use crate::inventory::products::{
     create_product, list_products, NewProduct, Product, ProductFilter,

@@ -55,3 +55,43 @@ fn security_headers_are_set_on_every_answer() {
         );
     }
 }
+
+#[test]
+fn linked_assets_carry_their_content_hash_and_only_those_urls_are_immutable() {
+    let t = app();
+    let page = t.client.get("/").dispatch();
+    assert_eq!(page.headers().get_one("Cache-Control"), Some("no-cache"));
+    let etag = page.headers().get_one("ETag").unwrap().to_owned();
+    let html = page.into_string().unwrap();
+    let at = html.find("href=\"/app.css?v=").expect(&html) + "href=\"".len();
+    let url = &html[at..at + html[at..].find('"').unwrap()];
+    let versioned = t.client.get(url.to_owned()).dispatch();
+    assert_eq!(versioned.status(), Status::Ok);
+    assert_eq!(versioned.content_type(), Some(ContentType::CSS));
+    assert_eq!(
+        versioned.headers().get_one("Cache-Control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    // The same file without its hash, or with another, is revalidated.
+    for plain in [
+        "/app.css",
+        "/app.css?v=0000000000000000",
+        "/app.js",
+        "/js/api.js",
+    ] {
+        let res = t.client.get(plain).dispatch();
+        assert_eq!(res.status(), Status::Ok, "{plain}");
+        assert_eq!(
+            res.headers().get_one("Cache-Control"),
+            Some("no-cache"),
+            "{plain}"
+        );
+    }
+    // The page's ETag is that of the page as sent, and still answers 304.
+    let again = t
+        .client
+        .get("/")
+        .header(rocket::http::Header::new("If-None-Match", etag))
+        .dispatch();
+    assert_eq!(again.status(), Status::NotModified);
+}

@@ -225,3 +225,124 @@ fn too_many_requests_is_a_429_with_retry_after() {
     assert_error(&res, Status::TooManyRequests);
     assert!(retry.unwrap().parse::<u64>().unwrap() >= 1);
 }
+
+// ---------------------------------------------------------------------------------------
+// Constraints: a record still used is a 409 that names it; SQLite's text never reaches a
+// client (src/error.rs)
+
+fn created(t: &TestApp, path: &str, body: serde_json::Value) -> String {
+    let (s, v) = t.post(path, body);
+    assert_eq!(s, Status::Created, "{path}: {v}");
+    v["data"]["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn an_expense_category_an_expense_uses_cannot_be_deleted_and_the_answer_says_so() {
+    let (t, entity) = app_with_entity();
+    let category = created(
+        &t,
+        "/api/expense-categories",
+        json!({ "name": "Software", "entity_id": entity }),
+    );
+    created(
+        &t,
+        "/api/expenses",
+        json!({ "description": "Editor licence", "amount": 120, "category_id": category,
+                "date": "2024-03-01", "entity_id": entity }),
+    );
+    let msg = assert_error(
+        &t.delete("/api/expense-categories", json!({ "id": category })),
+        Status::Conflict,
+    );
+    assert_eq!(
+        msg,
+        "Expense category is in use by other records and cannot be deleted"
+    );
+}
+
+#[test]
+fn a_product_on_a_draft_invoice_cannot_be_deleted_and_the_answer_says_so() {
+    let (t, entity) = app_with_entity();
+    let contact = created(
+        &t,
+        "/api/contacts",
+        json!({ "name": "Ann", "entity_id": entity }),
+    );
+    let (s, v) = t.post(
+        "/api/products",
+        json!({ "name": "Mug", "sku": "MUG-1", "entity_id": entity }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let product = v["data"]["id"].as_str().unwrap().to_owned();
+    created(
+        &t,
+        "/api/invoices",
+        json!({ "contact_id": contact, "entity_id": entity, "status": "draft",
+                "lines": [{ "product_id": product, "quantity": 1, "unit_price": 10 }] }),
+    );
+    let msg = assert_error(
+        &t.delete("/api/products", json!({ "id": product })),
+        Status::Conflict,
+    );
+    assert_eq!(
+        msg,
+        "Product MUG-1 is used on documents and cannot be deleted; deactivate it instead"
+    );
+}
+
+#[test]
+fn a_location_an_invoice_names_cannot_be_deleted_and_no_sqlite_text_is_sent() {
+    let (t, entity) = app_with_entity();
+    let contact = created(
+        &t,
+        "/api/contacts",
+        json!({ "name": "Ann", "entity_id": entity }),
+    );
+    let location = created(
+        &t,
+        "/api/warehouse-locations",
+        json!({ "name": "Back room", "entity_id": entity }),
+    );
+    created(
+        &t,
+        "/api/invoices",
+        json!({ "contact_id": contact, "entity_id": entity, "location_id": location }),
+    );
+    let res = t.delete("/api/warehouse-locations", json!({ "id": location }));
+    let msg = assert_error(&res, Status::Conflict);
+    assert_eq!(msg, "The record is in use by other records");
+    assert!(!res.1.to_string().contains("constraint"), "{}", res.1);
+}
+
+#[test]
+fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
+    let t = app();
+    let (s, doc) = t.get("/api/openapi.json");
+    assert_eq!(s, Status::Ok);
+    let rules = stockbook::http::query::NotEmpty::from_openapi(&doc);
+    assert_eq!(
+        rules.names(),
+        [
+            "active",
+            "asOf",
+            "dateFrom",
+            "dateTo",
+            "documentId",
+            "entityId",
+            "format",
+            "id",
+            "limit",
+            "lines",
+            "locationId",
+            "offset",
+            "platform",
+            "productId",
+            "state",
+            "type",
+        ]
+    );
+    // Documented as plain text, so an empty one is no filter (or the route's own rule).
+    for free in ["q", "category", "code", "error", "webhookId"] {
+        assert!(!rules.contains(free), "{free}");
+    }
+}

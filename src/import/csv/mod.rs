@@ -25,12 +25,12 @@ use serde::{Serialize, Serializer};
 use time::Date;
 
 use crate::db::decimal::Money;
+use crate::import::error::ImportError;
 use crate::import::fields::{EntityType, Field, FieldSpec};
 use crate::import::platform::Platform;
 use crate::import::records::{
     ser_opt_date, DocStatus, Interval, LineRow, RowData, SubscriptionRow, TemplateStatus,
 };
-use crate::import::ImportError;
 
 pub use layouts::{csv_data_types, Aux};
 pub use values::DateOrder;
