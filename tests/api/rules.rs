@@ -249,11 +249,21 @@ fn a_transfer_without_lines_or_to_its_own_source_is_refused() {
             ctx,
         )
     });
-    w.refused(409, |tx, scope, ctx| {
+    // Omitted lines are a missing field (400); an empty list is the business refusal.
+    let msg = w.refused(400, |tx, scope, ctx| {
         transfers::create_transfer(
             tx,
             scope,
             body(json!({"source_location_id": w.a.id, "destination_location_id": w.b.id})),
+            ctx,
+        )
+    });
+    assert_eq!(msg, "Missing required field: lines");
+    w.refused(409, |tx, scope, ctx| {
+        transfers::create_transfer(
+            tx,
+            scope,
+            body(json!({"source_location_id": w.a.id, "destination_location_id": w.b.id, "lines": []})),
             ctx,
         )
     });
