@@ -18,6 +18,7 @@ pub mod expense_categories;
 pub mod expenses;
 pub mod invoices;
 pub mod lines;
+pub mod openapi;
 pub mod projects;
 pub mod recurring_invoices;
 pub mod stock;

@@ -1,6 +1,7 @@
 //! Sign-in (docs/auth.md): accounts, server-side sessions, the login throttle, and the
 //! `SessionUser` request guard that every session endpoint takes.
 
+pub mod openapi;
 pub mod password;
 pub mod routes;
 pub mod throttle;

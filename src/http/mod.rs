@@ -7,6 +7,7 @@ pub mod assets;
 pub mod body;
 pub mod catchers;
 pub mod nul;
+pub mod openapi;
 pub mod paging;
 pub mod query;
 pub mod stash;

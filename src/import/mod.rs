@@ -18,6 +18,7 @@ pub mod csv;
 pub mod fields;
 pub mod migrate;
 pub mod oauth;
+pub mod openapi;
 pub mod platform;
 pub mod records;
 pub mod routes;

@@ -18,6 +18,7 @@ pub mod locations;
 pub mod lookup;
 pub mod margin;
 pub mod movements;
+pub mod openapi;
 pub mod products;
 pub mod reports;
 pub mod stock;

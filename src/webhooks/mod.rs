@@ -7,6 +7,7 @@
 //! written by the changes that cause them, in their transactions ([`outbox::emit`]), and
 //! sent by the worker ([`worker`]).
 
+pub mod openapi;
 pub mod outbox;
 pub mod signature;
 pub mod worker;

@@ -55,7 +55,7 @@ fn every_mounted_route_is_documented_and_every_documented_route_is_mounted() {
     let unmounted: Vec<_> = documented.difference(&mounted).collect();
     assert!(
         undocumented.is_empty() && unmounted.is_empty(),
-        "routes missing from the OpenAPI document (add them to OPERATIONS in src/openapi.rs): {undocumented:?}\n\
+        "routes missing from the OpenAPI document (add them to operations() in the feature's openapi.rs): {undocumented:?}\n\
          documented routes that are not mounted: {unmounted:?}"
     );
     assert!(mounted.len() > 50, "{}", mounted.len());
