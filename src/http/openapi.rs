@@ -507,7 +507,10 @@ pub fn input(mut schema: Value) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(props) = schema["properties"].as_object_mut() {
+    // `get_mut`, not `schema["properties"]`: indexing a map mutably inserts a null where
+    // the key is missing, and a body without properties (EmptyBody) was served with
+    // `"properties": null`, which validators and generators refuse.
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         for (name, prop) in props.iter_mut() {
             if !required.contains(name) && !accepts_null(prop) {
                 *prop = nullable(prop.take());
@@ -515,7 +518,7 @@ pub fn input(mut schema: Value) -> Value {
         }
     }
     no_nul(&mut schema);
-    if schema.get("properties").is_some() {
+    if schema["type"] == "object" {
         schema["additionalProperties"] = reference("AnyValue");
     }
     schema

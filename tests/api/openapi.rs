@@ -115,6 +115,66 @@ fn the_document_is_served_without_a_session_and_documents_decimals_as_numbers() 
     }
 }
 
+/// Where the document holds a JSON Schema keyword whose value must be a schema (an object,
+/// or a boolean where JSON Schema allows one) or a list of them, and it is not; and where it
+/// holds a null outside an `enum` list (where null is one of the values).
+fn malformed(v: &Value, at: &str, found: &mut Vec<String>) {
+    match v {
+        Value::Null => found.push(format!("{at}: null")),
+        Value::Array(items) => {
+            let in_enum = at.ends_with("/enum");
+            for (i, item) in items.iter().enumerate() {
+                if !(in_enum && item.is_null()) {
+                    malformed(item, &format!("{at}/{i}"), found);
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (key, value) in map {
+                let here = format!("{at}/{key}");
+                let ok = match key.as_str() {
+                    "properties" => value
+                        .as_object()
+                        .is_some_and(|p| p.values().all(Value::is_object)),
+                    "items" | "additionalProperties" | "propertyNames" | "not" => {
+                        value.is_object() || value.is_boolean()
+                    }
+                    "anyOf" | "oneOf" | "allOf" => value
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_object)),
+                    _ => true,
+                };
+                if !ok {
+                    found.push(format!("{here}: {value}"));
+                }
+                malformed(value, &here, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_schema_in_the_document_holds_a_null_where_json_schema_wants_an_object_or_a_list() {
+    let t = app();
+    let doc = openapi(&t);
+    let mut found = Vec::new();
+    malformed(&doc, "#", &mut found);
+    assert!(found.is_empty(), "{found:#?}");
+    // The logout body in particular (issue 30): an object with no properties at all.
+    let empty = &doc["components"]["schemas"]["EmptyBody"];
+    assert_eq!(empty["type"], "object");
+    assert!(empty.get("properties").is_none(), "{empty}");
+    // The checker finds what it is for.
+    let mut found = Vec::new();
+    malformed(
+        &json!({ "a": { "properties": null, "anyOf": [], "enum": [1, null] } }),
+        "#",
+        &mut found,
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+}
+
 /// A small JSON Schema check (the subset the document uses): types, enums, required
 /// properties, arrays, `$ref`, `oneOf` and `anyOf`; an object with documented properties may have
 /// no others.
