@@ -15,8 +15,7 @@ use rocket::{get, routes, Route};
 use serde_json::{json, Map, Value};
 
 use crate::http::openapi::{
-    any_value, component, integer, object, op, operation, string, text, uuid, Auth, Operation,
-    Shape,
+    component, integer, object, op, operation, string, text, uuid, Auth, Operation, Shape,
 };
 
 pub fn routes() -> Vec<Route> {
@@ -78,7 +77,6 @@ fn shared_schemas() -> Vec<(&'static str, Value)> {
                 ("message", text("The cause, naming the field or rule")),
             ],
         )),
-        ("AnyValue", any_value()),
         ("Success", object(&["success"], vec![("success", json!({ "type": "boolean", "const": true }))])),
         ("IdBody", object(&["id"], vec![("id", uuid())])),
         ("EmptyBody", json!({ "type": "object" })),

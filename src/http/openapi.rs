@@ -518,25 +518,13 @@ pub fn input(mut schema: Value) -> Value {
         }
     }
     no_nul(&mut schema);
+    // Unknown fields are ignored: any value. `{}`, not a recursive "any value without NUL"
+    // schema, which client generators cannot handle (issue 30); the NUL refusal
+    // (docs/limits.md#text) is written on every known field and key.
     if schema["type"] == "object" {
-        schema["additionalProperties"] = reference("AnyValue");
+        schema["additionalProperties"] = json!({});
     }
     schema
-}
-
-/// Any JSON value without NUL in its text or keys: what an unknown body field may hold
-/// (it is ignored, but a NUL anywhere in a body is refused, docs/limits.md#text).
-pub fn any_value() -> Value {
-    let any = reference("AnyValue");
-    json!({
-        "description": "Any JSON value without NUL in its text or keys.",
-        "anyOf": [
-            { "type": "string", "pattern": NO_NUL },
-            { "type": ["number", "boolean", "null"] },
-            { "type": "array", "items": any },
-            { "type": "object", "propertyNames": { "pattern": NO_NUL }, "additionalProperties": any },
-        ],
-    })
 }
 
 pub fn accepts_null(schema: &Value) -> bool {
