@@ -12,6 +12,15 @@ use Auth::Session as S;
 use Filter::{Entity as ByEntity, RecordId as ById};
 use Shape::{Create, Delete, FilteredList, Update};
 
+/// Where the stock an invoice or bill moves is written.
+const MOVES_STOCK: &[&str] = &[
+    "docs/documents-stock.md#the-one-rule",
+    "docs/documents-stock.md#costs",
+    "docs/documents-stock.md#imported-documents",
+];
+/// What refuses a change of an invoice or bill that moves stock.
+const STOCK_REFUSED: &str = "Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted";
+
 /// The operations of the accounting records (session API).
 #[rustfmt::skip]
 pub fn operations() -> Vec<Operation> {
@@ -22,20 +31,20 @@ pub fn operations() -> Vec<Operation> {
         op("delete", "/api/contacts", "Contacts", "deleteContact", "Delete a contact no record uses", S, Delete),
         op("get", "/api/invoices", "Invoices", "listInvoices", "List invoices with lines", S, FilteredList("Invoice", &[ByEntity, ById])),
         op("post", "/api/invoices", "Invoices", "createInvoice", "Create an invoice", S, Create { body: "InvoiceCreate", record: "Invoice" })
-            .rules(&["docs/documents-stock.md#the-one-rule", "docs/documents-stock.md#costs", "docs/documents-stock.md#imported-documents"])
-            .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+            .rules(MOVES_STOCK)
+            .refused(STOCK_REFUSED),
         op("put", "/api/invoices", "Invoices", "updateInvoice", "Update an invoice", S, Update { body: "InvoiceUpdate", record: "Invoice" })
-            .rules(&["docs/documents-stock.md#the-one-rule", "docs/documents-stock.md#costs", "docs/documents-stock.md#imported-documents"])
-            .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+            .rules(MOVES_STOCK)
+            .refused(STOCK_REFUSED),
         op("delete", "/api/invoices", "Invoices", "deleteInvoice", "Delete an invoice", S, Delete)
             .refused("The invoice is posted and has moved stock: void it first"),
         op("get", "/api/bills", "Bills", "listBills", "List bills with lines", S, FilteredList("Bill", &[ByEntity, ById])),
         op("post", "/api/bills", "Bills", "createBill", "Create a bill", S, Create { body: "BillCreate", record: "Bill" })
-            .rules(&["docs/documents-stock.md#the-one-rule", "docs/documents-stock.md#costs", "docs/documents-stock.md#imported-documents"])
-            .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+            .rules(MOVES_STOCK)
+            .refused(STOCK_REFUSED),
         op("put", "/api/bills", "Bills", "updateBill", "Update a bill", S, Update { body: "BillUpdate", record: "Bill" })
-            .rules(&["docs/documents-stock.md#the-one-rule", "docs/documents-stock.md#costs", "docs/documents-stock.md#imported-documents"])
-            .refused("Not enough stock at the location for what the change takes out (naming the product, the quantity needed and the quantity available), or a line's product is inactive on a document being posted"),
+            .rules(MOVES_STOCK)
+            .refused(STOCK_REFUSED),
         op("delete", "/api/bills", "Bills", "deleteBill", "Delete a bill", S, Delete)
             .refused("The bill is posted and has moved stock: void it first"),
         op("get", "/api/expenses", "Expenses", "listExpenses", "List expenses", S, FilteredList("Expense", &[ByEntity, ById])),
