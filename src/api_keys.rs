@@ -36,6 +36,8 @@ pub const LAST_USED_RESOLUTION_SECS: i64 = 60;
 /// user can spend (and the limiter's buckets per user).
 pub const MAX_ACTIVE_KEYS: i64 = 100;
 
+pub mod openapi;
+
 pub fn routes() -> Vec<Route> {
     routes![list, create, revoke]
 }

@@ -23,6 +23,8 @@ use crate::http::paging::{ListQuery, Page};
 use crate::http::{required_text, Created};
 use crate::scope::Scope;
 
+pub mod openapi;
+
 pub fn routes() -> Vec<Route> {
     routes![list, create, update, remove]
 }

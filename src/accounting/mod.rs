@@ -16,6 +16,7 @@ pub mod employees;
 pub mod expense_categories;
 pub mod expenses;
 pub mod lines;
+pub mod openapi;
 pub mod projects;
 pub mod recurring_invoices;
 pub mod time_entries;

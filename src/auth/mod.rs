@@ -2,6 +2,7 @@
 //! `SessionUser` request guard that every session endpoint takes.
 
 pub mod accounts;
+pub mod openapi;
 pub mod password;
 pub mod routes;
 pub mod throttle;

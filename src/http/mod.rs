@@ -8,6 +8,7 @@ pub mod body;
 pub mod catchers;
 pub mod list_sql;
 pub mod nul;
+pub mod openapi;
 pub mod paging;
 pub mod query;
 pub mod routing;

@@ -19,6 +19,7 @@ pub mod error;
 pub mod fields;
 pub mod migrate;
 pub mod oauth;
+pub mod openapi;
 pub mod platform;
 pub mod records;
 pub mod routes;

@@ -20,6 +20,7 @@ pub mod locations;
 pub mod lookup;
 pub mod margin;
 pub mod movements;
+pub mod openapi;
 pub mod products;
 pub mod stock;
 pub mod stock_rows;

@@ -15,6 +15,7 @@
 //! [`Scope`]: crate::scope::Scope
 
 pub mod guard;
+pub mod openapi;
 pub mod rate_limit;
 
 use rocket::http::{Header, Method, Status};

@@ -12,6 +12,7 @@
 //! events), [`worker`] (sending), [`signature`].
 
 pub mod deliveries;
+pub mod openapi;
 pub mod outbox;
 pub mod resource;
 pub mod signature;

@@ -55,7 +55,7 @@ fn every_mounted_route_is_documented_and_every_documented_route_is_mounted() {
     let unmounted: Vec<_> = documented.difference(&mounted).collect();
     assert!(
         undocumented.is_empty() && unmounted.is_empty(),
-        "routes missing from the OpenAPI document (add them to OPERATIONS in src/openapi.rs): {undocumented:?}\n\
+        "routes missing from the OpenAPI document (add them to operations() in the feature's openapi.rs): {undocumented:?}\n\
          documented routes that are not mounted: {unmounted:?}"
     );
     assert!(mounted.len() > 50, "{}", mounted.len());
@@ -113,6 +113,126 @@ fn the_document_is_served_without_a_session_and_documents_decimals_as_numbers() 
             }
         }
     }
+}
+
+/// Where the document holds a JSON Schema keyword whose value must be a schema (an object,
+/// or a boolean where JSON Schema allows one) or a list of them, and it is not; and where it
+/// holds a null outside an `enum` list (where null is one of the values).
+fn malformed(v: &Value, at: &str, found: &mut Vec<String>) {
+    match v {
+        Value::Null => found.push(format!("{at}: null")),
+        Value::Array(items) => {
+            let in_enum = at.ends_with("/enum");
+            for (i, item) in items.iter().enumerate() {
+                if !(in_enum && item.is_null()) {
+                    malformed(item, &format!("{at}/{i}"), found);
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (key, value) in map {
+                let here = format!("{at}/{key}");
+                let ok = match key.as_str() {
+                    "properties" => value
+                        .as_object()
+                        .is_some_and(|p| p.values().all(Value::is_object)),
+                    "items" | "additionalProperties" | "propertyNames" | "not" => {
+                        value.is_object() || value.is_boolean()
+                    }
+                    "anyOf" | "oneOf" | "allOf" => value
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_object)),
+                    _ => true,
+                };
+                if !ok {
+                    found.push(format!("{here}: {value}"));
+                }
+                malformed(value, &here, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_schema_in_the_document_holds_a_null_where_json_schema_wants_an_object_or_a_list() {
+    let t = app();
+    let doc = openapi(&t);
+    let mut found = Vec::new();
+    malformed(&doc, "#", &mut found);
+    assert!(found.is_empty(), "{found:#?}");
+    // The logout body in particular (issue 30): an object with no properties at all.
+    let empty = &doc["components"]["schemas"]["EmptyBody"];
+    assert_eq!(empty["type"], "object");
+    assert!(empty.get("properties").is_none(), "{empty}");
+    // The checker finds what it is for.
+    let mut found = Vec::new();
+    malformed(
+        &json!({ "a": { "properties": null, "anyOf": [], "enum": [1, null] } }),
+        "#",
+        &mut found,
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+}
+
+/// The schema names `schema` refers to, at any depth.
+fn refs_in(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                out.push(r.trim_start_matches("#/components/schemas/").to_owned());
+            }
+            map.values().for_each(|v| refs_in(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs_in(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn unknown_body_fields_are_allowed_as_any_value_and_no_schema_refers_to_itself() {
+    let (t, entity) = app_with_entity();
+    let doc = openapi(&t);
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    // No schema reaches itself through its references: client generators drop or
+    // mistype every operation that touches a recursive one (issue 30).
+    for name in schemas.keys() {
+        let mut seen = BTreeSet::new();
+        let mut next = vec![name.clone()];
+        while let Some(at) = next.pop() {
+            let mut refs = Vec::new();
+            refs_in(&schemas[&at], &mut refs);
+            for r in refs {
+                assert!(r != *name, "{name} refers to itself (through {at})");
+                if seen.insert(r.clone()) {
+                    next.push(r);
+                }
+            }
+        }
+    }
+    assert!(schemas.get("AnyValue").is_none());
+    // Every request body still allows unknown fields, as any value.
+    let mut bodies = 0;
+    for item in doc["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let Some(r) =
+                op["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str()
+            else {
+                continue;
+            };
+            let name = r.trim_start_matches("#/components/schemas/");
+            assert_eq!(schemas[name]["additionalProperties"], json!({}), "{name}");
+            bodies += 1;
+        }
+    }
+    assert!(bodies > 40, "{bodies}");
+    // And the server ignores them, whatever they hold.
+    let (status, v) = t.post(
+        "/api/contacts",
+        json!({ "name": "C", "entity_id": entity, "extra": { "nested": [1, "x", null, { "k": true }] } }),
+    );
+    assert_eq!(status, Status::Created, "{v}");
+    assert!(v["data"].get("extra").is_none(), "{v}");
 }
 
 /// A small JSON Schema check (the subset the document uses): types, enums, required

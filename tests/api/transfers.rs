@@ -244,7 +244,7 @@ fn an_order_needs_different_locations_and_at_least_one_line() {
         "/api/transfer-orders",
         json!({"source_location_id": fx.main, "destination_location_id": fx.shop, "entity_id": fx.e}),
     );
-    // Omitting `lines` is a missing field (issue 22: 400, as DECISIONS §2 says); an empty
+    // Omitting `lines` is a missing field (400, docs/documents.md#transfer-orders); an empty
     // list stays the 409 refusal above.
     assert_eq!(
         assert_error(&r, Status::BadRequest),

@@ -1,0 +1,46 @@
+//! The entities in the OpenAPI document (docs/auth.md#entities).
+
+use serde_json::{json, Value};
+
+use crate::http::openapi::*;
+use Auth::Session as S;
+use Shape::{Create, Delete, PlainList, Update};
+
+/// The operations of `/api/entities`.
+#[rustfmt::skip]
+pub fn operations() -> Vec<Operation> {
+    vec![
+        op("get", "/api/entities", "Entities", "listEntities", "List entities", S, PlainList("Entity")),
+        op("post", "/api/entities", "Entities", "createEntity", "Create an entity (with the standard expense categories)", S, Create { body: "EntityCreate", record: "Entity" }),
+        op("put", "/api/entities", "Entities", "updateEntity", "Update an entity", S, Update { body: "EntityUpdate", record: "Entity" }),
+        op("delete", "/api/entities", "Entities", "deleteEntity", "Delete an entity without records", S, Delete),
+    ]
+}
+
+/// The entity record and its bodies.
+#[rustfmt::skip]
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        ("Entity", record(vec![
+            ("id", uuid()),
+            ("name", string()),
+            ("vat_number", nullable(string())),
+            ("address", nullable(string())),
+            ("currency", json!({ "type": "string", "const": "GBP" })),
+            ("default_location_id", nullable(id_of("A location of this entity: new invoices and bills without location_id take it."))),
+            ("created_at", timestamp()),
+        ])),
+        ("EntityCreate", object(&["name"], vec![
+            ("name", name_text("")),
+            ("vat_number", nullable(string())),
+            ("address", nullable(string())),
+        ])),
+        ("EntityUpdate", object(&["id"], vec![
+            ("id", uuid()),
+            ("name", name_text("")),
+            ("vat_number", nullable(string())),
+            ("address", nullable(string())),
+            ("default_location_id", opt_ref("A location of this entity (another entity's: 400; unknown or foreign: 404).")),
+        ])),
+    ]
+}
