@@ -14,12 +14,18 @@ use crate::db::Db;
 use crate::http::{assets, catchers, data, query};
 
 /// The web app's Content-Security-Policy: its own scripts, styles and API only (it has no
-/// inline script or style, and sets styles only through the CSSOM), `data:` for the empty
-/// favicon, no plugins, no framing, no `<base>` rewriting. The import wizard's OAuth step
-/// is a top-level navigation, which the policy does not restrict.
-pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
-    img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; \
-    base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+/// inline script or style but the import map, allowed by its hash, and sets styles only
+/// through the CSSOM), `data:` for the empty favicon, no plugins, no framing, no `<base>`
+/// rewriting. The import wizard's OAuth step is a top-level navigation, which the policy
+/// does not restrict.
+pub fn csp() -> String {
+    format!(
+        "default-src 'self'; script-src 'self' {}; style-src 'self'; \
+         img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; \
+         base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        assets::import_map_csp_source()
+    )
+}
 
 /// Everything the app needs at run time, built once from the configuration.
 pub struct App {
@@ -111,7 +117,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
                     // browser or proxy cache may keep them.
                     res.set_header(Header::new("Cache-Control", "no-store"));
                 } else if res.content_type().is_some_and(|ct| ct.is_html()) {
-                    res.set_header(Header::new("Content-Security-Policy", CSP));
+                    res.set_header(Header::new("Content-Security-Policy", csp()));
                 }
             })
         }))

@@ -7,7 +7,12 @@
 //! `index.html` first, is `no-cache` (revalidated with its `ETag`). `index.html` names the
 //! files it links that way (`href="/app.css"` is served as `href="/app.css?v=…"`), so a
 //! deploy that changes one changes the page's URL for it. The entry script keeps its plain
-//! URL (`/app.js`, which its ES module imports resolve against) and revalidates.
+//! URL (`/app.js`) and revalidates; every module under `js/` is content-addressed through
+//! an import map in the page ([`import_map`]): each import, static or dynamic, resolves to
+//! `/js/<file>` and the map sends it to `/js/<file>?v=…`, so every module keeps one URL
+//! (one instance) and a deploy changes the URL of exactly the modules that changed. The
+//! map is the page's only inline script; the Content-Security-Policy allows it by its
+//! hash ([`import_map_csp_source`]), not by `unsafe-inline`.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -89,12 +94,54 @@ fn load(path: &str, version: Option<&str>) -> Option<Asset> {
     })
 }
 
+/// The import map of the page: `{"imports": {"/js/a.js": "/js/a.js?v=<hash>", ...}}`
+/// for every module under `js/`, in path order.
+pub fn import_map() -> String {
+    let mut imports = serde_json::Map::new();
+    let mut paths: Vec<_> = Static::iter()
+        .filter(|p| p.starts_with("js/") && p.ends_with(".js"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        if let Some(f) = Static::get(&path) {
+            imports.insert(
+                format!("/{path}"),
+                format!("/{path}?v={}", hash_of(&f)).into(),
+            );
+        }
+    }
+    serde_json::json!({ "imports": imports }).to_string()
+}
+
+/// The CSP source that allows the page's import map and nothing else inline:
+/// `'sha256-<base64 of the map's SHA-256>'`.
+pub fn import_map_csp_source() -> String {
+    use base64::Engine;
+    let digest = Sha256::digest(import_map().as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// Where the import map goes: before the first module script, as import maps must.
+const MODULE_SCRIPT: &str = "<script type=\"module\"";
+
 /// `index.html`, with every `src="/x"` or `href="/x"` that names an embedded file given its
 /// content hash (`/x?v=…`), except the entry script (see the module docs). Its `ETag` is
 /// the hash of what is sent, so it changes when a linked file does.
 fn index() -> Option<Asset> {
     let file = Static::get("index.html")?;
     let html = String::from_utf8_lossy(&file.data);
+    let html = match html.find(MODULE_SCRIPT) {
+        Some(at) => Cow::Owned(format!(
+            "{}<script type=\"importmap\">{}</script>\n  {}",
+            &html[..at],
+            import_map(),
+            &html[at..]
+        )),
+        None => html,
+    };
     let mut out = String::with_capacity(html.len() + 64);
     let mut rest: &str = &html;
     while let Some(at) = rest.find("=\"/") {

@@ -95,3 +95,56 @@ fn linked_assets_carry_their_content_hash_and_only_those_urls_are_immutable() {
         .dispatch();
     assert_eq!(again.status(), Status::NotModified);
 }
+
+#[test]
+fn every_module_is_content_addressed_through_the_page_import_map_which_the_csp_allows_by_hash() {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let t = app();
+    let page = t.client.get("/").dispatch();
+    let csp = page
+        .headers()
+        .get_one("Content-Security-Policy")
+        .unwrap()
+        .to_owned();
+    let html = page.into_string().unwrap();
+    let open = r#"<script type="importmap">"#;
+    let start = html.find(open).expect(&html) + open.len();
+    let map_text = &html[start..start + html[start..].find("</script>").unwrap()];
+    // The map comes before the entry module, as import maps must.
+    assert!(
+        start
+            < html
+                .find(r#"<script type="module" src="/app.js">"#)
+                .unwrap()
+    );
+    // The policy allows exactly this map's bytes, and still nothing unsafe.
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(map_text));
+    assert!(
+        csp.contains(&format!("script-src 'self' 'sha256-{hash}'")),
+        "{csp}"
+    );
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    let map: serde_json::Value = serde_json::from_str(map_text).unwrap();
+    let imports = map["imports"].as_object().unwrap();
+    // Every module the app imports, statically or as a page, is in the map.
+    for module in [
+        "/js/api.js",
+        "/js/router.js",
+        "/js/pages/invoices.js",
+        "/js/vocab.js",
+    ] {
+        let url = imports[module].as_str().expect(module);
+        assert!(url.starts_with(&format!("{module}?v=")), "{url}");
+        let res = t.client.get(url.to_owned()).dispatch();
+        assert_eq!(res.status(), Status::Ok, "{url}");
+        assert_eq!(
+            res.headers().get_one("Cache-Control"),
+            Some("public, max-age=31536000, immutable"),
+            "{url}"
+        );
+    }
+    assert!(imports
+        .keys()
+        .all(|k| k.starts_with("/js/") && k.ends_with(".js")));
+}
