@@ -37,7 +37,7 @@ use crate::accounting::contacts::{self, CreateContact};
 use crate::accounting::documents::{self, CreateDocument, DocKind, Numbering};
 use crate::accounting::expense_categories::{CreateCategory, ExpenseCategories};
 use crate::accounting::expenses::{CreateExpense, Expenses};
-use crate::accounting::lines::{self, LineInput, PriceSource};
+use crate::accounting::lines::{self, LineInput};
 use crate::accounting::projects::{CreateProject, Projects};
 use crate::accounting::recurring_invoices::{CreateRecurring, RecurringInvoices};
 use crate::accounting::resource::Resource;
@@ -802,10 +802,7 @@ impl<'a> Writer<'a> {
                 vat_rate: l.line_vat_rate,
             });
         }
-        let source = match kind {
-            DocKind::Invoice => PriceSource::UnitPrice,
-            DocKind::Bill => PriceSource::CostPrice,
-        };
+        let source = kind.price_source();
         let built = lines::build(
             self.tx,
             &self.scope,
@@ -865,13 +862,7 @@ impl<'a> Writer<'a> {
 
         let contact_id = match contact {
             Some(c) => c,
-            None => self.ensure_contact(
-                &doc.contact_name,
-                match kind {
-                    DocKind::Invoice => "customer",
-                    DocKind::Bill => "supplier",
-                },
-            )?,
+            None => self.ensure_contact(&doc.contact_name, kind.contact_role())?,
         };
         let amount_paid = match (doc.amount_paid, doc.status) {
             (Some(p), _) => Some(p),
