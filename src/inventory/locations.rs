@@ -92,7 +92,8 @@ pub struct NewLocation {
     pub status: Option<String>,
 }
 
-fn check_status(s: &str) -> AppResult<String> {
+/// A location status: `active` or `inactive` (400 otherwise).
+pub fn check_status(s: &str) -> AppResult<String> {
     match s {
         "active" | "inactive" => Ok(s.to_owned()),
         _ => Err(AppError::invalid(
