@@ -127,3 +127,60 @@ fn a_damaged_location_is_named_by_the_location_and_stock_lists() {
         "name",
     );
 }
+
+#[test]
+fn a_damaged_document_line_or_status_names_its_own_table() {
+    let (t, e) = app_with_entity();
+    let contact = session_contact(&t, Some(&e), "Buyer");
+    let (s, v) = t.post(
+        "/api/invoices",
+        json!({
+            "entity_id": e, "contact_id": contact, "issue_date": "2026-01-05",
+            "due_date": "2026-02-05",
+            "lines": [{"description": "Work", "quantity": 1, "unit_price": 10}],
+        }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let invoice = v["data"]["id"].as_str().unwrap().to_owned();
+    let line = v["data"]["lines"][0]["id"].as_str().unwrap().to_owned();
+    damage(
+        &t,
+        &format!("UPDATE invoice_lines SET description = {BAD_TEXT} WHERE id = ?1"),
+        &line,
+    );
+    assert_names(
+        &t.get(&format!("/api/invoices?id={invoice}")),
+        "invoice_lines",
+        &line,
+        "description",
+    );
+
+    let from = stock_fixtures::location(&t, &e, "From");
+    let to = stock_fixtures::location(&t, &e, "To");
+    let order = stock_fixtures::insert_transfer_order(&t, &e, &from, &to, "draft", &[]);
+    {
+        let conn = t.db.conn().unwrap();
+        conn.execute_batch("PRAGMA ignore_check_constraints = ON")
+            .unwrap();
+    }
+    damage(
+        &t,
+        "UPDATE transfer_orders SET status = 'lost' WHERE id = ?1",
+        &order,
+    );
+    {
+        let conn = t.db.conn().unwrap();
+        conn.execute_batch("PRAGMA ignore_check_constraints = OFF")
+            .unwrap();
+    }
+    let res = t.get(&format!("/api/transfer-orders?id={order}"));
+    assert_names(&res, "transfer_orders", &order, "status");
+    assert!(
+        res.1["message"]
+            .as_str()
+            .unwrap()
+            .contains("`lost`, not a transfer order status"),
+        "{}",
+        res.1
+    );
+}
