@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 use crate::auth::{token, SessionUser};
 use crate::clock::{parse_rfc3339, rfc3339};
 use crate::ctx::Ctx;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{IdBody, JsonBody};
 use crate::http::paging::{ListQuery, Page};
@@ -171,7 +171,7 @@ pub fn list_keys(conn: &Connection, scope: &Scope, page: Page) -> AppResult<Vec<
     let rows = stmt
         .query_map(
             params![scope.owner_id, page.sql_limit(), page.offset],
-            from_row,
+            damage::named(from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)

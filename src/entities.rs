@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::{ListQuery, Page};
@@ -81,7 +81,7 @@ pub fn get_owned(conn: &Connection, owner: &str, id: &str) -> AppResult<Entity> 
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM entities WHERE id = ?1 AND owner_id = ?2"),
         [id, owner],
-        from_row,
+        damage::named(from_row),
     )
     .optional()?
     .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))
@@ -144,7 +144,7 @@ pub fn list_entities(
     let rows = stmt
         .query_map(
             params![owner, only, page.sql_limit(), page.offset],
-            from_row,
+            damage::named(from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)

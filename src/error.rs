@@ -99,6 +99,45 @@ pub struct TooLarge {
     pub max: String,
 }
 
+/// A stored value the server cannot read back as its column's type: text that is not
+/// UTF-8, a number stored as text, a status outside its set. A row reader that knows its
+/// table (`crate::db::damage`) puts one inside the conversion failure, so the answer
+/// names the record; [`AppError`] turns either into a 503 that points to `stockbook check`
+/// (docs/operations.md#damaged-records). (Defined here, not in `db`, so `error` imports
+/// no module.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the record {id} of `{table}` is damaged: column `{column}` holds {what}")]
+pub struct DamagedRecord {
+    pub table: String,
+    pub id: String,
+    pub column: String,
+    pub what: String,
+}
+
+/// When `e` is a stored value that could not be converted (damage, not a bug in the
+/// statement): the column's index, its name when the error knows it, and what is wrong
+/// in words. A `NULL` read into a non-optional value is left out: SQLite keeps `NOT NULL`
+/// columns from holding one, so that is an aggregate over no rows, a bug.
+pub fn conversion_failure(e: &rusqlite::Error) -> Option<(usize, Option<&str>, String)> {
+    use rusqlite::types::Type;
+    match e {
+        rusqlite::Error::Utf8Error(i, _) => Some((*i, None, "text that is not valid UTF-8".into())),
+        rusqlite::Error::IntegralValueOutOfRange(i, v) => {
+            Some((*i, None, format!("the number {v}, out of its range")))
+        }
+        rusqlite::Error::InvalidColumnType(_, _, Type::Null) => None,
+        rusqlite::Error::InvalidColumnType(i, name, ty) => Some((
+            *i,
+            Some(name.as_str()),
+            format!("a value of the wrong type ({ty})"),
+        )),
+        rusqlite::Error::FromSqlConversionFailure(i, _, cause) => {
+            Some((*i, None, cause.to_string()))
+        }
+        _ => None,
+    }
+}
+
 /// The error body (docs/conventions.md#errors).
 #[derive(Serialize)]
 pub struct ErrorBody {
@@ -203,6 +242,23 @@ impl From<rusqlite::Error> for AppError {
             if let Some(big) = cause.downcast_ref::<TooLarge>() {
                 return Self::Conflict(big.to_string());
             }
+        }
+        if let rusqlite::Error::FromSqlConversionFailure(_, _, cause) = &e {
+            if let Some(record) = cause.downcast_ref::<DamagedRecord>() {
+                eprintln!("stockbook: {record}");
+                return Self::Unavailable(format!(
+                    "The database holds a damaged record, which cannot be read: {record}. \
+                     Nothing was changed; `stockbook check` lists every damaged record"
+                ));
+            }
+        }
+        if let Some((_, column, what)) = conversion_failure(&e) {
+            let column = column.map_or_else(|| "a column".to_owned(), |c| format!("column `{c}`"));
+            eprintln!("stockbook: a damaged record: {e}");
+            return Self::Unavailable(format!(
+                "The database holds a damaged record, which cannot be read: {column} holds \
+                 {what}. Nothing was changed; `stockbook check` names the record"
+            ));
         }
         if let rusqlite::Error::SqliteFailure(code, msg) = &e {
             match code.code {
@@ -313,6 +369,27 @@ mod tests {
             assert_eq!(e.public_message(), "Internal server error");
             assert!(e.to_string().contains("products.sku"), "logged: {e}");
         }
+    }
+
+    #[test]
+    fn a_stored_value_that_cannot_be_read_is_a_503_pointing_to_check_not_a_500() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let read = |sql: &str| {
+            let e = conn
+                .query_row(sql, [], |r| r.get::<_, String>(0))
+                .unwrap_err();
+            AppError::from(e)
+        };
+        for e in [
+            read("SELECT CAST(x'fffe' AS TEXT)"),
+            read("SELECT 12"),
+            AppError::from(rusqlite::Error::IntegralValueOutOfRange(0, 1 << 40)),
+        ] {
+            assert_eq!(e.status(), Status::ServiceUnavailable, "{e}");
+            assert!(e.public_message().contains("`stockbook check`"), "{e}");
+        }
+        // A NULL where a value must be is an aggregate over no rows: a bug, not damage.
+        assert_eq!(read("SELECT NULL").status(), Status::InternalServerError);
     }
 
     #[test]

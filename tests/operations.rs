@@ -335,6 +335,90 @@ fn check_names_a_broken_ledger_invariant_and_exits_non_zero() {
     assert!(report.contains("ledger (product stock)"), "{report}");
 }
 
+/// Damage inside records that SQLite's own checks pass (docs/operations.md#damaged-records):
+/// `check` reads every row as the server does and names each damaged one.
+#[test]
+fn check_names_each_record_the_server_could_not_read_and_exits_non_zero() {
+    let db = support::temp_db("check-records");
+    let (loc, product, movement) = {
+        let server = support::start(&db, "full");
+        let (loc, product) = seed(&server);
+        let body = json!({"product_id": product, "location_id": loc, "qty": 4, "type": "purchase"});
+        let (status, m) = server
+            .conn()
+            .json("POST", "/api/stock-movements", &body.to_string());
+        assert_eq!(status, 201, "{m}");
+        let movement = m["data"]["id"].as_str().unwrap().to_owned();
+        (loc, product, movement)
+    };
+    assert_eq!(stockbook(&db, &["check"]).status.code(), Some(0));
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        // Past the CHECK constraints, as a disk or another program would write.
+        conn.pragma_update(None, "ignore_check_constraints", "ON")
+            .unwrap();
+        let bad_bytes = format!("CAST(x'{}' AS TEXT)", "ff".repeat(64));
+        conn.execute(
+            &format!(
+                "UPDATE products SET notes = {bad_bytes}, unit_price = 'nine pounds' WHERE id = ?1"
+            ),
+            [&product],
+        )
+        .unwrap();
+        conn.execute(
+            "UPDATE warehouse_locations SET status = 'closed' WHERE id = ?1",
+            [&loc],
+        )
+        .unwrap();
+        // The ledger's own trigger refuses any change: it is lifted for the damage only.
+        let triggers: Vec<(String, String)> = conn
+            .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'stock_movements'")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for (name, _) in &triggers {
+            conn.execute_batch(&format!("DROP TRIGGER \"{name}\""))
+                .unwrap();
+        }
+        conn.execute(
+            "UPDATE stock_movements SET date = '2026-02-30' WHERE id = ?1",
+            [&movement],
+        )
+        .unwrap();
+        for (_, sql) in &triggers {
+            conn.execute_batch(sql).unwrap();
+        }
+    }
+    // SQLite's integrity check sees the broken CHECK constraint, but not which row, and
+    // nothing of the rest: only reading the values finds them.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let integrity: Vec<String> = conn
+        .prepare("PRAGMA integrity_check")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        integrity,
+        ["CHECK constraint failed in warehouse_locations"]
+    );
+    drop(conn);
+    let out = stockbook(&db, &["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    for line in [
+        format!("the record {product} of `products` is damaged: column `notes` holds text that is not valid UTF-8"),
+        format!("the record {product} of `products` is damaged: column `unit_price` holds the text `nine pounds`, where a whole number belongs"),
+        format!("the record {loc} of `warehouse_locations` is damaged: column `status` holds `closed`, not a location status"),
+        format!("the record {movement} of `stock_movements` is damaged: column `date` holds `2026-02-30`, not a date in the form YYYY-MM-DD"),
+    ] {
+        assert!(report.contains(&line), "{line}\nmissing from:\n{report}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn sigterm_lets_writes_in_flight_commit_checkpoints_and_exits_zero() {

@@ -13,6 +13,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::common::new_id;
+use crate::db::damage;
 use crate::db::decimal::{check_percent, round, Money, Percent, Price, Qty, MAX_MAGNITUDE};
 use crate::error::{AppError, AppResult};
 use crate::http::body::clean;
@@ -250,22 +251,25 @@ pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<
          FROM {table} WHERE document_id = ?1 ORDER BY position"
     ))?;
     let lines = stmt
-        .query_map([document_id], |r| {
-            let net: Money = r.get(7)?;
-            let vat: Money = r.get(8)?;
-            Ok(Line {
-                id: r.get(0)?,
-                description: r.get(1)?,
-                product_id: r.get(2)?,
-                quantity: r.get(3)?,
-                unit_price: r.get(4)?,
-                discount: r.get(5)?,
-                vat_rate: r.get(6)?,
-                net,
-                vat,
-                total: net + vat,
-            })
-        })?
+        .query_map(
+            [document_id],
+            damage::named(|r| {
+                let net: Money = r.get(7)?;
+                let vat: Money = r.get(8)?;
+                Ok(Line {
+                    id: r.get(0)?,
+                    description: r.get(1)?,
+                    product_id: r.get(2)?,
+                    quantity: r.get(3)?,
+                    unit_price: r.get(4)?,
+                    discount: r.get(5)?,
+                    vat_rate: r.get(6)?,
+                    net,
+                    vat,
+                    total: net + vat,
+                })
+            }),
+        )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(lines)
 }

@@ -3,6 +3,7 @@
 //! [`Db::read`] for queries and [`Db::write`] for a `BEGIN IMMEDIATE` transaction that
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
+pub mod damage;
 pub mod decimal;
 pub mod raw;
 mod writer;

@@ -9,6 +9,7 @@ use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::paging::{Order, Page};
+use crate::db::damage;
 use crate::error::{AppError, AppResult};
 
 /// Which rows a caller may see.
@@ -40,7 +41,8 @@ fn filter(visible: &impl Visible, alias: &str, which: Which<'_>) -> (String, Vec
     (filter, params)
 }
 
-/// Runs `sql` (ending in `LIMIT ? OFFSET ?`) with `params` then the page.
+/// Runs `sql` (ending in `LIMIT ? OFFSET ?`) with `params` then the page. A row that
+/// cannot be read names its record (docs/operations.md#damaged-records).
 fn paged<T>(
     conn: &Connection,
     sql: &str,
@@ -54,7 +56,7 @@ fn paged<T>(
     values.push(&page.offset);
     let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt
-        .query_map(values.as_slice(), map)?
+        .query_map(values.as_slice(), damage::named(map))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -148,7 +150,9 @@ impl ListSql<'_> {
         let mut values: Vec<&dyn ToSql> = vec![&id];
         values.extend(params.iter().map(|p| p as &dyn ToSql));
         conn.prepare_cached(&sql)?
-            .query_row(values.as_slice(), map)
+            .query_row(values.as_slice(), |row| {
+                map(row).map_err(|e| damage::name_record(row, e))
+            })
             .optional()?
             .ok_or_else(|| not_found(label, id))
     }

@@ -34,7 +34,7 @@ use crate::auth::SessionUser;
 use crate::clock::{rfc3339, Clock};
 use crate::config::{AppConfig, PlatformConfig};
 use crate::connectors::{self, Platform};
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{IdBody, JsonBody};
 use crate::http::paging::EntityListQuery;
@@ -181,7 +181,7 @@ pub fn list_for(
     let rows = stmt
         .query_map(
             params![owner, entity, page.sql_limit(), page.offset],
-            from_row,
+            damage::named(from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -258,7 +258,7 @@ pub fn upsert(
              WHERE owner_id = ?1 AND entity_id = ?2 AND platform = ?3"
         ),
         params![owner, entity_id, platform.id()],
-        from_row,
+        damage::named(from_row),
     )?;
     Ok((connection, created))
 }

@@ -12,6 +12,7 @@ use super::filters::resolve_filters;
 use super::lookup::and_eq;
 use super::stock_rows::{LocationBrief, ProductBrief};
 use crate::auth::SessionUser;
+use crate::db::damage;
 use crate::db::decimal::Qty;
 use crate::db::Db;
 use crate::error::AppResult;
@@ -58,19 +59,22 @@ pub fn list_alerts(
         and_eq(&mut sql, &mut args, "p.entity_id", entity);
         sql.push_str(" ORDER BY p.name COLLATE NOCASE, p.seq");
         let mut stmt = conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
-            Ok(Alert {
-                level: AlertLevel::Global,
-                product_id: ProductBrief {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    sku: r.get(2)?,
-                },
-                location_id: None,
-                quantity: r.get(3)?,
-                threshold: r.get(4)?,
-            })
-        })?;
+        let rows = stmt.query_map(
+            params_from_iter(args.iter()),
+            damage::named(|r| {
+                Ok(Alert {
+                    level: AlertLevel::Global,
+                    product_id: ProductBrief {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        sku: r.get(2)?,
+                    },
+                    location_id: None,
+                    quantity: r.get(3)?,
+                    threshold: r.get(4)?,
+                })
+            }),
+        )?;
         for a in rows {
             alerts.push(a?);
         }
@@ -87,22 +91,25 @@ pub fn list_alerts(
     and_eq(&mut sql, &mut args, "s.location_id", location);
     sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq, p.name COLLATE NOCASE, p.seq");
     let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
-        Ok(Alert {
-            level: AlertLevel::Location,
-            product_id: ProductBrief {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                sku: r.get(2)?,
-            },
-            location_id: Some(LocationBrief {
-                id: r.get(3)?,
-                name: r.get(4)?,
-            }),
-            quantity: r.get(5)?,
-            threshold: r.get(6)?,
-        })
-    })?;
+    let rows = stmt.query_map(
+        params_from_iter(args.iter()),
+        damage::named(|r| {
+            Ok(Alert {
+                level: AlertLevel::Location,
+                product_id: ProductBrief {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    sku: r.get(2)?,
+                },
+                location_id: Some(LocationBrief {
+                    id: r.get(3)?,
+                    name: r.get(4)?,
+                }),
+                quantity: r.get(5)?,
+                threshold: r.get(6)?,
+            })
+        }),
+    )?;
     for a in rows {
         alerts.push(a?);
     }

@@ -16,7 +16,7 @@ use super::transfers::in_transit;
 use super::value::{money, units};
 use crate::auth::SessionUser;
 use crate::db::raw::text_col;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::AppResult;
 use crate::http::data;
 use crate::scope::Scope;
@@ -188,13 +188,16 @@ pub fn location_figures(
     sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq");
     let mut stmt = conn.prepare(&sql)?;
     let locations = stmt
-        .query_map(params_from_iter(args.iter()), |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?
+        .query_map(
+            params_from_iter(args.iter()),
+            damage::named(|r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            }),
+        )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(locations
         .into_iter()

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params_from_iter, Connection, OptionalExtension, Row, Transaction};
 
+use crate::db::damage;
 use crate::error::{AppError, AppResult};
 use crate::http::list_sql::{SelectSql, Which};
 use crate::http::paging::Page;
@@ -176,9 +177,10 @@ fn attach_lines<D: LinedDocument>(conn: &Connection, docs: &mut [D]) -> AppResul
     for chunk in docs.chunks(500) {
         let marks = vec!["?"; chunk.len()].join(",");
         let mut stmt = conn.prepare(&D::LINES.replace("{ids}", &marks))?;
-        let rows = stmt.query_map(params_from_iter(chunk.iter().map(D::id)), |r| {
-            Ok((r.get::<_, String>(0)?, D::line_from_row(r)?))
-        })?;
+        let rows = stmt.query_map(
+            params_from_iter(chunk.iter().map(D::id)),
+            damage::named(|r| Ok((r.get::<_, String>(0)?, D::line_from_row(r)?))),
+        )?;
         for row in rows {
             let (doc, line) = row?;
             by_doc.entry(doc).or_default().push(line);

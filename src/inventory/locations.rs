@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::lookup::and_eq;
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::ListQuery;
@@ -53,7 +53,7 @@ pub fn get_location(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Loc
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM warehouse_locations WHERE id = ? AND {cond}"),
         params_from_iter(args.iter()),
-        from_row,
+        damage::named(from_row),
     )
     .optional()?
     .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
@@ -75,7 +75,7 @@ pub fn list_locations(
     ));
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
+        .query_map(params_from_iter(args.iter()), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -92,7 +92,8 @@ pub struct NewLocation {
     pub status: Option<String>,
 }
 
-fn check_status(s: &str) -> AppResult<String> {
+/// A location status: `active` or `inactive` (400 otherwise).
+pub fn check_status(s: &str) -> AppResult<String> {
     match s {
         "active" | "inactive" => Ok(s.to_owned()),
         _ => Err(AppError::invalid(

@@ -22,7 +22,7 @@ use crate::auth::SessionUser;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Price, Qty};
 use crate::db::raw::csv_cell;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
 use crate::http::paging::parse_page;
@@ -100,7 +100,7 @@ pub fn event_data(
 ) -> AppResult<(Option<String>, Box<serde_json::value::RawValue>)> {
     let mv = conn
         .prepare_cached(&format!("{SELECT} WHERE m.seq = ?1"))?
-        .query_row([seq], from_row)
+        .query_row([seq], damage::named(from_row))
         .optional()?
         .ok_or_else(|| AppError::internal(format!("no stock movement at seq {seq}")))?;
     let json = serde_json::value::to_raw_value(&mv)
@@ -122,7 +122,7 @@ pub fn list_movements(
         f.offset
     ))?;
     let rows = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
+        .query_map(params_from_iter(args.iter()), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

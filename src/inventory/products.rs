@@ -21,7 +21,7 @@ use super::stock_rows::{self, StockRow};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Percent, Price, Qty};
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::{parse_page, Order};
@@ -109,7 +109,7 @@ pub fn list_products(
     let (sql, args) = list_query(scope, f);
     let mut stmt = conn.prepare(&sql)?;
     let mut products = stmt
-        .query_map(params_from_iter(args.iter()), from_row)?
+        .query_map(params_from_iter(args.iter()), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     attach_stock_levels(conn, &mut products)?;
     Ok(products)
@@ -138,7 +138,7 @@ pub fn write_product_list(
         let row = rows.next()?;
         let done = row.is_none();
         if let Some(r) = row {
-            batch.push(from_row(r)?);
+            batch.push(from_row(r).map_err(|e| damage::name_record(r, e))?);
         }
         if batch.len() == LIST_BATCH || done {
             attach_stock_levels(conn, &mut batch)?;
@@ -249,7 +249,7 @@ pub fn get_product(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
         .query_row(
             &format!("SELECT {COLUMNS} FROM products p WHERE p.id = ? AND {cond}"),
             params_from_iter(args.iter()),
-            from_row,
+            damage::named(from_row),
         )
         .optional()?
         .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))?;

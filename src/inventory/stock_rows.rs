@@ -5,6 +5,7 @@
 use rusqlite::{Connection, Row};
 use serde::Serialize;
 
+use crate::db::damage;
 use crate::db::decimal::Qty;
 use crate::error::{AppError, AppResult};
 use crate::scope::Scope;
@@ -84,7 +85,7 @@ pub fn query_page(
          LIMIT {limit} OFFSET {offset}"
     ))?;
     let rows = stmt
-        .query_map(params, from_row)?
+        .query_map(params, damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

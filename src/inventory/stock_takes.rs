@@ -52,16 +52,18 @@ impl StockTakeStatus {
         }
     }
 
-    fn from_db(s: &str) -> rusqlite::Result<Self> {
+    /// The status stored in column `col`; any other text is a damaged record
+    /// (docs/operations.md#damaged-records).
+    pub fn from_db(col: usize, s: &str) -> rusqlite::Result<Self> {
         match s {
             "draft" => Ok(Self::Draft),
             "in_progress" => Ok(Self::InProgress),
             "completed" => Ok(Self::Completed),
             "cancelled" => Ok(Self::Cancelled),
-            other => Err(rusqlite::Error::InvalidColumnType(
-                0,
-                format!("stock take status {other}"),
+            other => Err(rusqlite::Error::FromSqlConversionFailure(
+                col,
                 rusqlite::types::Type::Text,
+                format!("`{other}`, not a stock take status").into(),
             )),
         }
     }
@@ -149,7 +151,7 @@ impl LinedDocument for StockTake {
                 id: r.get(2)?,
                 name: r.get(3)?,
             },
-            status: StockTakeStatus::from_db(&r.get::<_, String>(4)?)?,
+            status: StockTakeStatus::from_db(4, &r.get::<_, String>(4)?)?,
             notes: r.get(5)?,
             entity_id: r.get(6)?,
             date_created: r.get(7)?,

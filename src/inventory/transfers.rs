@@ -56,16 +56,18 @@ impl TransferStatus {
         }
     }
 
-    fn from_db(s: &str) -> rusqlite::Result<Self> {
+    /// The status stored in column `col`; any other text is a damaged record
+    /// (docs/operations.md#damaged-records).
+    pub fn from_db(col: usize, s: &str) -> rusqlite::Result<Self> {
         match s {
             "draft" => Ok(Self::Draft),
             "in_transit" => Ok(Self::InTransit),
             "completed" => Ok(Self::Completed),
             "cancelled" => Ok(Self::Cancelled),
-            other => Err(rusqlite::Error::InvalidColumnType(
-                0,
-                format!("transfer order status {other}"),
+            other => Err(rusqlite::Error::FromSqlConversionFailure(
+                col,
                 rusqlite::types::Type::Text,
+                format!("`{other}`, not a transfer order status").into(),
             )),
         }
     }
@@ -152,7 +154,7 @@ impl LinedDocument for TransferOrder {
                 id: r.get(4)?,
                 name: r.get(5)?,
             },
-            status: TransferStatus::from_db(&r.get::<_, String>(6)?)?,
+            status: TransferStatus::from_db(6, &r.get::<_, String>(6)?)?,
             notes: r.get(7)?,
             entity_id: r.get(8)?,
             date_created: r.get(9)?,

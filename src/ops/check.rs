@@ -1,6 +1,7 @@
 //! `stockbook check`: is the database file sound? SQLite's own integrity and foreign-key
-//! checks, then the ledger's invariants (docs/operations.md). Every breach is listed in
-//! words; none means the file is sound.
+//! checks, every row read as the server reads it (`super::rows`), then the ledger's
+//! invariants (docs/operations.md#check). Every breach is listed in words; none means the
+//! file is sound.
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -24,8 +25,16 @@ pub fn open(path: &str) -> Result<Connection, String> {
 pub fn breaches(conn: &Connection) -> Result<Vec<String>, String> {
     let mut found = integrity(conn).map_err(|e| format!("integrity check: {e}"))?;
     found.extend(foreign_keys(conn).map_err(|e| format!("foreign key check: {e}"))?);
+    found.extend(records(conn).map_err(|e| format!("record check: {e}"))?);
     found.extend(ledger(conn).map_err(|e| format!("ledger check: {e}"))?);
     Ok(found)
+}
+
+/// Every row the server could not read (docs/operations.md#damaged-records), read in one
+/// transaction.
+fn records(conn: &Connection) -> Result<Vec<String>, String> {
+    let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
+    super::rows::damaged_rows(&tx).map_err(|e| e.to_string())
 }
 
 /// The ledger's invariants, read in one transaction so that the sums agree with each

@@ -4,6 +4,7 @@
 
 pub mod backup;
 pub mod check;
+pub mod rows;
 
 use rusqlite::Connection;
 

@@ -13,7 +13,7 @@ use super::resource::get_webhook;
 use crate::auth::SessionUser;
 use crate::clock::rfc3339;
 use crate::ctx::Ctx;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, parse_opt_id, IdBody, JsonBody};
 use crate::http::paging::ListQuery;
@@ -94,7 +94,7 @@ pub fn list_deliveries(
     let rows = stmt
         .query_map(
             params![scope.owner_id, webhook, limit, offset],
-            delivery_from_row,
+            damage::named(delivery_from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -146,7 +146,7 @@ fn deliveries_where(
          WHERE {condition} ORDER BY d.seq"
     ))?;
     let rows = stmt
-        .query_map(args, delivery_from_row)?
+        .query_map(args, damage::named(delivery_from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

@@ -16,7 +16,7 @@ use super::worker;
 use crate::auth::{token, SessionUser};
 use crate::config::AppConfig;
 use crate::ctx::Ctx;
-use crate::db::Db;
+use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::{ListQuery, Page};
@@ -76,7 +76,7 @@ pub fn get_webhook(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Webh
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND owner_id = ?2"),
         [id, &scope.owner_id],
-        from_row,
+        damage::named(from_row),
     )
     .optional()?
     .ok_or_else(|| AppError::not_found(format!("Webhook not found: {id}")))
@@ -158,7 +158,7 @@ pub fn list_webhooks(conn: &Connection, scope: &Scope, page: Page) -> AppResult<
     let rows = stmt
         .query_map(
             params![scope.owner_id, page.sql_limit(), page.offset],
-            from_row,
+            damage::named(from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
