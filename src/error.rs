@@ -408,4 +408,60 @@ mod tests {
             .unwrap_err();
         assert_eq!(AppError::from(e).status(), Status::Conflict);
     }
+
+    #[test]
+    fn storage_faults_are_503s_that_say_what_happened_and_log_sqlites_text() {
+        use super::StorageFault;
+        use rusqlite::ffi;
+        for (code, fault) in [
+            (ffi::SQLITE_FULL, StorageFault::Full),
+            (ffi::SQLITE_READONLY, StorageFault::ReadOnly),
+            (ffi::SQLITE_IOERR_WRITE, StorageFault::Io),
+            (ffi::SQLITE_IOERR_FSYNC, StorageFault::Io),
+            (ffi::SQLITE_CANTOPEN, StorageFault::CantOpen),
+            (ffi::SQLITE_CORRUPT, StorageFault::Damaged),
+            (ffi::SQLITE_NOTADB, StorageFault::Damaged),
+        ] {
+            let e = AppError::from(rusqlite::Error::SqliteFailure(
+                ffi::Error::new(code),
+                Some("disk I/O error at /srv/secret/stockbook.db".into()),
+            ));
+            assert_eq!(e.status(), Status::ServiceUnavailable, "{code}");
+            assert_eq!(e.public_message(), fault.message(), "{code}");
+            assert!(fault.message().ends_with("nothing was saved."), "{code}");
+            let AppError::Storage { cause, .. } = &e else {
+                panic!("{code}: {e:?}");
+            };
+            assert!(
+                cause.contains("secret"),
+                "the log keeps SQLite's text: {cause}"
+            );
+        }
+    }
+
+    #[get("/full")]
+    fn full() -> AppResult<()> {
+        Err(AppError::from(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some("database or disk is full".into()),
+        )))
+    }
+
+    #[test]
+    fn a_full_disk_answers_503_with_retry_after_in_the_error_body() {
+        let rocket = rocket::custom(rocket::Config::debug_default()).mount("/api", routes![full]);
+        let client = Client::untracked(rocket).expect("valid rocket");
+        let res = client.get("/api/full").dispatch();
+        assert_eq!(res.status(), Status::ServiceUnavailable);
+        assert_eq!(res.headers().get_one("Retry-After"), Some("30"));
+        let body: Value = serde_json::from_str(&res.into_string().unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "statusCode": 503,
+                "statusMessage": "Service Unavailable",
+                "message": "The disk holding the database is full: nothing was saved.",
+            })
+        );
+    }
 }

@@ -491,7 +491,11 @@ fn open_file(path: &str, sync: &str, read_only: bool) -> Result<(), OpenError> {
     }
     let runner = embedded::migrations::runner();
     let migrated = if read_only {
-        let newest = runner.get_migrations().iter().map(refinery::Migration::version).max();
+        let newest = runner
+            .get_migrations()
+            .iter()
+            .map(refinery::Migration::version)
+            .max();
         match runner.get_last_applied_migration(&mut conn) {
             Ok(last) if last.as_ref().map(refinery::Migration::version) == newest => Ok(()),
             Ok(last) => Err(format!(
@@ -615,5 +619,72 @@ mod tests {
         let tx = conn.transaction().unwrap();
         assert!(db.twin_snapshot(&tx).unwrap().is_none());
         assert_eq!(users(&tx), 0);
+    }
+
+    /// Sets `max_page_count` to the size the in-memory database has now (`full`), so that
+    /// the next write needing a page fails with `SQLITE_FULL`, or lifts it.
+    fn fill(db: &Db, full: bool) {
+        db.read_sync(move |c| {
+            let pages: i64 = if full {
+                c.query_row("PRAGMA page_count", [], |r| r.get(0))?
+            } else {
+                1 << 30
+            };
+            c.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))?;
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    fn big_write(db: &Db) -> AppResult<()> {
+        db.write_blocking(|tx| {
+            tx.execute("INSERT INTO t (b) VALUES (randomblob(100000))", [])?;
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_storage_fault_is_logged_once_when_it_starts_and_once_when_it_clears() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        db.write_blocking(|tx| Ok(tx.execute_batch("CREATE TABLE t (b BLOB NOT NULL)")?))
+            .unwrap();
+        let logged = || db.storage.logged.lock().unwrap().clone();
+        big_write(&db).unwrap();
+        fill(&db, true);
+        for _ in 0..3 {
+            let e = big_write(&db).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    AppError::Storage {
+                        fault: StorageFault::Full,
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+        }
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
+        let lines = logged();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].contains("disk holding the database is full"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("full"),
+            "SQLite's own text too: {lines:?}"
+        );
+        // A read does not end it: only a saved write says the disk has room again.
+        db.read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |_| Ok(()))?))
+            .unwrap();
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
+        fill(&db, false);
+        big_write(&db).unwrap();
+        big_write(&db).unwrap();
+        assert_eq!(db.storage_fault(), None);
+        let lines = logged();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].contains("cleared"), "{lines:?}");
     }
 }

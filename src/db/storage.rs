@@ -255,7 +255,10 @@ pub fn before_open(path: &str, read_only: bool, create: bool) -> Result<(), Stri
     let why = if unwritable(file) {
         Some(format!("the file `{path}` is read-only"))
     } else if wal.exists() && unwritable(&wal) {
-        Some(format!("its write-ahead log `{}` is read-only", wal.display()))
+        Some(format!(
+            "its write-ahead log `{}` is read-only",
+            wal.display()
+        ))
     } else if !wal.exists() && unwritable(dir) {
         Some(format!(
             "its folder `{}` is read-only, so SQLite cannot create the write-ahead log beside it",

@@ -223,7 +223,11 @@ pub(super) fn start(
 ) -> Result<mpsc::Sender<Box<dyn Job>>, String> {
     let (sender, queue) = mpsc::channel::<Box<dyn Job>>();
     let committed = if keep_connection && checkpoints {
-        Some(start_checkpoints(pool.clone(), lock.clone(), storage.clone())?)
+        Some(start_checkpoints(
+            pool.clone(),
+            lock.clone(),
+            storage.clone(),
+        )?)
     } else {
         None
     };
@@ -470,7 +474,9 @@ mod tests {
         // once held 7,887 frames at the end of a run that had restarted).
         let restarts = || -> u32 {
             let header = std::fs::read(format!("{path}-wal")).unwrap_or_default();
-            header.get(12..16).map_or(0, |b| u32::from_be_bytes(b.try_into().unwrap()))
+            header
+                .get(12..16)
+                .map_or(0, |b| u32::from_be_bytes(b.try_into().unwrap()))
         };
         let before = restarts();
         // Commits of three pages and more each, one after another with no pause: a log
