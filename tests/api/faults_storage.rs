@@ -181,6 +181,9 @@ fn a_read_only_file_stops_the_start_with_a_clear_message_unless_served_read_only
     let t = app_on(&path, &[("read_only", json!(true))]).expect("served read-only");
     *t.session.borrow_mut() = token;
     assert_eq!(names(&t, &e), ["Kept"]);
+    // A session used after a pause slides its expiry, a write: here it just does not.
+    t.clock.advance(120);
+    assert_eq!(names(&t, &e), ["Kept"]);
     let (s, v) = t.post("/api/products", json!({"name": "New", "entity_id": e}));
     assert_eq!(s, Status::ServiceUnavailable, "{v}");
     assert_eq!(
