@@ -324,7 +324,7 @@ mod tests {
     use rocket::{get, routes};
     use serde_json::{json, Value};
 
-    use super::{AppError, AppResult, Constraint};
+    use super::{AppError, AppResult, Constraint, StorageFault};
 
     #[get("/boom")]
     fn boom() -> AppResult<()> {
@@ -411,7 +411,6 @@ mod tests {
 
     #[test]
     fn storage_faults_are_503s_that_say_what_happened_and_log_sqlites_text() {
-        use super::StorageFault;
         use rusqlite::ffi;
         for (code, fault) in [
             (ffi::SQLITE_FULL, StorageFault::Full),

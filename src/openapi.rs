@@ -15,7 +15,8 @@ use rocket::{get, routes, Route};
 use serde_json::{json, Map, Value};
 
 use crate::http::openapi::{
-    component, integer, object, one_of_values, op, operation, string, text, uuid, Auth, Operation, Shape,
+    component, integer, object, one_of_values, op, operation, string, text, uuid, Auth, Operation,
+    Shape,
 };
 
 pub fn routes() -> Vec<Route> {

@@ -1268,7 +1268,9 @@ fn the_valuation_and_a_stock_take_of_twenty_thousand_products_load_a_page_at_a_t
 fn a_banner_says_changes_are_not_saved_once_the_database_file_is_gone() {
     let Some(b) = start() else { return };
     let entity = signed_up(&b, "banner@example.com");
-    let banner = b.find("#storage-banner").expect("the banner is in the page");
+    let banner = b
+        .find("#storage-banner")
+        .expect("the banner is in the page");
     assert!(!b.displayed(&banner), "no banner while all is well");
     // The database file deleted under the running server (docs/operations.md#storage-faults).
     let dir = b.downloads.parent().unwrap().to_owned();

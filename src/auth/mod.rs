@@ -276,9 +276,10 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
             .await;
         match slid {
             // The browser's copy slides with the server's.
-            Ok(()) => req
-                .cookies()
-                .add(session_cookie(token, expires - now, cookie_is_secure(req))),
+            Ok(()) => {
+                req.cookies()
+                    .add(session_cookie(token, expires - now, cookie_is_secure(req)))
+            }
             // A server that cannot write (docs/operations.md#storage-faults) still
             // answers reads: the session simply does not slide.
             Err(AppError::Storage { .. }) => {}

@@ -259,14 +259,6 @@ impl Db {
         self.storage.rescue()
     }
 
-    /// Compares the file opened at start with what its path names now (the checkpoint
-    /// thread and the writer do it too); false once it was deleted or replaced.
-    pub fn file_still_there(&self) -> bool {
-        self.conn()
-            .map(|c| self.storage.still_there(&c))
-            .unwrap_or(true)
-    }
-
     fn migrate(&self) -> Result<(), String> {
         let mut conn = self.pool.get().map_err(|e| e.to_string())?;
         embedded::migrations::runner()

@@ -162,6 +162,11 @@ fn guarded<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) ->
 fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
     tx.prepare_cached("SAVEPOINT write_job")?.execute([])?;
     let result = guarded(tx, f);
+    if tx.is_autocommit() {
+        // SQLite rolled the whole transaction back (a full disk, say): the savepoint went
+        // with it, and the job's own error says why (the batch sees the loss).
+        return result;
+    }
     if result.is_err() {
         tx.prepare_cached("ROLLBACK TO write_job")?.execute([])?;
     }
@@ -320,7 +325,8 @@ fn start_checkpoints(
             match woken.recv_timeout(IDENTITY_EVERY) {
                 Ok(()) => {}
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if let Ok(c) = pool.get() {
+                    // Only a spare connection: never wait behind slow readers for this.
+                    if let Some(c) = pool.try_get() {
                         storage.still_there(&c);
                     }
                     continue;
@@ -706,5 +712,93 @@ mod tests {
             .read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?))
             .unwrap();
         assert_eq!(kept, 1);
+    }
+
+    #[test]
+    fn a_full_disk_in_a_shared_batch_answers_its_jobs_as_a_full_disk_and_keeps_none_half_done() {
+        use crate::error::StorageFault;
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (answers, kept) = rt.block_on(async {
+            db.write(|tx| {
+                tx.execute_batch("CREATE TABLE t (v INTEGER NOT NULL, b BLOB)")?;
+                // The file may not grow past its present size: a write needing a new
+                // page fails with SQLITE_FULL, as on a full disk.
+                let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+                tx.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+            // The first write holds the writer so that the next three share one batch.
+            let hold = {
+                let db = db.clone();
+                rocket::tokio::spawn(async move {
+                    db.write(|_| {
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                        Ok(())
+                    })
+                    .await
+                })
+            };
+            rocket::tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut writes = Vec::new();
+            for i in 0..3_i64 {
+                let db = db.clone();
+                writes.push(rocket::tokio::spawn(async move {
+                    db.write(move |tx| {
+                        let blob = if i == 1 { 200_000 } else { 1 };
+                        tx.execute("INSERT INTO t (v, b) VALUES (?1, zeroblob(?2))", [i, blob])?;
+                        Ok(i)
+                    })
+                    .await
+                }));
+                rocket::tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            hold.await.unwrap().unwrap();
+            let mut answers = Vec::new();
+            for w in writes {
+                answers.push(w.await.unwrap());
+            }
+            let kept: Vec<i64> = db
+                .read(|c| {
+                    let mut s = c.prepare("SELECT v FROM t ORDER BY v")?;
+                    let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                    Ok(v)
+                })
+                .await
+                .unwrap();
+            (answers, kept)
+        });
+        assert!(
+            matches!(
+                answers[1],
+                Err(AppError::Storage {
+                    fault: StorageFault::Full,
+                    ..
+                })
+            ),
+            "{:?}",
+            answers[1]
+        );
+        // Each other job is saved, or answered as the full disk (never a bare "retry"),
+        // and exactly the saved ones are kept.
+        let mut saved = Vec::new();
+        for (i, a) in (0_i64..).zip(&answers) {
+            match a {
+                Ok(v) => saved.push(*v),
+                Err(AppError::Storage {
+                    fault: StorageFault::Full,
+                    ..
+                }) => {}
+                Err(e) => panic!("write {i}: {e:?}"),
+            }
+        }
+        assert_eq!(kept, saved);
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
     }
 }
