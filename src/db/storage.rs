@@ -195,16 +195,19 @@ impl Storage {
 }
 
 /// Writes the database `conn` reads (the file opened at start, even if unlinked since)
-/// to `<path>.rescued-<seconds since 1970>` beside the path, or in the working
-/// directory when the path's folder is gone.
+/// to `<path>.rescued-<seconds since 1970>` beside the path, or in the system's
+/// temporary folder when the path's folder is gone (a pulled drive: the working
+/// directory may have gone with it, and a copy must never land inside a checkout).
 fn rescue_copy(conn: &Connection, path: &str) -> Result<PathBuf, String> {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let beside = PathBuf::from(format!("{path}.rescued-{secs}"));
-    let name = beside
-        .file_name()
-        .map_or_else(|| PathBuf::from("stockbook.db.rescued"), PathBuf::from);
+    let name = std::env::temp_dir().join(
+        beside
+            .file_name()
+            .map_or_else(|| PathBuf::from("stockbook.db.rescued"), PathBuf::from),
+    );
     let mut errors = Vec::new();
     for to in [beside, name] {
         match conn.backup(rusqlite::MAIN_DB, &to, None) {
