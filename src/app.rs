@@ -44,7 +44,13 @@ impl App {
     /// Reads the configuration and opens (creating and migrating) the database.
     pub fn from_figment(figment: &Figment) -> Result<Self, String> {
         let config = AppConfig::from_figment(figment)?;
-        let mut db = Db::open(&config.database, config.synchronous)?;
+        let options = crate::db::OpenOptions {
+            synchronous: config.synchronous,
+            read_only: config.read_only,
+            create: config.create_database,
+        };
+        let mut db = Db::open_with(&config.database, options)
+            .map_err(|e| damaged_file(&config.database, e))?;
         db.set_stream_timeout(config.stream_timeout);
         db.read_sync(crate::webhooks::outbox::note_database)
             .map_err(|e| format!("cannot read webhooks: {e}"))?;
@@ -56,6 +62,24 @@ impl App {
             webhook_worker: false,
         })
     }
+}
+
+/// A database that could not be opened; a damaged one is described as `stockbook check`
+/// describes it (docs/operations.md#check), at once.
+fn damaged_file(path: &str, e: crate::db::OpenError) -> String {
+    if !e.damaged {
+        return e.message;
+    }
+    let found = crate::ops::check::open(path).and_then(|c| crate::ops::check::breaches(&c));
+    let said = match found {
+        Ok(found) if found.is_empty() => return e.message,
+        Ok(found) => found.join("\n"),
+        Err(check) => check,
+    };
+    format!(
+        "{}; `stockbook check` says:\n{said}\nRestore the last backup (docs/operations.md#restore).",
+        e.message
+    )
 }
 
 /// The whole service: session API at `/api`, public API at `/api/v1`, web app at `/`.
@@ -136,7 +160,45 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         }))
 }
 
+/// `GET /api/health` (docs/operations.md#storage-faults): `ok`, or `degraded` with the
+/// reason writes are not being saved. A fault is a 503 (with `Retry-After`) so that a
+/// monitor notices; a server configured read-only is as asked, a 200.
 #[get("/health")]
-fn health() -> Json<Value> {
-    data(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+fn health(db: &rocket::State<Db>) -> (rocket::http::Status, Health) {
+    use crate::db::StorageFault;
+    let version = env!("CARGO_PKG_VERSION");
+    match db.storage_fault() {
+        None => (
+            rocket::http::Status::Ok,
+            Health(data(json!({ "status": "ok", "version": version })), false),
+        ),
+        Some(fault) => {
+            let body = data(json!({
+                "status": "degraded",
+                "reason": fault.message(),
+                "version": version,
+            }));
+            if fault == StorageFault::ServedReadOnly {
+                (rocket::http::Status::Ok, Health(body, false))
+            } else {
+                (rocket::http::Status::ServiceUnavailable, Health(body, true))
+            }
+        }
+    }
+}
+
+/// The health body, with `Retry-After` when it is a 503.
+struct Health(Json<Value>, bool);
+
+impl<'r> rocket::response::Responder<'r, 'static> for Health {
+    fn respond_to(self, req: &'r rocket::Request<'_>) -> rocket::response::Result<'static> {
+        let mut res = self.0.respond_to(req)?;
+        if self.1 {
+            res.set_header(Header::new(
+                "Retry-After",
+                crate::error::STORAGE_RETRY_AFTER_SECS.to_string(),
+            ));
+        }
+        Ok(res)
+    }
 }

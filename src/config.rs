@@ -195,6 +195,12 @@ pub enum CookieSecure {
 #[derive(Debug, Clone)]
 pub struct AppConfig {
     pub database: String,
+    /// Serve the database without writing to it: every write is a 503
+    /// (docs/operations.md#serving-read-only).
+    pub read_only: bool,
+    /// Whether a missing database file may be created at start
+    /// (docs/operations.md#the-database-file).
+    pub create_database: bool,
     pub signup: SignupMode,
     pub plan: Plan,
     pub allow_negative_stock: bool,
@@ -222,6 +228,8 @@ pub struct AppConfig {
 #[derive(Deserialize)]
 struct RawConfig {
     database: String,
+    read_only: bool,
+    create_database: bool,
     signup: String,
     plan: String,
     allow_negative_stock: bool,
@@ -287,6 +295,8 @@ pub fn figment_value(v: &serde_json::Value) -> rocket::figment::value::Value {
 pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "database": "stockbook.db",
+        "read_only": false,
+        "create_database": true,
         "signup": "first-user",
         "plan": "pro",
         "allow_negative_stock": false,
@@ -384,6 +394,8 @@ impl AppConfig {
         }
         Ok(Self {
             database: raw.database,
+            read_only: raw.read_only,
+            create_database: raw.create_database,
             signup,
             plan,
             allow_negative_stock: raw.allow_negative_stock,

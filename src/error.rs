@@ -34,10 +34,75 @@ pub enum AppError {
     /// The database stayed locked past the busy timeout: the client may retry.
     #[error("{0}")]
     Unavailable(String),
+    /// The storage under the database failed: a full disk, a read-only file, an I/O
+    /// error, a damaged or vanished file (docs/operations.md#storage-faults). The
+    /// operator's to fix, not a bug: 503 with `Retry-After`, and a message that says
+    /// what happened. `cause` is SQLite's own text, for the log only.
+    #[error("{}", fault.message())]
+    Storage { fault: StorageFault, cause: String },
     /// Anything unexpected. The text is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+/// What went wrong with the storage under the database
+/// (docs/operations.md#storage-faults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageFault {
+    /// `SQLITE_FULL`: the disk (or the file's size limit) is full.
+    Full,
+    /// `SQLITE_READONLY`: the file, its folder or its mount cannot be written.
+    ReadOnly,
+    /// The server was started with `read_only = true`.
+    ServedReadOnly,
+    /// `SQLITE_IOERR`: the disk failed to read or write.
+    Io,
+    /// `SQLITE_CANTOPEN`: a file of the database cannot be opened.
+    CantOpen,
+    /// `SQLITE_CORRUPT`, `SQLITE_NOTADB`: the file is damaged.
+    Damaged,
+    /// The database file was deleted or replaced while the server ran.
+    Replaced,
+}
+
+impl StorageFault {
+    /// The message a client sees (and the `reason` of `GET /api/health`).
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Full => "The disk holding the database is full: nothing was saved.",
+            Self::ReadOnly => {
+                "The database file cannot be written (the file, its folder or its disk is read-only): nothing was saved."
+            }
+            Self::ServedReadOnly => {
+                "The server is serving the database read-only (read_only = true): nothing was saved."
+            }
+            Self::Io => "The disk holding the database failed to read or write: nothing was saved.",
+            Self::CantOpen => "A file of the database cannot be opened: nothing was saved.",
+            Self::Damaged => {
+                "The database file is damaged (`stockbook check` lists the damage): nothing was saved."
+            }
+            Self::Replaced => {
+                "The database file was deleted or replaced while the server ran: nothing was saved, and the server takes no more writes until it is restarted."
+            }
+        }
+    }
+
+    /// The fault a SQLite error code names, if it names one.
+    pub fn of(code: rusqlite::ffi::ErrorCode) -> Option<Self> {
+        use rusqlite::ffi::ErrorCode;
+        match code {
+            ErrorCode::DiskFull => Some(Self::Full),
+            ErrorCode::ReadOnly => Some(Self::ReadOnly),
+            ErrorCode::SystemIoFailure => Some(Self::Io),
+            ErrorCode::CannotOpen => Some(Self::CantOpen),
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(Self::Damaged),
+            _ => None,
+        }
+    }
+}
+
+/// How long a client is told to wait after a storage fault: the operator has to act.
+pub const STORAGE_RETRY_AFTER_SECS: u64 = 30;
 
 impl AppError {
     pub fn bad_request(msg: impl Into<String>) -> Self {
@@ -72,7 +137,7 @@ impl AppError {
             Self::PayloadTooLarge(_) => Status::PayloadTooLarge,
             Self::UnsupportedMediaType(_) => Status::UnsupportedMediaType,
             Self::TooManyRequests { .. } => Status::TooManyRequests,
-            Self::Unavailable(_) => Status::ServiceUnavailable,
+            Self::Unavailable(_) | Self::Storage { .. } => Status::ServiceUnavailable,
             Self::Internal(_) => Status::InternalServerError,
         }
     }
@@ -181,6 +246,12 @@ impl<'r> Responder<'r, 'static> for AppError {
             Self::Unavailable(_) => {
                 res.set_header(Header::new("Retry-After", "1"));
             }
+            Self::Storage { .. } => {
+                res.set_header(Header::new(
+                    "Retry-After",
+                    STORAGE_RETRY_AFTER_SECS.to_string(),
+                ));
+            }
             _ => {}
         }
         Ok(res)
@@ -243,6 +314,16 @@ impl From<rusqlite::Error> for AppError {
                 return Self::Conflict(big.to_string());
             }
         }
+        if let rusqlite::Error::SqliteFailure(code, _) = &e {
+            // A storage fault is logged once when it starts, by the database layer
+            // (docs/operations.md#storage-faults), not here per request.
+            if let Some(fault) = StorageFault::of(code.code) {
+                return Self::Storage {
+                    fault,
+                    cause: e.to_string(),
+                };
+            }
+        }
         if let rusqlite::Error::FromSqlConversionFailure(_, _, cause) = &e {
             if let Some(record) = cause.downcast_ref::<DamagedRecord>() {
                 eprintln!("stockbook: {record}");
@@ -299,7 +380,7 @@ mod tests {
     use rocket::{get, routes};
     use serde_json::{json, Value};
 
-    use super::{AppError, AppResult, Constraint};
+    use super::{AppError, AppResult, Constraint, StorageFault};
 
     #[get("/boom")]
     fn boom() -> AppResult<()> {
@@ -403,5 +484,60 @@ mod tests {
             )
             .unwrap_err();
         assert_eq!(AppError::from(e).status(), Status::Conflict);
+    }
+
+    #[test]
+    fn storage_faults_are_503s_that_say_what_happened_and_log_sqlites_text() {
+        use rusqlite::ffi;
+        for (code, fault) in [
+            (ffi::SQLITE_FULL, StorageFault::Full),
+            (ffi::SQLITE_READONLY, StorageFault::ReadOnly),
+            (ffi::SQLITE_IOERR_WRITE, StorageFault::Io),
+            (ffi::SQLITE_IOERR_FSYNC, StorageFault::Io),
+            (ffi::SQLITE_CANTOPEN, StorageFault::CantOpen),
+            (ffi::SQLITE_CORRUPT, StorageFault::Damaged),
+            (ffi::SQLITE_NOTADB, StorageFault::Damaged),
+        ] {
+            let e = AppError::from(rusqlite::Error::SqliteFailure(
+                ffi::Error::new(code),
+                Some("disk I/O error at /srv/secret/stockbook.db".into()),
+            ));
+            assert_eq!(e.status(), Status::ServiceUnavailable, "{code}");
+            assert_eq!(e.public_message(), fault.message(), "{code}");
+            assert!(fault.message().ends_with("nothing was saved."), "{code}");
+            let AppError::Storage { cause, .. } = &e else {
+                panic!("{code}: {e:?}");
+            };
+            assert!(
+                cause.contains("secret"),
+                "the log keeps SQLite's text: {cause}"
+            );
+        }
+    }
+
+    #[get("/full")]
+    fn full() -> AppResult<()> {
+        Err(AppError::from(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some("database or disk is full".into()),
+        )))
+    }
+
+    #[test]
+    fn a_full_disk_answers_503_with_retry_after_in_the_error_body() {
+        let rocket = rocket::custom(rocket::Config::debug_default()).mount("/api", routes![full]);
+        let client = Client::untracked(rocket).expect("valid rocket");
+        let res = client.get("/api/full").dispatch();
+        assert_eq!(res.status(), Status::ServiceUnavailable);
+        assert_eq!(res.headers().get_one("Retry-After"), Some("30"));
+        let body: Value = serde_json::from_str(&res.into_string().unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "statusCode": 503,
+                "statusMessage": "Service Unavailable",
+                "message": "The disk holding the database is full: nothing was saved.",
+            })
+        );
     }
 }

@@ -102,13 +102,18 @@ fn serve(figment: rocket::figment::Figment, bare: bool) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        app.webhook_worker = true;
+        // A server that cannot write has no deliveries to record.
+        app.webhook_worker = !app.config.read_only;
         let rocket = stockbook::build_rocket(figment, app);
         let rocket = if bare { open_browser(rocket) } else { rocket };
         match rocket.launch().await {
             Ok(rocket) => {
                 if let Some(db) = rocket.state::<stockbook::db::Db>() {
-                    if !db.is_in_memory() {
+                    if let Some(rescue) = db.rescue() {
+                        eprintln!(
+                            "stockbook: the database file was deleted or replaced while the server ran: {rescue}"
+                        );
+                    } else if !db.is_in_memory() && !db.is_read_only() {
                         let done = db.conn().map_err(|e| e.to_string()).and_then(|c| {
                             stockbook::ops::checkpoint(&c).map_err(|e| e.to_string())
                         });

@@ -15,7 +15,8 @@ use rocket::{get, routes, Route};
 use serde_json::{json, Map, Value};
 
 use crate::http::openapi::{
-    component, integer, object, op, operation, string, text, uuid, Auth, Operation, Shape,
+    component, integer, object, one_of_values, op, operation, string, text, uuid, Auth, Operation,
+    Shape,
 };
 
 pub fn routes() -> Vec<Route> {
@@ -81,7 +82,11 @@ fn shared_schemas() -> Vec<(&'static str, Value)> {
         ("IdBody", object(&["id"], vec![("id", uuid())])),
         ("EmptyBody", json!({ "type": "object" })),
         ("OpenApiDocument", json!({ "type": "object", "description": "This OpenAPI 3.1 document." })),
-        ("Health", object(&["status", "version"], vec![("status", string()), ("version", string())])),
+        ("Health", object(&["status", "version"], vec![
+            ("status", one_of_values(&["ok", "degraded"], "`degraded` while writes are not being saved, or when served read-only")),
+            ("reason", text("Why it is degraded (only then): what happened, as the 503 of a write says it")),
+            ("version", string()),
+        ])),
     ]
 }
 
@@ -111,6 +116,14 @@ pub fn build() -> Value {
         let entry = paths.entry(o.path.to_owned()).or_insert_with(|| json!({}));
         entry[o.method] = operation(o);
     }
+    // A storage fault makes health a 503 with its own body, not the error body
+    // (docs/operations.md#storage-faults).
+    let health = &mut paths["/api/health"]["get"]["responses"];
+    health["503"] = json!({
+        "description": "Writes are not being saved (a full disk, a read-only or vanished file): `status` is `degraded` and `reason` says why",
+        "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+        "content": health["200"]["content"].clone(),
+    });
     let mut tags: Vec<&str> = Vec::new();
     for o in &operations {
         if !tags.contains(&o.tag) {

@@ -3,6 +3,7 @@
 
 import { ApiError, get, onUnauthorized, post } from "./js/api.js";
 import { go, render, start } from "./js/router.js";
+import { watchStorage } from "./js/storage.js";
 import { chooseEntity, forget, loadEntities, state } from "./js/state.js";
 import { clearErrors, field, formDialog, formError, h, onSubmit, showError, val } from "./js/ui.js";
 
@@ -191,6 +192,7 @@ function boot() {
     }
   });
 
+  watchStorage();
   get("/api/auth/me")
     .then(({ data }) => signedIn(data))
     .catch(() => showAuth("sign-in"));

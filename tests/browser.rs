@@ -1263,3 +1263,31 @@ fn the_valuation_and_a_stock_take_of_twenty_thousand_products_load_a_page_at_a_t
     let product = first_line["product_id"]["id"].as_str().unwrap();
     assert_eq!(stock_at(&b, product, &locs[1]), "7");
 }
+
+#[test]
+fn a_banner_says_changes_are_not_saved_once_the_database_file_is_gone() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "banner@example.com");
+    let banner = b
+        .find("#storage-banner")
+        .expect("the banner is in the page");
+    assert!(!b.displayed(&banner), "no banner while all is well");
+    // The database file deleted under the running server (docs/operations.md#storage-faults).
+    let dir = b.downloads.parent().unwrap().to_owned();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(dir.join(format!("stockbook.db{suffix}")));
+    }
+    // A write through the app's own network module: its 503 makes the app ask health.
+    let status = b.js_async(
+        "const [entity] = args;\
+         const api = await import('/js/api.js');\
+         try { await api.post('/api/products', { name: 'Lost', entity_id: entity }); return 0; }\
+         catch (e) { return e.status; }",
+        json!([entity]),
+    );
+    assert_eq!(status, json!(503));
+    b.wait("#storage-banner");
+    b.wait_text("#storage-banner", "Changes are not being saved.");
+    b.wait_text("#storage-banner", "deleted or replaced");
+    b.screenshot("storage-banner");
+}

@@ -265,17 +265,26 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
     if now - last_seen >= 60 {
         let hash = token_hash.clone();
         let expires = lifetime.expiry(created, now);
-        db.write(move |tx| {
-            tx.prepare_cached(
-                "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
-            )?
-            .execute(params![now, expires, hash])?;
-            Ok(())
-        })
-        .await?;
-        // The browser's copy slides with the server's.
-        req.cookies()
-            .add(session_cookie(token, expires - now, cookie_is_secure(req)));
+        let slid = db
+            .write(move |tx| {
+                tx.prepare_cached(
+                    "UPDATE sessions SET last_seen_at = ?1, expires_at = ?2 WHERE token_hash = ?3",
+                )?
+                .execute(params![now, expires, hash])?;
+                Ok(())
+            })
+            .await;
+        match slid {
+            // The browser's copy slides with the server's.
+            Ok(()) => {
+                req.cookies()
+                    .add(session_cookie(token, expires - now, cookie_is_secure(req)))
+            }
+            // A server that cannot write (docs/operations.md#storage-faults) still
+            // answers reads: the session simply does not slide.
+            Err(AppError::Storage { .. }) => {}
+            Err(e) => return Err(e),
+        }
     }
     if let Some(c) = cache {
         c.put(

@@ -6,7 +6,10 @@
 pub mod damage;
 pub mod decimal;
 pub mod raw;
+mod storage;
 mod writer;
+
+pub use crate::error::StorageFault;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -78,20 +81,93 @@ pub struct Db {
     streams: Arc<rocket::tokio::sync::Semaphore>,
     /// See [`Db::stream_timeout`].
     stream_timeout: Duration,
+    /// Storage faults and the file's identity (`storage.rs`).
+    storage: Arc<storage::Storage>,
+}
+
+/// How [`Db::open_with`] opens a database file (docs/operations.md#the-database-file).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    pub synchronous: Synchronous,
+    /// Serve the file without writing to it (`read_only`).
+    pub read_only: bool,
+    /// Whether a missing file may be created (`create_database`).
+    pub create: bool,
+}
+
+impl OpenOptions {
+    pub fn new(synchronous: Synchronous) -> Self {
+        Self {
+            synchronous,
+            read_only: false,
+            create: true,
+        }
+    }
+}
+
+/// Why a database could not be opened: the whole message, and whether the file is
+/// damaged (the caller then says what `stockbook check` finds).
+#[derive(Debug)]
+pub struct OpenError {
+    pub message: String,
+    pub damaged: bool,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for OpenError {
+    fn from(message: String) -> Self {
+        Self {
+            message,
+            damaged: false,
+        }
+    }
 }
 
 impl Db {
     /// Opens (creating if needed) and migrates the database at `path`; `:memory:` gives a
     /// fresh private in-memory database.
     pub fn open(path: &str, synchronous: Synchronous) -> Result<Self, String> {
+        Self::open_with(path, OpenOptions::new(synchronous)).map_err(|e| e.message)
+    }
+
+    /// [`Db::open`] with the start-up rules of `options`
+    /// (docs/operations.md#the-database-file): a file that cannot be written, a missing
+    /// file whose log is still there, or a damaged file stops the start at once, before
+    /// any pool is built (r2d2 would retry a failing connection for its whole 30 s
+    /// connection timeout). Migrations run on a connection of their own first.
+    pub fn open_with(path: &str, options: OpenOptions) -> Result<Self, OpenError> {
         let in_memory = path == ":memory:";
-        let sync = synchronous.pragma_value();
+        let read_only = options.read_only && !in_memory;
+        let sync = options.synchronous.pragma_value();
+        let opened = if in_memory {
+            None
+        } else {
+            storage::before_open(path, read_only, options.create)?;
+            open_file(path, sync, read_only)?;
+            Some(
+                storage::file_id(std::path::Path::new(path))
+                    .map_err(|e| format!("cannot read `{path}`: {e}"))?,
+            )
+        };
+        // After the first open, the pool's connections never create the file: one that
+        // is opened again later (none is, by design) must not make an empty database.
+        let flags = if read_only {
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+        } else {
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
+        } | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let manager = if in_memory {
             SqliteConnectionManager::memory()
         } else {
-            SqliteConnectionManager::file(path)
+            SqliteConnectionManager::file(path).with_flags(flags)
         }
-        .with_init(move |c| init_connection(c, sync, in_memory));
+        .with_init(move |c| init_connection(c, sync, in_memory, read_only));
         // An in-memory database is one connection: it serialises everything, which is what
         // the tests want, and nothing can see a half-made database.
         // On a file, the writer thread keeps one connection for itself (`writer.rs`): eight
@@ -102,16 +178,28 @@ impl Db {
             // A local SQLite connection does not go stale; r2d2's check on every checkout
             // would be one more statement per request.
             .test_on_check_out(false)
+            // Every connection is opened at start and kept: one opened again by path
+            // after the file was deleted or replaced would read another database
+            // (docs/operations.md#a-deleted-or-replaced-file).
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connection_timeout(Duration::from_secs(30))
             .build(manager)
             .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+        let storage = Arc::new(storage::Storage::new(
+            if in_memory { "" } else { path },
+            read_only,
+            opened,
+        ));
         let write_lock = Arc::new(Mutex::new(()));
         let writer_load = Arc::new(writer::Load::default());
         let writer = writer::start(
             pool.clone(),
             write_lock.clone(),
             !in_memory,
+            !read_only,
             writer_load.clone(),
+            storage.clone(),
         )?;
         let db = Self {
             pool,
@@ -119,13 +207,16 @@ impl Db {
             write_lock,
             writer,
             writer_load,
+            storage,
             streams: Arc::new(rocket::tokio::sync::Semaphore::new(
                 STREAMS.min(size as usize - usize::from(!in_memory)),
             )),
             stream_timeout: STREAM_TIMEOUT,
         };
-        db.migrate()
-            .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+        if in_memory {
+            db.migrate()
+                .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+        }
         Ok(db)
     }
 
@@ -150,6 +241,23 @@ impl Db {
 
     pub fn is_in_memory(&self) -> bool {
         self.in_memory
+    }
+
+    /// Served read-only (`read_only = true`): every write is refused.
+    pub fn is_read_only(&self) -> bool {
+        self.storage.is_read_only()
+    }
+
+    /// Why writes are not being saved now, if they are not
+    /// (docs/operations.md#storage-faults): what `GET /api/health` reports.
+    pub fn storage_fault(&self) -> Option<StorageFault> {
+        self.storage.current()
+    }
+
+    /// Where the rescue copy of a deleted or replaced database file went
+    /// (docs/operations.md#a-deleted-or-replaced-file).
+    pub fn rescue(&self) -> Option<String> {
+        self.storage.rescue()
     }
 
     fn migrate(&self) -> Result<(), String> {
@@ -218,20 +326,30 @@ impl Db {
     /// Runs `f` on a pooled connection (reads; no transaction is opened).
     pub fn read_sync<T>(&self, f: impl FnOnce(&Connection) -> AppResult<T>) -> AppResult<T> {
         let conn = self.conn()?;
-        f(&conn)
+        let out = f(&conn);
+        self.storage.note(&out, false);
+        out
     }
 
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction: committed on `Ok`, rolled back on `Err`.
     pub fn write_sync<T>(&self, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+        self.storage.refuse_writes()?;
         let _writer = self
             .write_lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut conn = self.conn()?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+        if !self.storage.still_there(&conn) {
+            self.storage.refuse_writes()?;
+        }
+        let out = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        })();
+        self.storage.note(&out, true);
+        out
     }
 
     /// [`Db::read_sync`] off the async worker threads.
@@ -277,6 +395,7 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
+        self.storage.refuse_writes()?;
         let (reply, answer) = rocket::tokio::sync::oneshot::channel();
         self.writer
             .send(Box::new(writer::WriteJob { f, reply }))
@@ -287,6 +406,7 @@ impl Db {
     /// Runs `f` in a `BEGIN IMMEDIATE` transaction and rolls it back whatever happens: a
     /// dry run that sees exactly what a real write would (the import preview).
     pub fn dry_run_sync<T>(&self, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
+        self.storage.refuse_writes()?;
         let _writer = self
             .write_lock
             .lock()
@@ -325,8 +445,85 @@ fn start_snapshot(conn: &Connection) -> AppResult<()> {
     Ok(())
 }
 
-fn init_connection(c: &mut Connection, synchronous: &str, in_memory: bool) -> rusqlite::Result<()> {
-    if !in_memory {
+/// The first connection to a database file, before the pool: opens it (creating it if
+/// [`storage::before_open`] allowed), checks it can be read and written, and migrates it
+/// (or, served read-only, checks that it needs no migration).
+fn open_file(path: &str, sync: &str, read_only: bool) -> Result<(), OpenError> {
+    use rusqlite::OpenFlags;
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+    } | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let failed = |e: rusqlite::Error| {
+        let fault = match &e {
+            rusqlite::Error::SqliteFailure(code, _) => StorageFault::of(code.code),
+            _ => None,
+        };
+        match fault {
+            Some(StorageFault::ReadOnly) if !read_only => OpenError::from(
+                storage::read_only_refusal(path, &format!("SQLite says: {e}")),
+            ),
+            Some(StorageFault::Damaged) => OpenError {
+                message: format!("the database file `{path}` is damaged: {e}"),
+                damaged: true,
+            },
+            _ => OpenError::from(format!("cannot open database `{path}`: {e}")),
+        }
+    };
+    let mut conn = Connection::open_with_flags(path, flags).map_err(failed)?;
+    init_connection(&mut conn, sync, false, read_only).map_err(failed)?;
+    conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))
+        .map_err(failed)?;
+    if !read_only && conn.is_readonly(rusqlite::MAIN_DB).map_err(failed)? {
+        return Err(OpenError::from(storage::read_only_refusal(
+            path,
+            "SQLite could open it only for reading (the file or its disk is write-protected)",
+        )));
+    }
+    let runner = embedded::migrations::runner();
+    let migrated = if read_only {
+        let newest = runner
+            .get_migrations()
+            .iter()
+            .map(refinery::Migration::version)
+            .max();
+        match runner.get_last_applied_migration(&mut conn) {
+            Ok(last) if last.as_ref().map(refinery::Migration::version) == newest => Ok(()),
+            Ok(last) => Err(format!(
+                "the database `{path}` is at schema version {}, and this Stockbook needs {}: start it once without `read_only` to upgrade the file",
+                last.map_or(0, |m| m.version()),
+                newest.unwrap_or(0)
+            )),
+            Err(e) => Err(format!("cannot read the schema version of `{path}`: {e}")),
+        }
+    } else {
+        runner
+            .run(&mut conn)
+            .map(drop)
+            .map_err(|e| format!("cannot migrate database `{path}`: {e}"))
+    };
+    migrated.map_err(|message| {
+        // A migration reads and writes much of the file: damage it met comes back as
+        // refinery's text, so ask SQLite whether the file is sound.
+        let sound = conn
+            .query_row("PRAGMA quick_check", [], |r| r.get::<_, String>(0))
+            .is_ok_and(|v| v == "ok");
+        OpenError {
+            message,
+            damaged: !sound,
+        }
+    })
+}
+
+fn init_connection(
+    c: &mut Connection,
+    synchronous: &str,
+    in_memory: bool,
+    read_only: bool,
+) -> rusqlite::Result<()> {
+    if !in_memory && !read_only {
         c.pragma_update(None, "journal_mode", "WAL")?;
     }
     c.pragma_update(None, "foreign_keys", "ON")?;
@@ -415,5 +612,72 @@ mod tests {
         let tx = conn.transaction().unwrap();
         assert!(db.twin_snapshot(&tx).unwrap().is_none());
         assert_eq!(users(&tx), 0);
+    }
+
+    /// Sets `max_page_count` to the size the in-memory database has now (`full`), so that
+    /// the next write needing a page fails with `SQLITE_FULL`, or lifts it.
+    fn fill(db: &Db, full: bool) {
+        db.read_sync(move |c| {
+            let pages: i64 = if full {
+                c.query_row("PRAGMA page_count", [], |r| r.get(0))?
+            } else {
+                1 << 30
+            };
+            c.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))?;
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    fn big_write(db: &Db) -> AppResult<()> {
+        db.write_blocking(|tx| {
+            tx.execute("INSERT INTO t (b) VALUES (randomblob(100000))", [])?;
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_storage_fault_is_logged_once_when_it_starts_and_once_when_it_clears() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        db.write_blocking(|tx| Ok(tx.execute_batch("CREATE TABLE t (b BLOB NOT NULL)")?))
+            .unwrap();
+        let logged = || db.storage.logged.lock().unwrap().clone();
+        big_write(&db).unwrap();
+        fill(&db, true);
+        for _ in 0..3 {
+            let e = big_write(&db).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    AppError::Storage {
+                        fault: StorageFault::Full,
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+        }
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
+        let lines = logged();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].contains("disk holding the database is full"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[0].contains("full"),
+            "SQLite's own text too: {lines:?}"
+        );
+        // A read does not end it: only a saved write says the disk has room again.
+        db.read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |_| Ok(()))?))
+            .unwrap();
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
+        fill(&db, false);
+        big_write(&db).unwrap();
+        big_write(&db).unwrap();
+        assert_eq!(db.storage_fault(), None);
+        let lines = logged();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].contains("cleared"), "{lines:?}");
     }
 }

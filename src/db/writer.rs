@@ -56,6 +56,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rocket::tokio::sync::oneshot;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
+use super::storage::Storage;
 use crate::error::{AppError, AppResult};
 
 /// The most jobs one transaction carries.
@@ -69,11 +70,20 @@ pub(super) trait Job: Send {
     /// Runs the job inside its own savepoint of `tx` (or, when `alone` in its batch,
     /// directly in `tx`); returns how to answer its caller once the batch's commit has
     /// succeeded or failed, and whether the job succeeded (a job run `alone` that failed
-    /// has left its writes in `tx`, which must then be rolled back).
-    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, bool);
+    /// has left its writes in `tx`, which must then be rolled back), with its error when
+    /// that is a storage fault.
+    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, Outcome);
     /// Answers the caller without running (the batch could not start, or its transaction
     /// was lost before this job's turn).
     fn fail(self: Box<Self>, e: AppError);
+}
+
+/// How a job ended, as the batch needs to know.
+pub(super) enum Outcome {
+    Saved,
+    Refused,
+    /// Refused by the storage (a full disk, say): its error, for the rest of the batch.
+    Storage(AppError),
 }
 
 pub(super) trait Done: Send {
@@ -95,15 +105,19 @@ where
     T: Send + 'static,
     F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
 {
-    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, bool) {
+    fn run(self: Box<Self>, tx: &Transaction, alone: bool) -> (Box<dyn Done>, Outcome) {
         let WriteJob { f, reply } = *self;
         let result = if alone {
             guarded(tx, f)
         } else {
             in_savepoint(tx, f)
         };
-        let ok = result.is_ok();
-        (Box::new(Reply { result, reply }), ok)
+        let outcome = match &result {
+            Ok(_) => Outcome::Saved,
+            Err(e @ AppError::Storage { .. }) => Outcome::Storage(e.clone()),
+            Err(_) => Outcome::Refused,
+        };
+        (Box::new(Reply { result, reply }), outcome)
     }
 
     fn fail(self: Box<Self>, e: AppError) {
@@ -148,6 +162,11 @@ fn guarded<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) ->
 fn in_savepoint<T>(tx: &Transaction, f: impl FnOnce(&Transaction) -> AppResult<T>) -> AppResult<T> {
     tx.prepare_cached("SAVEPOINT write_job")?.execute([])?;
     let result = guarded(tx, f);
+    if tx.is_autocommit() {
+        // SQLite rolled the whole transaction back (a full disk, say): the savepoint went
+        // with it, and the job's own error says why (the batch sees the loss).
+        return result;
+    }
     if result.is_err() {
         tx.prepare_cached("ROLLBACK TO write_job")?.execute([])?;
     }
@@ -198,15 +217,25 @@ impl Load {
     }
 }
 
+/// `checkpoints` starts the checkpoint thread (a database file served for writing).
+/// Before each batch on a file, the writer checks that the path still names the file it
+/// writes (`storage.rs`), and every batch's end is noted there.
 pub(super) fn start(
     pool: Pool<SqliteConnectionManager>,
     lock: Arc<Mutex<()>>,
     keep_connection: bool,
+    checkpoints: bool,
     load: Arc<Load>,
+    storage: Arc<Storage>,
 ) -> Result<mpsc::Sender<Box<dyn Job>>, String> {
     let (sender, queue) = mpsc::channel::<Box<dyn Job>>();
-    let committed = if keep_connection {
-        Some(start_checkpoints(pool.clone(), lock.clone(), load.clone())?)
+    let committed = if keep_connection && checkpoints {
+        Some(start_checkpoints(
+            pool.clone(),
+            lock.clone(),
+            load.clone(),
+            storage.clone(),
+        )?)
     } else {
         None
     };
@@ -240,13 +269,25 @@ pub(super) fn start(
                     }),
                 };
                 match conn {
+                    Ok(conn) if keep_connection && !storage.still_there(&conn) => {
+                        let e = storage
+                            .refuse_writes()
+                            .expect_err("a replaced file refuses writes");
+                        batch.into_iter().for_each(|j| j.fail(e.clone()));
+                        kept = Some(conn);
+                    }
                     Ok(mut conn) => {
-                        run_batch(&mut conn, batch);
+                        if let Some(end) = run_batch(&mut conn, batch) {
+                            storage.note(&end, true);
+                        }
                         if keep_connection {
                             kept = Some(conn);
                         }
                     }
-                    Err(e) => batch.into_iter().for_each(|j| j.fail(e.clone())),
+                    Err(e) => {
+                        storage.note(&Err::<(), _>(e.clone()), true);
+                        batch.into_iter().for_each(|j| j.fail(e.clone()));
+                    }
                 }
                 drop(guard);
                 if let Some(c) = &committed {
@@ -271,19 +312,39 @@ const CATCH_UP_PASSES: usize = 4;
 /// A pass this quick leaves little for the pass that holds the writer off.
 const CATCH_UP_QUICK: std::time::Duration = std::time::Duration::from_millis(10);
 
+/// How often the checkpoint thread, with no commit to wake it, checks that the path
+/// still names the database file (`storage.rs`).
+pub const IDENTITY_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn start_checkpoints(
     pool: Pool<SqliteConnectionManager>,
     lock: Arc<Mutex<()>>,
     load: Arc<Load>,
+    storage: Arc<Storage>,
 ) -> Result<mpsc::SyncSender<()>, String> {
     let (committed, woken) = mpsc::sync_channel::<()>(1);
     std::thread::Builder::new()
         .name("stockbook-checkpoint".into())
-        .spawn(move || {
-            while woken.recv().is_ok() {
+        .spawn(move || loop {
+            match woken.recv_timeout(IDENTITY_EVERY) {
+                Ok(()) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    // Only a spare connection: never wait behind slow readers for this.
+                    if let Some(c) = pool.try_get() {
+                        storage.still_there(&c);
+                    }
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            {
                 std::thread::sleep(CHECKPOINT_EVERY);
                 while woken.try_recv().is_ok() {}
                 let done = pool.get().map_err(|e| e.to_string()).and_then(|c| {
+                    if !storage.still_there(&c) {
+                        // Copying the log into an unlinked file saves nothing.
+                        return Ok(());
+                    }
                     let passive = |c: &Connection| {
                         c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
                             Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
@@ -331,25 +392,34 @@ fn start_checkpoints(
 }
 
 /// Runs one batch in one transaction on `conn` (the caller holds the write lock), and
-/// answers every job once the transaction has ended.
-fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) {
+/// answers every job once the transaction has ended. Returns how the batch ended for the
+/// storage's record (`storage.rs`): its storage fault, or `Ok` when a write was saved;
+/// `None` when it says nothing about the storage (every job refused by a rule).
+fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) -> Option<AppResult<()>> {
     let alone = jobs.len() == 1;
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
             let e = AppError::from(e);
             jobs.into_iter().for_each(|j| j.fail(e.clone()));
-            return;
+            return Some(Err(e));
         }
     };
     let mut done: Vec<Box<dyn Done>> = Vec::with_capacity(jobs.len());
     let mut jobs = jobs.into_iter();
     let mut lost = false;
     let mut failed_alone = false;
+    let mut saved = false;
+    let mut storage_fault = None;
     for job in jobs.by_ref() {
-        let (d, ok) = job.run(&tx, alone);
+        let (d, outcome) = job.run(&tx, alone);
         done.push(d);
-        failed_alone = alone && !ok;
+        match outcome {
+            Outcome::Saved => saved = true,
+            Outcome::Refused => {}
+            Outcome::Storage(e) => storage_fault = Some(e),
+        }
+        failed_alone = alone && !saved;
         if tx.is_autocommit() {
             lost = true;
             break;
@@ -359,7 +429,9 @@ fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) {
         // The one job's error is its answer; its writes go with the transaction.
         tx.rollback().map_err(AppError::from)
     } else if lost {
-        let e = transaction_lost();
+        // A full disk (say) that took the transaction with it is the answer of every job
+        // of the batch, not a bare "retry".
+        let e = storage_fault.clone().unwrap_or_else(transaction_lost);
         // Never run outside the transaction: the rest of the batch is answered unrun.
         jobs.for_each(|j| j.fail(e.clone()));
         // Nothing to roll back; dropping `tx` would try and fail quietly.
@@ -370,6 +442,12 @@ fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) {
     };
     for d in done {
         d.finish(commit.clone());
+    }
+    match (storage_fault, commit) {
+        (Some(e), _) => Some(Err(e)),
+        (None, Err(e)) => Some(Err(e)),
+        (None, Ok(())) if saved && !failed_alone => Some(Ok(())),
+        (None, Ok(())) => None,
     }
 }
 
@@ -657,5 +735,93 @@ mod tests {
             .read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))?))
             .unwrap();
         assert_eq!(kept, 1);
+    }
+
+    #[test]
+    fn a_full_disk_in_a_shared_batch_answers_its_jobs_as_a_full_disk_and_keeps_none_half_done() {
+        use crate::error::StorageFault;
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (answers, kept) = rt.block_on(async {
+            db.write(|tx| {
+                tx.execute_batch("CREATE TABLE t (v INTEGER NOT NULL, b BLOB)")?;
+                // The file may not grow past its present size: a write needing a new
+                // page fails with SQLITE_FULL, as on a full disk.
+                let pages: i64 = tx.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+                tx.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+            // The first write holds the writer so that the next three share one batch.
+            let hold = {
+                let db = db.clone();
+                rocket::tokio::spawn(async move {
+                    db.write(|_| {
+                        std::thread::sleep(std::time::Duration::from_millis(300));
+                        Ok(())
+                    })
+                    .await
+                })
+            };
+            rocket::tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            let mut writes = Vec::new();
+            for i in 0..3_i64 {
+                let db = db.clone();
+                writes.push(rocket::tokio::spawn(async move {
+                    db.write(move |tx| {
+                        let blob = if i == 1 { 200_000 } else { 1 };
+                        tx.execute("INSERT INTO t (v, b) VALUES (?1, zeroblob(?2))", [i, blob])?;
+                        Ok(i)
+                    })
+                    .await
+                }));
+                rocket::tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            hold.await.unwrap().unwrap();
+            let mut answers = Vec::new();
+            for w in writes {
+                answers.push(w.await.unwrap());
+            }
+            let kept: Vec<i64> = db
+                .read(|c| {
+                    let mut s = c.prepare("SELECT v FROM t ORDER BY v")?;
+                    let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                    Ok(v)
+                })
+                .await
+                .unwrap();
+            (answers, kept)
+        });
+        assert!(
+            matches!(
+                answers[1],
+                Err(AppError::Storage {
+                    fault: StorageFault::Full,
+                    ..
+                })
+            ),
+            "{:?}",
+            answers[1]
+        );
+        // Each other job is saved, or answered as the full disk (never a bare "retry"),
+        // and exactly the saved ones are kept.
+        let mut saved = Vec::new();
+        for (i, a) in (0_i64..).zip(&answers) {
+            match a {
+                Ok(v) => saved.push(*v),
+                Err(AppError::Storage {
+                    fault: StorageFault::Full,
+                    ..
+                }) => {}
+                Err(e) => panic!("write {i}: {e:?}"),
+            }
+        }
+        assert_eq!(kept, saved);
+        assert_eq!(db.storage_fault(), Some(StorageFault::Full));
     }
 }

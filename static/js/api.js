@@ -20,6 +20,7 @@ export class ApiError extends Error {
 }
 
 let unauthorizedHandler = null;
+let unavailableHandler = null;
 
 /** Called when a request gets 401 (the session ended), except for the auth calls. */
 export function onUnauthorized(fn) {
@@ -36,6 +37,11 @@ function exact(_key, value, context) {
 }
 
 /** JSON.parse keeping the exact text of numbers a double would change. */
+/** Called when a request gets 503 (busy, or a storage fault: `storage.js` asks which). */
+export function onUnavailable(fn) {
+  unavailableHandler = fn;
+}
+
 export function parseJson(text) {
   return JSON.parse(text, exact);
 }
@@ -70,6 +76,7 @@ export async function api(method, path, body) {
     if (res.status === 401 && !path.startsWith("/api/auth/") && unauthorizedHandler) {
       unauthorizedHandler(err);
     }
+    if (res.status === 503 && unavailableHandler) unavailableHandler(err);
     throw err;
   }
   return payload;

@@ -25,6 +25,7 @@ mod database;
 mod documents_stock;
 mod entities;
 mod errors;
+mod faults_storage;
 mod import_api;
 mod import_csv;
 mod import_parse;
