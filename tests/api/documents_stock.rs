@@ -683,7 +683,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
     let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
     s.bill("awaiting_payment", json!([line(&mug, 2)]));
     let conn = s.t.db.conn().unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert!(breaches.is_empty(), "{breaches:?}");
 
     // A stock row that disagrees with its movements (invariants 1 and 2: the product's
@@ -693,7 +693,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("stock row"), "{breaches:?}");
     conn.execute(
@@ -710,7 +710,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("stock_qty"), "{breaches:?}");
     conn.execute(
@@ -724,7 +724,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [inv["id"].as_str().unwrap()],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(
         breaches[0]
@@ -751,7 +751,7 @@ fn the_ledger_check_finds_a_reservation_below_what_transfers_hold() {
     );
     assert_eq!(st, Status::Ok, "{v}");
     let conn = s.t.db.conn().unwrap();
-    assert!(stockbook::inventory::check::ledger_breaches(&conn)
+    assert!(stockbook::inventory::check::ledger_breaches(&conn, false)
         .unwrap()
         .is_empty());
     conn.execute(
@@ -759,7 +759,7 @@ fn the_ledger_check_finds_a_reservation_below_what_transfers_hold() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("reserved"), "{breaches:?}");
 }
