@@ -415,7 +415,12 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
             .map_err(|e| fail(format!("documents move stock (docs/documents-stock.md#the-one-rule) broken after {op:?}: {e}")))?;
         let conn = w.t.db.conn().unwrap();
         let breaches = stockbook::inventory::check::ledger_breaches(&conn, allow_negative).unwrap();
-        prop_assert!(breaches.is_empty(), "the ledger check after {:?}: {:?}", op, breaches);
+        prop_assert!(
+            breaches.is_empty(),
+            "the ledger check after {:?}: {:?}",
+            op,
+            breaches
+        );
     }
     Ok(())
 }

@@ -473,8 +473,14 @@ fn no_day_below_zero(w: &World) -> Result<(), String> {
     let mut days: BTreeMap<(String, String), BTreeMap<String, Decimal>> = BTreeMap::new();
     for mv in movements(&w.t, "") {
         let place = (
-            mv["product_id"]["id"].as_str().unwrap_or_default().to_owned(),
-            mv["location_id"].as_str().unwrap_or("unallocated").to_owned(),
+            mv["product_id"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            mv["location_id"]
+                .as_str()
+                .unwrap_or("unallocated")
+                .to_owned(),
         );
         let day = mv["date"].as_str().unwrap_or_default().to_owned();
         *days.entry(place).or_default().entry(day).or_default() += dec(&mv["qty"]);
