@@ -1,10 +1,11 @@
 //! The stock-movement ledger: the single place where a stock quantity changes.
 //!
-//! [`apply_movement`] validates one movement, checks it cannot take stock below zero,
-//! updates the stock row (creating it when absent) and the product's aggregate
-//! `stock_qty`, applies weighted-average costing for purchases with a `unit_cost`, and
-//! appends the immutable ledger row, all in the caller's transaction. So, after every
-//! request (docs/ledger.md#invariants):
+//! [`apply_movement`] validates one movement, checks it cannot take stock below zero on
+//! its date or any later date (docs/ledger.md#stock-over-time), updates the stock row
+//! (creating it when absent) and the product's aggregate `stock_qty`, applies
+//! weighted-average costing for purchases with a `unit_cost`, and appends the immutable
+//! ledger row, all in the caller's transaction. So, after every request
+//! (docs/ledger.md#invariants):
 //!
 //! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
 //! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).

@@ -1256,3 +1256,36 @@ fn a_posted_document_that_moves_stock_may_not_be_dated_after_today() {
     }
     s.check();
 }
+
+#[test]
+fn a_v1_bill_follows_the_same_date_rules() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 0, "4");
+    let (st, v) = s.t.post(
+        "/api/api-keys",
+        json!({ "name": "books", "entity_id": s.entity }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let key = v["data"]["raw_key"].as_str().unwrap().to_owned();
+    let tomorrow = (s.t.clock.today() + time::Duration::days(1)).to_string();
+    let (st, v) = s.t.post_with_key(
+        "/api/v1/bills",
+        &key,
+        json!({ "contact_id": s.supplier, "status": "awaiting_payment",
+                "issue_date": tomorrow, "lines": [line(&mug, 4)] }),
+    );
+    assert_eq!(st, Status::BadRequest, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("issue_date"), "{v}");
+    let week_ago = days_ago(&s.t, 7);
+    let (st, v) = s.t.post_with_key(
+        "/api/v1/bills",
+        &key,
+        json!({ "contact_id": s.supplier, "status": "awaiting_payment",
+                "issue_date": week_ago, "lines": [line(&mug, 4)] }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let moved = s.doc_movements(v["data"]["id"].as_str().unwrap());
+    assert_eq!(moved[0]["date"], json!(week_ago));
+    assert_eq!(floor_at(&s, &mug, &week_ago), d("4"));
+    s.check();
+}
