@@ -1289,3 +1289,34 @@ fn a_v1_bill_follows_the_same_date_rules() {
     assert_eq!(floor_at(&s, &mug, &week_ago), d("4"));
     s.check();
 }
+
+#[test]
+fn a_posted_invoice_dated_ahead_before_the_rule_can_still_be_voided() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
+    let id = inv["id"].as_str().unwrap().to_owned();
+    // As the service wrote it before documents' movements followed their date: the sale
+    // dated the day it was written, the invoice dated next month.
+    let later = (s.t.clock.today() + time::Duration::days(30)).to_string();
+    {
+        let conn = s.t.db.conn().unwrap();
+        conn.execute(
+            "UPDATE invoices SET issue_date = ?1, due_date = ?1 WHERE id = ?2",
+            [&later, &id],
+        )
+        .unwrap();
+    }
+    // Changing its lines would move stock on its date: not yet.
+    let (st, v) = s.put_invoice(json!({ "id": id, "lines": [line(&mug, 4)] }));
+    assert_eq!(st, Status::BadRequest, "{v}");
+    // Voiding it takes the sale back on the day it was written.
+    let (st, v) = s.put_invoice(json!({ "id": id, "status": "void" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    let moved = s.doc_movements(&id);
+    assert_eq!(moved.len(), 2);
+    let today = s.t.clock.today().to_string();
+    assert!(moved.iter().all(|m| m["date"] == json!(today)), "{moved:?}");
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    s.check();
+}

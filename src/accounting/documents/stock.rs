@@ -19,7 +19,8 @@
 //!   quantity (4 dp); stock back is a `return` without cost.
 //! - `reference` is the document's number, `date` the document's `issue_date`; a change
 //!   of the issue date of a posted document takes back what its movements hold on other
-//!   dates on those dates and writes the effect on the new one
+//!   dates on those dates and writes the effect on the new one, and what a document no
+//!   longer asks for is taken back on the dates it was moved
 //!   (docs/documents-stock.md#dates). A posted document that would move stock after
 //!   today is refused (400), as a movement dated after today is.
 
@@ -151,10 +152,12 @@ struct Write<'k> {
 }
 
 /// What must be written so that the movements of the document hold what it asks for
-/// (docs/documents-stock.md#dates). Each difference is dated the document's issue date;
-/// when `issue_date_changed`, what the movements of a product and location hold on any
-/// other date is first taken back on that date (the reversal at the old date, the effect
-/// at the new one), unless they hold nothing in all (a voided document stays as it is).
+/// (docs/documents-stock.md#dates). Each difference is dated the document's issue date,
+/// except what is taken back: when `issue_date_changed`, or when the document no longer
+/// asks for a product at a location (voided, a line or the location changed), what its
+/// movements hold there on another date is taken back on that date (the reversal at the
+/// old date, the effect at the new one). Movements that hold nothing in all (a voided
+/// document's) are left as they are.
 fn writes<'k>(
     want: &'k BTreeMap<(String, String), Decimal>,
     have: &'k BTreeMap<(String, String), Held>,
@@ -170,7 +173,9 @@ fn writes<'k>(
         let w = want.get(key).copied().unwrap_or_default();
         let h = have.get(key);
         let mut h_total = h.map_or(Decimal::ZERO, |h| h.qty);
-        if issue_date_changed && !h_total.is_zero() {
+        // Taken back on the dates they hold: everything, when the document no longer asks
+        // for this product here; when its date changes, what sits on other dates.
+        if !h_total.is_zero() && (w.is_zero() || issue_date_changed) {
             for (date, q) in h.map(|h| &h.by_date).into_iter().flatten() {
                 if *date != issue_text && !q.is_zero() {
                     let date = parse_date("issue_date", date)?;
