@@ -60,13 +60,13 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some(Command::Check) => check(&config.database),
+        Some(Command::Check) => check(&config.database, config.allow_negative_stock),
     }
 }
 
-fn check(database: &str) -> ExitCode {
+fn check(database: &str, allow_negative: bool) -> ExitCode {
     let result = stockbook::ops::check::open(database)
-        .and_then(|conn| stockbook::ops::check::breaches(&conn));
+        .and_then(|conn| stockbook::ops::check::breaches(&conn, allow_negative));
     match result {
         Ok(found) if found.is_empty() => {
             println!("stockbook check: {database} is sound");

@@ -1,19 +1,27 @@
 //! A property test of the ledger (docs/ledger.md#invariants): random sequences of
 //! movements of every type and sign (at a location or none), stock row upserts and PUTs of
 //! `quantity`, product PUTs of `stock_qty`, and location (de)activation, with and without
-//! `allow_negative_stock`. After EACH step:
+//! `allow_negative_stock`. Movements carry random dates: today (sent or left out), days
+//! back, or tomorrow (400). After EACH step:
 //!
 //! - the answer's status is the one a small model of the rules predicts (so a refused
 //!   request is refused for the right reason, and an accepted one accepted);
 //! - invariants 1 and 2 hold, read through the API and summed in exact decimals
 //!   (`common::invariants`);
-//! - every stock row and product total equals the model's.
+//! - every stock row and product total equals the model's;
+//! - without `allow_negative_stock`, no product's running balance at a location or
+//!   unallocated, in date order, ends a day below zero (docs/ledger.md#stock-over-time),
+//!   summed from the movement list.
+//!
+//! At the end of each case `stockbook check`'s ledger check finds nothing.
 //!
 //! At the end of each case the products' `cost_price` equals the model's weighted average.
 
 mod common;
 
 use std::collections::BTreeMap;
+
+use time::Duration;
 
 use common::invariants::{dec, try_check_invariants};
 use common::stock_fixtures::*;
@@ -46,6 +54,8 @@ enum Op {
         kind: usize,
         qty: i64,
         unit_cost: Option<i64>,
+        /// Days from today (positive: the future), or no `date` sent.
+        day: Option<i64>,
     },
     /// A POST /api/warehouse-stock.
     Upsert {
@@ -74,6 +84,18 @@ fn qty() -> impl Strategy<Value = i64> {
     ]
 }
 
+/// A movement's date: mostly today (sent or not), often a few days back, sometimes long
+/// ago or tomorrow.
+fn day() -> impl Strategy<Value = Option<i64>> {
+    prop_oneof![
+        3 => Just(None),
+        1 => Just(Some(0)),
+        4 => (-6i64..=-1).prop_map(Some),
+        1 => Just(Some(-4000)),
+        1 => Just(Some(1)),
+    ]
+}
+
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => (
@@ -82,13 +104,15 @@ fn op() -> impl Strategy<Value = Op> {
             0..KINDS.len(),
             qty(),
             prop::option::weighted(0.3, 0i64..=50_000),
+            day(),
         )
-            .prop_map(|(product, location, kind, qty, unit_cost)| Op::Move {
+            .prop_map(|(product, location, kind, qty, unit_cost, day)| Op::Move {
                 product,
                 location,
                 kind,
                 qty,
                 unit_cost,
+                day,
             }),
         2 => (
             0..PRODUCTS,
@@ -123,9 +147,14 @@ fn number(d: Decimal) -> Value {
     num(&d.normalize().to_string())
 }
 
+/// A place stock is held: (product, location or unallocated).
+type Place = (usize, Option<usize>);
+
 /// What the rules say, kept independently of the service.
 struct Model {
     allow_negative: bool,
+    /// Σ qty per place and day (days from today).
+    days: BTreeMap<Place, BTreeMap<i64, Decimal>>,
     rows: BTreeMap<(usize, usize), Decimal>,
     unallocated: [Decimal; PRODUCTS],
     cost: [Decimal; PRODUCTS],
@@ -145,6 +174,26 @@ impl Model {
 
     fn located(&self, p: usize) -> Decimal {
         self.total(p) - self.unallocated[p]
+    }
+
+    /// Would `q` on `day` take the place's balance at the end of that day, or of a later
+    /// day with movements, below zero?
+    fn short_over_time(&self, place: Place, day: i64, q: Decimal) -> bool {
+        let ledger = self.days.get(&place);
+        let upto = |d: i64| -> Decimal {
+            ledger.map_or(Decimal::ZERO, |l| l.range(..=d).map(|(_, v)| *v).sum())
+        };
+        let later = ledger
+            .into_iter()
+            .flat_map(|l| l.range(day + 1..).map(|(d, _)| *d));
+        std::iter::once(day)
+            .chain(later)
+            .any(|d| upto(d) + q < Decimal::ZERO)
+    }
+
+    /// Records a movement the service accepted.
+    fn record(&mut self, place: Place, day: i64, q: Decimal) {
+        *self.days.entry(place).or_default().entry(day).or_default() += q;
     }
 
     /// Status of setting a row's quantity to `target` (row may be absent).
@@ -172,6 +221,8 @@ struct World {
 
 fn setup(allow_negative: bool) -> World {
     let t = app_with(&[("allow_negative_stock", json!(allow_negative))]);
+    // The model counts days from today: keep today today.
+    t.clock.freeze();
     t.signup("owner@example.com");
     let e = t.entity("Acme Ltd");
     let mut products = Vec::new();
@@ -200,6 +251,8 @@ fn setup(allow_negative: bool) -> World {
         locations,
         model: Model {
             allow_negative,
+            // Product 0's opening stock, unallocated, today.
+            days: BTreeMap::from([((0, None), BTreeMap::from([(0, Decimal::from(3))]))]),
             rows: BTreeMap::new(),
             unallocated,
             cost,
@@ -223,8 +276,10 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             kind,
             qty,
             unit_cost,
+            day,
         } => {
             let kind = KINDS[kind];
+            let on = day.unwrap_or(0);
             let q = thousandths(qty);
             let uc = unit_cost.map(|c| Decimal::new(c, 4).normalize());
             let sign_ok = match kind {
@@ -236,15 +291,12 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 || q.is_zero()
                 || !sign_ok
                 || (uc.is_some() && kind != "purchase")
+                || on > 0
             {
                 Status::BadRequest
             } else {
-                let after = match location {
-                    Some(l) => m.rows.get(&(p, l)).copied().unwrap_or_default() + q,
-                    None => m.unallocated[p] + q,
-                };
                 let inactive = location.is_some_and(|l| !m.active[l]);
-                let short = after < Decimal::ZERO && !m.allow_negative;
+                let short = !m.allow_negative && m.short_over_time((p, location), on, q);
                 if inactive || short {
                     Status::Conflict
                 } else {
@@ -257,6 +309,9 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             }
             if let Some(c) = uc {
                 body["unit_cost"] = number(c);
+            }
+            if let Some(n) = day {
+                body["date"] = json!((t.clock.today() + Duration::days(n)).to_string());
             }
             let res = t.post("/api/stock-movements", body);
             if res.0 == Status::Created && expected == Status::Created {
@@ -274,6 +329,7 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                     Some(l) => *m.rows.entry((p, l)).or_default() += q,
                     None => m.unallocated[p] += q,
                 }
+                m.record((p, location), on, q);
             }
             (expected, res)
         }
@@ -298,7 +354,11 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             if res.0 == expected && refused.is_none() {
                 let row = m.rows.entry((p, l)).or_default();
                 if let Some(q) = target {
+                    let change = q - *row;
                     *row = q;
+                    if !change.is_zero() {
+                        m.record((p, Some(l)), 0, change);
+                    }
                 }
             }
             (expected, res)
@@ -321,7 +381,10 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 json!({"id": row["id"], "quantity": number(target)}),
             );
             if res.0 == expected && refused.is_none() {
-                m.rows.insert((p, l), target);
+                let before = m.rows.insert((p, l), target).unwrap_or_default();
+                if target != before {
+                    m.record((p, Some(l)), 0, target - before);
+                }
             }
             (expected, res)
         }
@@ -337,7 +400,11 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 json!({"id": w.products[p], "stock_qty": number(target)}),
             );
             if res.0 == Status::Ok && expected == Status::Ok {
+                let before = m.unallocated[p];
                 m.unallocated[p] = target - m.located(p);
+                if m.unallocated[p] != before {
+                    m.record((p, None), 0, m.unallocated[p] - before);
+                }
             }
             (expected, res)
         }
@@ -394,6 +461,39 @@ fn check(w: &World, after: &Op) -> Result<(), TestCaseError> {
             )));
         }
     }
+    if !m.allow_negative {
+        no_day_below_zero(w).map_err(|e| fail(format!("after {after:?}: {e}")))?;
+    }
+    Ok(())
+}
+
+/// docs/ledger.md#stock-over-time, from the movement list: per product and place, the
+/// balance at the end of each day with movements is at or above zero.
+fn no_day_below_zero(w: &World) -> Result<(), String> {
+    let mut days: BTreeMap<(String, String), BTreeMap<String, Decimal>> = BTreeMap::new();
+    for mv in movements(&w.t, "") {
+        let place = (
+            mv["product_id"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            mv["location_id"]
+                .as_str()
+                .unwrap_or("unallocated")
+                .to_owned(),
+        );
+        let day = mv["date"].as_str().unwrap_or_default().to_owned();
+        *days.entry(place).or_default().entry(day).or_default() += dec(&mv["qty"]);
+    }
+    for (place, ledger) in days {
+        let mut balance = Decimal::ZERO;
+        for (day, q) in ledger {
+            balance += q;
+            if balance < Decimal::ZERO {
+                return Err(format!("{place:?} ends {day} at {balance}"));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -407,6 +507,9 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
         let got = dec(&get_product(&w.t, id)["cost_price"]);
         prop_assert_eq!(got, w.model.cost[i], "cost_price of product {}", i);
     }
+    let conn = w.t.db.conn().unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, allow_negative).unwrap();
+    prop_assert!(breaches.is_empty(), "the ledger check: {:?}", breaches);
     Ok(())
 }
 

@@ -7,6 +7,9 @@
 //! - invariant 2 (docs/ledger.md#invariants): each product's `stock_qty` = Σ `qty` of all its movements;
 //! - invariant 3 (docs/ledger.md#invariants): each stock row's `reserved_quantity` is at least what in-transit
 //!   transfer orders from its location hold of its product;
+//! - docs/ledger.md#stock-over-time: unless negative stock is allowed, no product's
+//!   running balance at a location (or its unallocated stock), in date order, ends a day
+//!   below zero;
 //! - docs/documents-stock.md#the-one-rule: for each posted invoice (bill) with a location
 //!   that moves stock, its movements sum, per product, to minus (plus) its lines'
 //!   quantities, all at its location; for every other document, imported ones included,
@@ -59,8 +62,10 @@ fn location_name(conn: &Connection, id: &str) -> AppResult<String> {
 }
 
 /// Every breach of the invariants (see the module documentation); empty when the ledger
-/// is sound. Read it inside one transaction for a consistent answer.
-pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
+/// is sound. Read it inside one transaction for a consistent answer. With
+/// `allow_negative` (the installation's `allow_negative_stock`) a running balance below
+/// zero is no breach.
+pub fn ledger_breaches(conn: &Connection, allow_negative: bool) -> AppResult<Vec<Breach>> {
     let mut out = Vec::new();
 
     // Σ qty per product, and per (product, location).
@@ -181,7 +186,76 @@ pub fn ledger_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
         }
     }
 
+    if !allow_negative {
+        out.extend(over_time_breaches(conn)?);
+    }
     out.extend(document_breaches(conn)?);
+    Ok(out)
+}
+
+/// docs/ledger.md#stock-over-time: the running balance of each product at each location
+/// (and its unallocated stock), day by day in date order, never below zero at the end of
+/// a day. One breach per product and place, naming the first such day, its balance and
+/// how many days end below zero. Reads the index `stock_movements_as_of` in its order,
+/// one pass.
+fn over_time_breaches(conn: &Connection) -> AppResult<Vec<Breach>> {
+    /// The place being summed: (product id, location id or none).
+    type Place = (String, Option<String>);
+
+    let mut out = Vec::new();
+    let mut breach = |place: &Place, day: &str, balance: i128| -> AppResult<()> {
+        let at = match &place.1 {
+            Some(l) => format!("at {}", location_name(conn, l)?),
+            None => "unallocated".to_owned(),
+        };
+        out.push(Breach {
+            rule: "stock over time",
+            message: format!(
+                "The stock of {} {at} is {} at the end of {day}, below zero (the first day \
+                 it is)",
+                product_name(conn, &place.0)?,
+                qty(balance),
+            ),
+        });
+        Ok(())
+    };
+    let mut stmt = conn.prepare(
+        "SELECT product_id, location_id, date, qty FROM stock_movements
+         ORDER BY product_id, location_id, date",
+    )?;
+    let mut q = stmt.query([])?;
+    // The place and day being summed, the balance at the end of the rows read so far,
+    // and whether the place has been found below zero already (one breach per place).
+    let mut place: Option<Place> = None;
+    let mut day = String::new();
+    let mut balance: i128 = 0;
+    let mut found = false;
+    while let Some(r) = q.next()? {
+        let p: String = r.get(0)?;
+        let l: Option<String> = r.get(1)?;
+        let d: String = r.get(2)?;
+        let v = i128::from(r.get::<_, i64>(3)?);
+        let same_place = place.as_ref().is_some_and(|(pp, ll)| *pp == p && *ll == l);
+        // A day is judged when the next one (or the next place) begins.
+        if let Some(done) = place.as_ref().filter(|_| !found) {
+            if (!same_place || d != day) && balance < 0 {
+                breach(done, &day, balance)?;
+                found = true;
+            }
+        }
+        if !same_place {
+            place = Some((p, l));
+            balance = 0;
+            found = false;
+        }
+        day = d;
+        balance += v;
+    }
+    if let Some(done) = place.as_ref().filter(|_| !found) {
+        if balance < 0 {
+            breach(done, &day, balance)?;
+        }
+    }
     Ok(out)
 }
 

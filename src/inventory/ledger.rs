@@ -1,10 +1,11 @@
 //! The stock-movement ledger: the single place where a stock quantity changes.
 //!
-//! [`apply_movement`] validates one movement, checks it cannot take stock below zero,
-//! updates the stock row (creating it when absent) and the product's aggregate
-//! `stock_qty`, applies weighted-average costing for purchases with a `unit_cost`, and
-//! appends the immutable ledger row, all in the caller's transaction. So, after every
-//! request (docs/ledger.md#invariants):
+//! [`apply_movement`] validates one movement, checks it cannot take stock below zero on
+//! its date or any later date (docs/ledger.md#stock-over-time), updates the stock row
+//! (creating it when absent) and the product's aggregate `stock_qty`, applies
+//! weighted-average costing for purchases with a `unit_cost`, and appends the immutable
+//! ledger row, all in the caller's transaction. So, after every request
+//! (docs/ledger.md#invariants):
 //!
 //! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
 //! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).
@@ -135,6 +136,18 @@ pub fn check_sign(kind: MovementType, qty: Qty) -> AppResult<()> {
     }
 }
 
+/// Refuses (400) a movement dated after `today`: stock that has not moved yet is not on
+/// hand (docs/ledger.md#stock-over-time). The system's own movements are dated today.
+pub fn not_after_today(field: &str, date: Date, today: Date) -> AppResult<()> {
+    if date > today {
+        return Err(AppError::invalid(
+            field,
+            format!("must not be after today ({today}): a movement records stock that has moved"),
+        ));
+    }
+    Ok(())
+}
+
 /// Applies one movement in `tx`. See the module documentation.
 pub fn apply_movement(
     tx: &Transaction,
@@ -228,14 +241,10 @@ fn apply(
             || format!("at {}", loc.name),
             product,
         )?;
-        if after.is_sign_negative() && !allow_negative {
-            return Err(AppError::conflict(format!(
-                "Insufficient stock at {}: {} needs {}, has {}",
-                loc.name,
-                product.sku,
-                -m.qty,
-                held.unwrap_or(Qty::ZERO)
-            )));
+        if !allow_negative {
+            if let Some(b) = over_time(tx, m, Some(&loc.id), held.unwrap_or(Qty::ZERO), now)? {
+                return Err(b.refusal(&format!("stock at {}", loc.name), product, m.qty));
+            }
         }
         match held {
             Some(_) => {
@@ -249,13 +258,11 @@ fn apply(
             }
         }
     } else {
-        let unallocated = stock_qty - located_total(tx, &product.id)?;
-        let after = unallocated + m.qty;
-        if after.is_sign_negative() && !allow_negative {
-            return Err(AppError::conflict(format!(
-                "Insufficient unallocated stock: {} needs {}, has {}",
-                product.sku, -m.qty, unallocated
-            )));
+        if !allow_negative {
+            let unallocated = stock_qty - located_total(tx, &product.id)?;
+            if let Some(b) = over_time(tx, m, None, unallocated, now)? {
+                return Err(b.refusal("unallocated stock", product, m.qty));
+            }
         }
     }
 
@@ -335,6 +342,102 @@ fn apply(
         },
     )?;
     Ok(mv)
+}
+
+/// Where a movement would take a running balance below zero ([`over_time`]).
+struct Breach {
+    /// The earliest day whose closing balance would be below zero.
+    date: String,
+    /// The balance at the end of that day without the movement.
+    has: Qty,
+    /// Is `date` today (then the message need not name it)?
+    today: bool,
+}
+
+impl Breach {
+    /// The 409 (docs/ledger.md#negative-stock): `Insufficient <what>[ on <date>]: <sku>
+    /// needs <n>, has <m>`, the date named unless it is today.
+    fn refusal(&self, what: &str, product: &ProductRef, qty: Qty) -> AppError {
+        let on = if self.today {
+            String::new()
+        } else {
+            format!(" on {}", self.date)
+        };
+        AppError::conflict(format!(
+            "Insufficient {what}{on}: {} needs {}, has {}",
+            product.sku, -qty, self.has
+        ))
+    }
+}
+
+/// Judges the movement `m` over time (docs/ledger.md#stock-over-time): after it, the
+/// running balance of its product at its place (`location_id`, or the unallocated stock
+/// when `None`) at the end of its date and of every later date must be at or above zero.
+/// `current` is that place's balance now, before the movement (every movement counted,
+/// whatever its date). Reads only the movements of that product at that place dated
+/// after `m.date`, newest day first, through the index `stock_movements_as_of` (product,
+/// location, date, qty): for a movement dated today, none but a future-dated one written
+/// before the rule, so the check costs one index probe more than a look at the current
+/// figure. The earliest day that breaks is the one named.
+fn over_time(
+    tx: &Transaction,
+    m: &NewMovement<'_>,
+    location_id: Option<&str>,
+    current: Qty,
+    now: &str,
+) -> AppResult<Option<Breach>> {
+    let scaled = |q: Qty| i128::from(q.to_scaled().unwrap_or(i64::MAX));
+    let qty = scaled(m.qty);
+    let date = m.date.to_string();
+    let mut stmt = match location_id {
+        Some(_) => tx.prepare_cached(
+            "SELECT date, qty FROM stock_movements
+             WHERE product_id = ?1 AND location_id = ?2 AND date > ?3
+             ORDER BY date DESC",
+        )?,
+        None => tx.prepare_cached(
+            "SELECT date, qty FROM stock_movements
+             WHERE product_id = ?1 AND location_id IS NULL AND date > ?3
+             ORDER BY date DESC",
+        )?,
+    };
+    let mut rows = match location_id {
+        Some(l) => stmt.query(params![m.product.id, l, date])?,
+        None => stmt.query(params![m.product.id, rusqlite::types::Null, date])?,
+    };
+    // `balance` is the balance at the end of a day, with the movement counted: it starts
+    // as the balance after the last dated day, and each day gives back its own movements
+    // once it has been judged, leaving the balance at the end of the day before.
+    let mut balance = scaled(current) + qty;
+    let mut day: Option<String> = None;
+    let mut earliest: Option<(String, i128)> = None;
+    while let Some(r) = rows.next()? {
+        let d = r.get_ref(0)?.as_str().map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+        })?;
+        if day.as_deref() != Some(d) {
+            if balance < 0 {
+                earliest = Some((d.to_owned(), balance));
+            }
+            day = Some(d.to_owned());
+        }
+        balance -= i128::from(r.get::<_, i64>(1)?);
+    }
+    // Now the balance at the end of the movement's own date (the movement counted last in
+    // its day).
+    if balance < 0 {
+        earliest = Some((date, balance));
+    }
+    let Some((date, after)) = earliest else {
+        return Ok(None);
+    };
+    let today = crate::clock::parse_rfc3339(now).map(|t| t.date().to_string());
+    let before = i64::try_from(after - qty).unwrap_or(i64::MIN);
+    Ok(Some(Breach {
+        today: today.as_deref() == Some(date.as_str()),
+        date,
+        has: Qty::from_scaled(before),
+    }))
 }
 
 /// Refuses (409) a stock figure past the bound every quantity of the service keeps: a

@@ -264,6 +264,7 @@ pub fn record_movement(
         Some(d) => parse_date("date", d)?,
         None => ctx.today,
     };
+    ledger::not_after_today("date", date, ctx.today)?;
     if let Some(c) = b.unit_cost {
         if c.is_sign_negative() {
             return Err(AppError::invalid("unit_cost", "must not be negative"));

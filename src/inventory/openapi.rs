@@ -67,8 +67,8 @@ pub fn operations() -> Vec<Operation> {
             .rules(&["docs/ledger.md#movements-endpoint", "docs/documents-stock.md#the-movement-history-as-a-spreadsheet"])
             .note("With `format=csv` the columns are date, type, product_id, product_sku, product_name, qty, location_id, location_name, unit_cost, reference, notes, document_id, entity_id, id, created_at."),
         op("post", "/api/stock-movements", "Stock movements", "createStockMovement", "Record a stock movement", S, Create { body: "StockMovementCreate", record: "StockMovement" })
-            .rules(&["docs/ledger.md#movements-endpoint", "docs/ledger.md#sign-rules", "docs/ledger.md#negative-stock", "docs/ledger.md#weighted-average-cost"])
-            .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero), or an inactive location"),
+            .rules(&["docs/ledger.md#movements-endpoint", "docs/ledger.md#sign-rules", "docs/ledger.md#negative-stock", "docs/ledger.md#stock-over-time", "docs/ledger.md#weighted-average-cost"])
+            .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero at the end of its date or of a later one), or an inactive location"),
         op("get", "/api/transfer-orders", "Transfer orders", "listTransferOrders", "List transfer orders with lines", S, FilteredList("TransferOrder", &[ByEntity, ById, WithLines]))
             .rules(&["docs/documents.md#lists", "docs/conventions.md#ordering"]),
         op("post", "/api/transfer-orders", "Transfer orders", "createTransferOrder", "Create a draft transfer order", S, Create { body: "TransferOrderCreate", record: "TransferOrder" })
@@ -264,7 +264,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("location_id", opt_id("Where the stock changes (unknown or foreign: 404; inactive: 409). Omitted: the product's unallocated stock.")),
             ("reference", opt_text()),
             ("notes", opt_text()),
-            ("date", opt_date("Default today (UTC).")),
+            ("date", opt_date("Default today (UTC); a date after today is refused (400).")),
             ("unit_cost", non_negative(price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before."))),
             ("entity_id", opt_id("Default the product's entity; when sent, it must be the product's (400).")),
         ])),

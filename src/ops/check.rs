@@ -21,12 +21,13 @@ pub fn open(path: &str) -> Result<Connection, String> {
     Ok(conn)
 }
 
-/// Every breach found in the database behind `conn`, in words.
-pub fn breaches(conn: &Connection) -> Result<Vec<String>, String> {
+/// Every breach found in the database behind `conn`, in words; `allow_negative` is the
+/// installation's `allow_negative_stock` (then a stock below zero is no breach).
+pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, String> {
     let mut found = integrity(conn).map_err(|e| format!("integrity check: {e}"))?;
     found.extend(foreign_keys(conn).map_err(|e| format!("foreign key check: {e}"))?);
     found.extend(records(conn).map_err(|e| format!("record check: {e}"))?);
-    found.extend(ledger(conn).map_err(|e| format!("ledger check: {e}"))?);
+    found.extend(ledger(conn, allow_negative).map_err(|e| format!("ledger check: {e}"))?);
     Ok(found)
 }
 
@@ -39,9 +40,10 @@ fn records(conn: &Connection) -> Result<Vec<String>, String> {
 
 /// The ledger's invariants, read in one transaction so that the sums agree with each
 /// other even if the server writes meanwhile.
-fn ledger(conn: &Connection) -> Result<Vec<String>, String> {
+fn ledger(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, String> {
     let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
-    let found = crate::inventory::check::ledger_breaches(&tx).map_err(|e| e.to_string())?;
+    let found =
+        crate::inventory::check::ledger_breaches(&tx, allow_negative).map_err(|e| e.to_string())?;
     Ok(found
         .into_iter()
         .map(|b| format!("ledger ({}): {}", b.rule, b.message))

@@ -683,7 +683,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
     let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
     s.bill("awaiting_payment", json!([line(&mug, 2)]));
     let conn = s.t.db.conn().unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert!(breaches.is_empty(), "{breaches:?}");
 
     // A stock row that disagrees with its movements (invariants 1 and 2: the product's
@@ -693,7 +693,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("stock row"), "{breaches:?}");
     conn.execute(
@@ -710,7 +710,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("stock_qty"), "{breaches:?}");
     conn.execute(
@@ -724,7 +724,7 @@ fn the_ledger_check_passes_a_good_database_and_names_each_hand_made_breach() {
         [inv["id"].as_str().unwrap()],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(
         breaches[0]
@@ -751,7 +751,7 @@ fn the_ledger_check_finds_a_reservation_below_what_transfers_hold() {
     );
     assert_eq!(st, Status::Ok, "{v}");
     let conn = s.t.db.conn().unwrap();
-    assert!(stockbook::inventory::check::ledger_breaches(&conn)
+    assert!(stockbook::inventory::check::ledger_breaches(&conn, false)
         .unwrap()
         .is_empty());
     conn.execute(
@@ -759,7 +759,7 @@ fn the_ledger_check_finds_a_reservation_below_what_transfers_hold() {
         [&mug],
     )
     .unwrap();
-    let breaches = stockbook::inventory::check::ledger_breaches(&conn).unwrap();
+    let breaches = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
     assert_eq!(breaches.len(), 1, "{breaches:?}");
     assert!(breaches[0].message.contains("reserved"), "{breaches:?}");
 }
@@ -1019,4 +1019,304 @@ fn a_location_that_a_document_or_a_default_names_cannot_be_deleted() {
         let r = s.t.delete("/api/warehouse-locations", json!({ "id": l }));
         assert_error(&r, Status::Conflict);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Dates (docs/documents-stock.md#dates)
+
+fn days_ago(t: &TestApp, n: i64) -> String {
+    (t.clock.today() - time::Duration::days(n)).to_string()
+}
+
+/// The quantity of a product at the shop floor in the valuation as at `day` (0 if absent).
+fn floor_at(s: &Shop, product: &str, day: &str) -> Decimal {
+    let (st, v) = s.t.get(&format!(
+        "/api/reports/stock-valuation?asOf={day}&locationId={}",
+        s.floor
+    ));
+    assert_eq!(st, Status::Ok, "{v}");
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["product_id"] == json!(product))
+        .map_or(Decimal::ZERO, |r| dec(&r["quantity"]))
+}
+
+#[test]
+fn a_bill_entered_today_with_last_weeks_issue_date_counts_from_last_week() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 0, "0");
+    let week_ago = days_ago(&s.t, 7);
+    let (st, v) = s.t.post(
+        "/api/bills",
+        json!({ "contact_id": s.supplier, "entity_id": s.entity, "status": "awaiting_payment",
+                "issue_date": week_ago,
+                "lines": [{ "product_id": mug, "quantity": 10, "unit_price": 4 }] }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let moved = s.doc_movements(v["data"]["id"].as_str().unwrap());
+    assert_eq!(moved.len(), 1);
+    assert_eq!(moved[0]["date"], json!(week_ago));
+    assert_eq!(floor_at(&s, &mug, &week_ago), d("10"));
+    assert_eq!(floor_at(&s, &mug, &days_ago(&s.t, 8)), d("0"));
+    s.check();
+}
+
+#[test]
+fn an_invoice_dated_before_its_stock_arrived_is_refused_naming_the_date() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let yesterday = days_ago(&s.t, 1);
+    let (st, v) = s.t.post(
+        "/api/invoices",
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "sent",
+                "issue_date": yesterday, "lines": [line(&mug, 2)] }),
+    );
+    assert_eq!(st, Status::Conflict, "{v}");
+    assert_eq!(
+        v["message"],
+        json!(format!(
+            "Insufficient stock at Shop floor on {yesterday}: SKU-00001 needs 2, has 0"
+        ))
+    );
+    assert!(s.t.get("/api/invoices").1["data"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    // Dated today it goes through.
+    s.created_invoice("sent", json!([line(&mug, 2)]));
+    s.check();
+}
+
+#[test]
+fn changing_a_posted_invoices_issue_date_moves_its_effect_to_the_new_date() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 0, "4");
+    let (d0, d1, d2) = (days_ago(&s.t, 10), days_ago(&s.t, 5), days_ago(&s.t, 2));
+    let (st, v) = s.t.post(
+        "/api/stock-movements",
+        json!({ "product_id": mug, "location_id": s.floor, "type": "purchase", "qty": 10,
+                "date": d0 }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let (st, v) = s.t.post(
+        "/api/invoices",
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "sent",
+                "issue_date": d2, "lines": [line(&mug, 3)] }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let inv = v["data"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(floor_at(&s, &mug, &d1), d("10"));
+    assert_eq!(floor_at(&s, &mug, &d2), d("7"));
+
+    let (st, v) = s.put_invoice(json!({ "id": inv, "issue_date": d1 }));
+    assert_eq!(st, Status::Ok, "{v}");
+    // Newest first: the sale at d2, then its reversal at d2 and the sale at d1.
+    let moved: Vec<(String, String, Decimal)> = s
+        .doc_movements(&inv)
+        .iter()
+        .map(|m| {
+            (
+                m["type"].as_str().unwrap().to_owned(),
+                m["date"].as_str().unwrap().to_owned(),
+                dec(&m["qty"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moved,
+        vec![
+            ("return".to_owned(), d2.clone(), d("3")),
+            ("sale".to_owned(), d2.clone(), d("-3")),
+            ("sale".to_owned(), d1.clone(), d("-3")),
+        ]
+    );
+    assert_eq!(floor_at(&s, &mug, &d1), d("7"));
+    assert_eq!(floor_at(&s, &mug, &days_ago(&s.t, 6)), d("10"));
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("7"));
+
+    // Before the stock arrived: refused, naming that day, and nothing changes.
+    let early = days_ago(&s.t, 11);
+    let (st, v) = s.put_invoice(json!({ "id": inv, "issue_date": early }));
+    assert_eq!(st, Status::Conflict, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("on {early}")),
+        "{v}"
+    );
+    assert_eq!(s.doc_movements(&inv).len(), 3);
+    assert_eq!(
+        s.t.get("/api/invoices").1["data"][0]["issue_date"],
+        json!(d1)
+    );
+
+    // A void invoice holds nothing: changing its date writes nothing.
+    let (st, v) = s.put_invoice(json!({ "id": inv, "status": "void" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(s.doc_movements(&inv).len(), 4);
+    let (st, v) = s.put_invoice(json!({ "id": inv, "issue_date": d2 }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(s.doc_movements(&inv).len(), 4);
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    s.check();
+    let conn = s.t.db.conn().unwrap();
+    let found = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_bill_moved_to_an_earlier_date_brings_its_stock_from_then() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 0, "4");
+    let bill = s.bill(
+        "awaiting_payment",
+        json!([{ "product_id": mug, "quantity": 5, "unit_price": 4 }]),
+    );
+    let id = bill["id"].as_str().unwrap();
+    let week_ago = days_ago(&s.t, 7);
+    // Sell two a few days ago: there is nothing then until the bill is back-dated.
+    let (st, _) = s.t.post(
+        "/api/stock-movements",
+        json!({ "product_id": mug, "location_id": s.floor, "type": "sale", "qty": -2,
+                "date": days_ago(&s.t, 3) }),
+    );
+    assert_eq!(st, Status::Conflict);
+    let (st, v) =
+        s.t.put("/api/bills", json!({ "id": id, "issue_date": week_ago }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(floor_at(&s, &mug, &week_ago), d("5"));
+    let (st, v) = s.t.post(
+        "/api/stock-movements",
+        json!({ "product_id": mug, "location_id": s.floor, "type": "sale", "qty": -2,
+                "date": days_ago(&s.t, 3) }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    // Moving the bill back to today would leave that sale without stock.
+    let today = s.t.clock.today().to_string();
+    let (st, v) =
+        s.t.put("/api/bills", json!({ "id": id, "issue_date": today }));
+    assert_eq!(st, Status::Conflict, "{v}");
+    s.check();
+}
+
+#[test]
+fn a_posted_document_that_moves_stock_may_not_be_dated_after_today() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let tomorrow = (s.t.clock.today() + time::Duration::days(1)).to_string();
+    for (path, status, contact) in [
+        ("/api/invoices", "sent", &s.customer),
+        ("/api/bills", "awaiting_payment", &s.supplier),
+    ] {
+        let (st, v) = s.t.post(
+            path,
+            json!({ "contact_id": contact, "entity_id": s.entity, "status": status,
+                    "issue_date": tomorrow, "lines": [line(&mug, 1)] }),
+        );
+        assert_eq!(st, Status::BadRequest, "{path}: {v}");
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            msg.contains("issue_date") && msg.contains("after today"),
+            "{msg}"
+        );
+    }
+    // A draft may be dated tomorrow; posting it before then is refused.
+    let (st, v) = s.t.post(
+        "/api/invoices",
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "draft",
+                "issue_date": tomorrow, "lines": [line(&mug, 1)] }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let draft = v["data"]["id"].clone();
+    let (st, v) = s.put_invoice(json!({ "id": draft, "status": "sent" }));
+    assert_eq!(st, Status::BadRequest, "{v}");
+    // Once the day comes it posts, at its date.
+    s.t.clock.advance(86_400);
+    let (st, v) = s.put_invoice(json!({ "id": draft, "status": "sent" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    assert_eq!(
+        s.doc_movements(draft.as_str().unwrap())[0]["date"],
+        json!(tomorrow)
+    );
+    // Documents that move no stock may be dated ahead: no location, or no product.
+    let later = (s.t.clock.today() + time::Duration::days(30)).to_string();
+    for body in [
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "sent",
+                "issue_date": later, "location_id": null, "lines": [line(&mug, 1)] }),
+        json!({ "contact_id": s.customer, "entity_id": s.entity, "status": "sent",
+                "issue_date": later,
+                "lines": [{ "description": "Delivery", "quantity": 1, "unit_price": 5 }] }),
+    ] {
+        let (st, v) = s.t.post("/api/invoices", body);
+        assert_eq!(st, Status::Created, "{v}");
+    }
+    s.check();
+}
+
+#[test]
+fn a_v1_bill_follows_the_same_date_rules() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 0, "4");
+    let (st, v) = s.t.post(
+        "/api/api-keys",
+        json!({ "name": "books", "entity_id": s.entity }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let key = v["data"]["raw_key"].as_str().unwrap().to_owned();
+    let tomorrow = (s.t.clock.today() + time::Duration::days(1)).to_string();
+    let (st, v) = s.t.post_with_key(
+        "/api/v1/bills",
+        &key,
+        json!({ "contact_id": s.supplier, "status": "awaiting_payment",
+                "issue_date": tomorrow, "lines": [line(&mug, 4)] }),
+    );
+    assert_eq!(st, Status::BadRequest, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("issue_date"), "{v}");
+    let week_ago = days_ago(&s.t, 7);
+    let (st, v) = s.t.post_with_key(
+        "/api/v1/bills",
+        &key,
+        json!({ "contact_id": s.supplier, "status": "awaiting_payment",
+                "issue_date": week_ago, "lines": [line(&mug, 4)] }),
+    );
+    assert_eq!(st, Status::Created, "{v}");
+    let moved = s.doc_movements(v["data"]["id"].as_str().unwrap());
+    assert_eq!(moved[0]["date"], json!(week_ago));
+    assert_eq!(floor_at(&s, &mug, &week_ago), d("4"));
+    s.check();
+}
+
+#[test]
+fn a_posted_invoice_dated_ahead_before_the_rule_can_still_be_voided() {
+    let s = shop();
+    let mug = s.stocked("Blue mug", 10, "4");
+    let inv = s.created_invoice("sent", json!([line(&mug, 3)]));
+    let id = inv["id"].as_str().unwrap().to_owned();
+    // As the service wrote it before documents' movements followed their date: the sale
+    // dated the day it was written, the invoice dated next month.
+    let later = (s.t.clock.today() + time::Duration::days(30)).to_string();
+    {
+        let conn = s.t.db.conn().unwrap();
+        conn.execute(
+            "UPDATE invoices SET issue_date = ?1, due_date = ?1 WHERE id = ?2",
+            [&later, &id],
+        )
+        .unwrap();
+    }
+    // Changing its lines would move stock on its date: not yet.
+    let (st, v) = s.put_invoice(json!({ "id": id, "lines": [line(&mug, 4)] }));
+    assert_eq!(st, Status::BadRequest, "{v}");
+    // Voiding it takes the sale back on the day it was written.
+    let (st, v) = s.put_invoice(json!({ "id": id, "status": "void" }));
+    assert_eq!(st, Status::Ok, "{v}");
+    let moved = s.doc_movements(&id);
+    assert_eq!(moved.len(), 2);
+    let today = s.t.clock.today().to_string();
+    assert!(moved.iter().all(|m| m["date"] == json!(today)), "{moved:?}");
+    assert_eq!(qty_at(&s.t, &mug, &s.floor), d("10"));
+    s.check();
 }

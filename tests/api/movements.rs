@@ -790,3 +790,227 @@ fn movements_need_a_session() {
         Status::Unauthorized,
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Stock over time (docs/ledger.md#stock-over-time)
+
+/// Posts a movement dated `date`.
+fn dated(
+    t: &TestApp,
+    p: &str,
+    l: Option<&str>,
+    kind: &str,
+    qty: i64,
+    date: &str,
+) -> (Status, Value) {
+    let mut body = json!({"product_id": p, "type": kind, "qty": qty, "date": date});
+    if let Some(l) = l {
+        body["location_id"] = json!(l);
+    }
+    t.post("/api/stock-movements", body)
+}
+
+/// The quantity of the product at a location in the valuation as at `day` (0 when absent).
+fn valued_at(t: &TestApp, p: &str, l: &str, day: &str) -> rust_decimal::Decimal {
+    let (s, v) = t.get(&format!(
+        "/api/reports/stock-valuation?asOf={day}&locationId={l}"
+    ));
+    assert_eq!(s, Status::Ok, "{v}");
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["product_id"] == json!(p))
+        .map_or(rust_decimal::Decimal::ZERO, |r| dec(&r["quantity"]))
+}
+
+#[test]
+fn a_movement_dated_after_today_is_a_400_and_counts_nowhere() {
+    let (t, _e, p, l) = setup();
+    let tomorrow = (t.clock.today() + time::Duration::days(1)).to_string();
+    for date in ["9999-12-31", tomorrow.as_str()] {
+        let r = dated(&t, &p, Some(&l), "purchase", 10, date);
+        let msg = assert_error(&r, Status::BadRequest);
+        assert!(msg.contains("date") && msg.contains("after today"), "{msg}");
+    }
+    assert_eq!(stock_qty(&t, &p), d("0"));
+    assert!(movements(&t, "").is_empty());
+    // So nothing is on hand today to sell.
+    let r = movement(&t, &p, Some(&l), "sale", json!(-1));
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main: SKU-00001 needs 1, has 0"
+    );
+    // Today is fine.
+    let today = t.clock.today().to_string();
+    assert_eq!(
+        dated(&t, &p, Some(&l), "purchase", 10, &today).0,
+        Status::Created
+    );
+    check_invariants(&t);
+}
+
+#[test]
+fn a_sale_dated_before_the_stock_arrived_is_a_409_naming_the_date() {
+    let (t, _e, p, l) = setup();
+    assert_eq!(
+        dated(&t, &p, Some(&l), "purchase", 10, "2021-06-01").0,
+        Status::Created
+    );
+    let r = dated(&t, &p, Some(&l), "sale", -10, "0001-01-01");
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main on 0001-01-01: SKU-00001 needs 10, has 0"
+    );
+    // The valuation as at 2021 shows the 10 bought, not -10.
+    assert_eq!(valued_at(&t, &p, &l, "2021-12-31"), d("10"));
+    assert_eq!(valued_at(&t, &p, &l, "2021-05-31"), d("0"));
+    // Selling on the day they arrived is fine.
+    assert_eq!(
+        dated(&t, &p, Some(&l), "sale", -10, "2021-06-01").0,
+        Status::Created
+    );
+    assert_eq!(valued_at(&t, &p, &l, "2021-06-01"), d("0"));
+    check_invariants(&t);
+}
+
+#[test]
+fn a_back_dated_sale_may_not_break_a_later_days_balance() {
+    let (t, _e, p, l) = setup();
+    dated(&t, &p, Some(&l), "purchase", 10, "2024-01-01");
+    dated(&t, &p, Some(&l), "sale", -8, "2024-03-01");
+    // On 2024-02-01 there would be 5 left, but on 2024-03-01 the sale of 8 finds 2.
+    let r = dated(&t, &p, Some(&l), "sale", -5, "2024-02-01");
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main on 2024-03-01: SKU-00001 needs 5, has 2"
+    );
+    assert_eq!(qty_at(&t, &p, &l), d("2"));
+    // The earliest day that breaks is named (here 2023-12-31 and 2024-03-01 would).
+    let r = dated(&t, &p, Some(&l), "adjustment", -3, "2023-12-31");
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main on 2023-12-31: SKU-00001 needs 3, has 0"
+    );
+    // Two fit on every later day.
+    let (s, v) = dated(&t, &p, Some(&l), "sale", -2, "2024-02-01");
+    assert_eq!(s, Status::Created, "{v}");
+    let r = dated(&t, &p, Some(&l), "sale", -1, "2024-02-01");
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main on 2024-03-01: SKU-00001 needs 1, has 0"
+    );
+    assert_eq!(qty_at(&t, &p, &l), d("0"));
+    check_invariants(&t);
+}
+
+#[test]
+fn movements_of_one_day_count_together_whatever_order_they_were_written_in() {
+    let (t, _e, p, l) = setup();
+    dated(&t, &p, Some(&l), "purchase", 5, "2024-05-01");
+    dated(&t, &p, Some(&l), "sale", -5, "2024-05-02");
+    // A purchase and then a sale written for the day before, each judged at that day's end.
+    let (s, v) = dated(&t, &p, Some(&l), "purchase", 3, "2024-05-01");
+    assert_eq!(s, Status::Created, "{v}");
+    let (s, v) = dated(&t, &p, Some(&l), "sale", -3, "2024-05-01");
+    assert_eq!(s, Status::Created, "{v}");
+    check_invariants(&t);
+}
+
+#[test]
+fn the_unallocated_stock_is_judged_over_time_too() {
+    let (t, _e, p, _l) = setup();
+    dated(&t, &p, None, "adjustment", 4, "2024-01-10");
+    let r = dated(&t, &p, None, "sale", -1, "2024-01-09");
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient unallocated stock on 2024-01-09: SKU-00001 needs 1, has 0"
+    );
+    assert_eq!(
+        dated(&t, &p, None, "sale", -4, "2024-01-10").0,
+        Status::Created
+    );
+    assert_eq!(stock_qty(&t, &p), d("0"));
+}
+
+#[test]
+fn allow_negative_stock_lets_a_back_dated_sale_through() {
+    let t = app_with(&[("allow_negative_stock", json!(true))]);
+    t.signup("owner@example.com");
+    let e = t.entity("Acme Ltd");
+    let p = product(&t, &e, "Widget");
+    let l = location(&t, &e, "Main");
+    dated(&t, &p, Some(&l), "purchase", 10, "2021-06-01");
+    let (s, v) = dated(&t, &p, Some(&l), "sale", -10, "0001-01-01");
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(valued_at(&t, &p, &l, "2021-01-01"), d("-10"));
+    // The unallocated stock, back at zero on a later day.
+    let (s, v) = dated(&t, &p, None, "sale", -1, "2020-01-01");
+    assert_eq!(s, Status::Created, "{v}");
+    let (s, v) = dated(&t, &p, None, "adjustment", 1, "2020-01-03");
+    assert_eq!(s, Status::Created, "{v}");
+    // The ledger check names each place, with the first day below zero, only when
+    // negative stock is not allowed.
+    let conn = t.db.conn().unwrap();
+    assert!(stockbook::inventory::check::ledger_breaches(&conn, true)
+        .unwrap()
+        .is_empty());
+    let found = stockbook::inventory::check::ledger_breaches(&conn, false).unwrap();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found.iter().all(|b| b.rule == "stock over time"),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|b| b.message.contains("SKU-00001 (Widget) at Main is -10")
+                && b.message.contains("end of 0001-01-01")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(
+            |b| b.message.contains("SKU-00001 (Widget) unallocated is -1")
+                && b.message.contains("end of 2020-01-01")
+        ),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_future_dated_movement_written_before_the_rule_is_not_on_hand_today() {
+    let (t, _e, p, l) = setup();
+    // Written through the ledger itself, as the service did before future dates were
+    // refused.
+    let owner = me(&t);
+    let (pid, lid) = (p.clone(), l.clone());
+    let now = stockbook::clock::rfc3339(t.clock.now());
+    t.db.write_sync(move |tx| {
+        let scope = Scope::user(owner);
+        let product = stockbook::inventory::product_ref(tx, &scope, &pid)?;
+        let loc = stockbook::inventory::location_ref(tx, &scope, &lid)?;
+        apply_movement(
+            tx,
+            &NewMovement {
+                product: &product,
+                location: Some(&loc),
+                qty: "10".parse().unwrap(),
+                kind: MovementType::Purchase,
+                reference: None,
+                notes: None,
+                date: time::macros::date!(9999 - 12 - 31),
+                unit_cost: None,
+                origin: Origin::Client,
+            },
+            false,
+            &now,
+        )
+    })
+    .unwrap();
+    assert_eq!(qty_at(&t, &p, &l), d("10"));
+    let r = movement(&t, &p, Some(&l), "sale", json!(-1));
+    assert_eq!(
+        assert_error(&r, Status::Conflict),
+        "Insufficient stock at Main: SKU-00001 needs 1, has 0"
+    );
+}

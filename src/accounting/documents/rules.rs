@@ -235,7 +235,7 @@ pub fn create(
     if kind.is_posted(&d.status) {
         stock::check_active_products(tx, scope, &d, &mut read)?;
     }
-    stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
+    stock::sync(tx, scope, kind, &d, ctx, &mut read, false)?;
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
     Ok(d)
 }
@@ -417,7 +417,7 @@ pub fn update(
         None => parse_date("due_date", &d.due_date)?,
     };
     check_dates(issue, due)?;
-    d.issue_date = date_text(issue);
+    let old_issue_date = std::mem::replace(&mut d.issue_date, date_text(issue));
     d.due_date = date_text(due);
     if let Some(s) = b.status.as_deref() {
         d.status = one_of("status", s, kind.statuses())?;
@@ -513,7 +513,8 @@ pub fn update(
         if kind.is_posted(&d.status) && (!was_posted || lines_replaced || location_changed) {
             stock::check_active_products(tx, scope, &d, &mut read)?;
         }
-        stock::sync(tx, scope, kind, &d, ctx, &mut read)?;
+        let issue_date_changed = d.issue_date != old_issue_date;
+        stock::sync(tx, scope, kind, &d, ctx, &mut read, issue_date_changed)?;
     }
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
     Ok(d)

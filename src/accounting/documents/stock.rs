@@ -17,18 +17,25 @@
 //!   sale cost of that product, so a reduced line takes back the cost it booked.
 //! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net over their
 //!   quantity (4 dp); stock back is a `return` without cost.
-//! - `reference` is the document's number, `date` today (UTC).
+//! - `reference` is the document's number, `date` the document's `issue_date`; a change
+//!   of the issue date of a posted document takes back what its movements hold on other
+//!   dates on those dates and writes the effect on the new one, and what a document no
+//!   longer asks for is taken back on the dates it was moved
+//!   (docs/documents-stock.md#dates). A posted document that would move stock after
+//!   today is refused (400), as a movement dated after today is.
 
 use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
+use time::Date;
 
 use super::kind::{Direction, DocKind};
 use super::record::Document;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Money, Price, Qty};
 use crate::error::{AppError, AppResult};
+use crate::http::body::parse_date;
 use crate::inventory::ledger::{self, MovementType, NewMovement, Origin};
 use crate::inventory::lookup::{LocationRef, ProductRef};
 use crate::inventory::{location_ref, product_ref};
@@ -49,11 +56,13 @@ struct Held {
     /// Σ -qty × unit_cost and Σ -qty of its sales (invoices), per product.
     cost: Decimal,
     sold: Decimal,
+    /// Σ qty per movement date (`YYYY-MM-DD`).
+    by_date: BTreeMap<String, Decimal>,
 }
 
 fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, String), Held>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT product_id, location_id, qty, unit_cost, type FROM stock_movements
+        "SELECT product_id, location_id, qty, unit_cost, type, date FROM stock_movements
          WHERE document_id = ?1",
     )?;
     let mut rows = stmt.query([document_id])?;
@@ -67,6 +76,7 @@ fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, Str
             .entry((r.get(0)?, location.unwrap_or_default()))
             .or_default();
         h.qty += qty.value();
+        *h.by_date.entry(r.get(5)?).or_default() += qty.value();
         if kind == "sale" {
             h.sold -= qty.value();
             h.cost -= qty.value() * cost.unwrap_or(Price::ZERO).value();
@@ -133,8 +143,69 @@ pub fn check_active_products(
     Ok(())
 }
 
+/// One movement [`sync`] will write: a difference of `qty` for a product at a location,
+/// on `date`.
+struct Write<'k> {
+    key: &'k (String, String),
+    date: Date,
+    qty: Decimal,
+}
+
+/// What must be written so that the movements of the document hold what it asks for
+/// (docs/documents-stock.md#dates). Each difference is dated the document's issue date,
+/// except what is taken back: when `issue_date_changed`, or when the document no longer
+/// asks for a product at a location (voided, a line or the location changed), what its
+/// movements hold there on another date is taken back on that date (the reversal at the
+/// old date, the effect at the new one). Movements that hold nothing in all (a voided
+/// document's) are left as they are.
+fn writes<'k>(
+    want: &'k BTreeMap<(String, String), Decimal>,
+    have: &'k BTreeMap<(String, String), Held>,
+    issue: Date,
+    issue_date_changed: bool,
+) -> AppResult<Vec<Write<'k>>> {
+    let issue_text = issue.to_string();
+    let mut keys: Vec<&(String, String)> = want.keys().chain(have.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = Vec::new();
+    for key in keys {
+        let w = want.get(key).copied().unwrap_or_default();
+        let h = have.get(key);
+        let mut h_total = h.map_or(Decimal::ZERO, |h| h.qty);
+        // Taken back on the dates they hold: everything, when the document no longer asks
+        // for this product here; when its date changes, what sits on other dates.
+        if !h_total.is_zero() && (w.is_zero() || issue_date_changed) {
+            for (date, q) in h.map(|h| &h.by_date).into_iter().flatten() {
+                if *date != issue_text && !q.is_zero() {
+                    let date = parse_date("issue_date", date)?;
+                    out.push(Write {
+                        key,
+                        date,
+                        qty: -*q,
+                    });
+                    h_total -= *q;
+                }
+            }
+        }
+        if w != h_total {
+            out.push(Write {
+                key,
+                date: issue,
+                qty: w - h_total,
+            });
+        }
+    }
+    // Stock that comes in first: a reversal at the old date must not be judged without
+    // the stock the effect at the new date gives back, and the other way round
+    // (docs/ledger.md#stock-over-time).
+    out.sort_by_key(|w| w.qty < Decimal::ZERO);
+    Ok(out)
+}
+
 /// Writes the difference between what `d` asks for and what its movements hold (see the
-/// module documentation). `d` is the document as it stands after the request.
+/// module documentation). `d` is the document as it stands after the request;
+/// `issue_date_changed` says that the request changed its issue date.
 pub fn sync(
     tx: &Transaction,
     scope: &Scope,
@@ -142,20 +213,30 @@ pub fn sync(
     d: &Document,
     ctx: &Ctx,
     read: &mut ReadProducts,
+    issue_date_changed: bool,
 ) -> AppResult<()> {
     let (want, nets) = wanted(kind, d);
     let have = held(tx, &d.id)?;
-    let mut keys: Vec<&(String, String)> = want.keys().chain(have.keys()).collect();
-    keys.sort();
-    keys.dedup();
+    let issue = parse_date("issue_date", &d.issue_date)?;
+    let planned = writes(&want, &have, issue, issue_date_changed)?;
+    if planned.iter().any(|w| w.date > ctx.today) {
+        return Err(AppError::invalid(
+            "issue_date",
+            format!(
+                "must not be after today ({}) while the document is posted with a location \
+                 and product lines: its stock moves on its issue date; keep it a draft until \
+                 then",
+                ctx.today
+            ),
+        ));
+    }
     let mut last_location: Option<LocationRef> = None;
-    for key in keys {
-        let w = want.get(key).copied().unwrap_or_default();
-        let h = have.get(key).map_or(Decimal::ZERO, |h| h.qty);
-        let diff = w - h;
-        if diff.is_zero() {
-            continue;
-        }
+    for Write {
+        key,
+        date,
+        qty: diff,
+    } in planned
+    {
         let (product_id, location_id) = key;
         let product = match read.remove(product_id) {
             Some(p) => p,
@@ -201,7 +282,7 @@ pub fn sync(
                 kind: kind_of_move,
                 reference: d.number.clone(),
                 notes: None,
-                date: ctx.today,
+                date,
                 unit_cost,
                 origin,
             },
