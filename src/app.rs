@@ -50,7 +50,7 @@ impl App {
             create: config.create_database,
         };
         let mut db = Db::open_with(&config.database, options)
-            .map_err(|e| damaged_file(&config.database, e))?;
+            .map_err(|e| damaged_file(&config.database, config.allow_negative_stock, e))?;
         db.set_stream_timeout(config.stream_timeout);
         db.read_sync(crate::webhooks::outbox::note_database)
             .map_err(|e| format!("cannot read webhooks: {e}"))?;
@@ -66,11 +66,12 @@ impl App {
 
 /// A database that could not be opened; a damaged one is described as `stockbook check`
 /// describes it (docs/operations.md#check), at once.
-fn damaged_file(path: &str, e: crate::db::OpenError) -> String {
+fn damaged_file(path: &str, allow_negative: bool, e: crate::db::OpenError) -> String {
     if !e.damaged {
         return e.message;
     }
-    let found = crate::ops::check::open(path).and_then(|c| crate::ops::check::breaches(&c));
+    let found =
+        crate::ops::check::open(path).and_then(|c| crate::ops::check::breaches(&c, allow_negative));
     let said = match found {
         Ok(found) if found.is_empty() => return e.message,
         Ok(found) => found.join("\n"),
