@@ -293,7 +293,7 @@ fn a_damaged_page_stops_the_start_with_what_check_says() {
     let page: usize = 4096;
     overwrite(&path, page as u64, &vec![0xA5; page * 3]);
     let check = stockbook::ops::check::open(&path)
-        .and_then(|c| stockbook::ops::check::breaches(&c))
+        .and_then(|c| stockbook::ops::check::breaches(&c, false))
         .map_or_else(|e| e, |found| found.join("\n"));
     let refused = app_on(&path, &[])
         .err()
