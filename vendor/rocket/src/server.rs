@@ -14,7 +14,8 @@ use http_body_util::{Either, Empty, StreamBody};
 use hyper_util::rt::TokioIo;
 
 #[cfg(feature = "http2")]
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::TokioTimer;
 #[cfg(feature = "http2")]
 use hyper_util::server::conn::auto::Builder;
 #[cfg(not(feature = "http2"))]
@@ -635,10 +636,16 @@ impl Rocket<Orbit> {
         #[cfg(not(feature = "http2"))]
         let http1 = &mut builder;
 
+        // Stockbook's patch: every connection must send a complete request head within
+        // `header_timeout_secs` of opening or of its previous response (so an idle or
+        // half-sent connection is closed), and at most `max_connections` are served at
+        // once (the accept loop waits for a free place; the kernel queues the rest).
+        let limits = ConnectionLimits::from_figment(self.figment());
         let keep_alive = self.config.keep_alive;
         http1.keep_alive(keep_alive != 0)
             .preserve_header_case(true)
-            .header_read_timeout(None);
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout);
 
         #[cfg(feature = "http2")]
         builder.http2()
@@ -655,10 +662,21 @@ impl Rocket<Orbit> {
         let incoming = Incoming::new(listener).nodelay(true).take_until(self.shutdown());
         let mut incoming = pin!(incoming);
 
-        while let Some(conn) = incoming.next().await.transpose()? {
+        let places = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+        loop {
+            let place = tokio::select! {
+                biased;
+                _ = self.shutdown() => break,
+                place = places.clone().acquire_owned() => match place {
+                    Ok(place) => place,
+                    Err(_) => break,
+                },
+            };
+            let Some(conn) = incoming.next().await.transpose()? else { break };
             let (rocket, server) = (self.clone(), server.clone());
             let shutdown = rocket.shutdown();
             tokio::spawn(async move {
+                let _place = place;
                 let connection = ConnectionMeta {
                     remote: conn.peer_address(),
                     client_certificates: conn.peer_certificates(),
@@ -695,5 +713,23 @@ impl Rocket<Orbit> {
         }
 
         Ok(())
+    }
+}
+
+/// Stockbook's patch: the connection bounds, read from the configuration (the keys
+/// `header_timeout_secs` and `max_connections`; unset, 30 s and 1,000).
+struct ConnectionLimits {
+    header_timeout: Duration,
+    max_connections: usize,
+}
+
+impl ConnectionLimits {
+    fn from_figment(figment: &crate::figment::Figment) -> Self {
+        let secs = figment.extract_inner::<u64>("header_timeout_secs").unwrap_or(30);
+        let max = figment.extract_inner::<usize>("max_connections").unwrap_or(1000);
+        ConnectionLimits {
+            header_timeout: Duration::from_secs(secs.max(1)),
+            max_connections: max.max(1),
+        }
     }
 }
