@@ -28,6 +28,7 @@ mod import_api;
 mod import_csv;
 mod import_parse;
 mod input_bounds;
+mod limits_text;
 mod locations;
 mod movements;
 mod openapi;
