@@ -28,9 +28,7 @@ pub fn max_chars(field: &str) -> Option<usize> {
         "sku" | "product_sku" | "barcode" | "reference" | "number" | "prefix" | "code"
         | "phone" | "vat_number" | "unit" | "currency" | "provider_ref" => SMALLEST,
         // Names.
-        "name" | "contact_name" | "location_name" | "product_name" | "category" | "account" => {
-            200
-        }
+        "name" | "contact_name" | "location_name" | "product_name" | "category" | "account" => 200,
         "email" => 254,
         "url" => 2048,
         _ => DEFAULT,
@@ -146,10 +144,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq
-            .next_element_seed(Walk { field: self.field })?
-            .is_some()
-        {}
+        while seq.next_element_seed(Walk { field: self.field })?.is_some() {}
         Ok(())
     }
 
