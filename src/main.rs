@@ -52,6 +52,14 @@ fn main() -> ExitCode {
             match stockbook::ops::backup::run(&config.database, &path, force) {
                 Ok(report) => {
                     println!("stockbook backup: {report}");
+                    let key = stockbook::db::secrets::key_file(&config.database);
+                    if key.exists() {
+                        println!(
+                            "stockbook backup: the copy holds no key: keep {} apart from \
+                             it (docs/operations.md#the-key-file)",
+                            key.display()
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

@@ -5,6 +5,7 @@
 
 pub mod decimal;
 pub mod raw;
+pub mod secrets;
 mod writer;
 
 use std::sync::{Arc, Mutex};
@@ -85,12 +86,17 @@ impl Db {
     pub fn open(path: &str, synchronous: Synchronous) -> Result<Self, String> {
         let in_memory = path == ":memory:";
         let sync = synchronous.pragma_value();
+        let key = secrets::Key::for_database(path)?;
+        let init_key = key.clone();
         let manager = if in_memory {
             SqliteConnectionManager::memory()
         } else {
             SqliteConnectionManager::file(path)
         }
-        .with_init(move |c| init_connection(c, sync, in_memory));
+        .with_init(move |c| {
+            init_connection(c, sync, in_memory)?;
+            init_key.register(c)
+        });
         // An in-memory database is one connection: it serialises everything, which is what
         // the tests want, and nothing can see a half-made database.
         // On a file, the writer thread keeps one connection for itself (`writer.rs`): eight
@@ -125,6 +131,12 @@ impl Db {
         };
         db.migrate()
             .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+        let mut conn = db
+            .pool
+            .get()
+            .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+        secrets::prepare(&mut conn, &key).map_err(|e| format!("database `{path}`: {e}"))?;
+        drop(conn);
         Ok(db)
     }
 

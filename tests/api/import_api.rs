@@ -1158,7 +1158,7 @@ fn secrets_are_never_returned_by_any_endpoint() {
     let stored: String =
         t.db.read_sync(|c| {
             Ok(c.query_row(
-                "SELECT credentials FROM import_connections WHERE platform = 'stripe'",
+                "SELECT unseal(credentials, 'import_connections.credentials') FROM import_connections WHERE platform = 'stripe'",
                 [],
                 |r| r.get(0),
             )?)

@@ -39,6 +39,7 @@ mod rules;
 mod rules_auth;
 mod rules_support;
 mod rules_webhooks;
+mod secrets;
 mod sessions;
 mod stock;
 mod stock_takes;
