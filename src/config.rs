@@ -223,6 +223,11 @@ pub struct AppConfig {
     pub webhooks_allow_private: bool,
     /// The webhook delivery schedule.
     pub webhooks_retry: WebhookSchedule,
+    /// Longest a connection may take to send a request head, counted from its opening or
+    /// its previous response; then it is closed (docs/operations.md#connections).
+    pub header_timeout: std::time::Duration,
+    /// Connections served at once; further ones wait to be accepted.
+    pub max_connections: usize,
 }
 
 #[derive(Deserialize)]
@@ -248,6 +253,8 @@ struct RawConfig {
     webhooks_allow_private: bool,
     #[serde(default)]
     webhooks_retry: WebhookSchedule,
+    header_timeout_secs: i64,
+    max_connections: i64,
 }
 
 /// The figment `main` uses: Rocket's own sources, with Stockbook's defaults underneath.
@@ -306,6 +313,8 @@ pub fn defaults() -> serde_json::Value {
         "synchronous": "full",
         "v1_rate_limit": 60,
         "stream_timeout_secs": 30,
+        "header_timeout_secs": 30,
+        "max_connections": 1000,
         "password_hash_concurrency": 4,
         "webhooks_allow_http": false,
         "webhooks_allow_private": false,
@@ -389,6 +398,18 @@ impl AppConfig {
             1024,
             "a whole number from 1 to 1024",
         )?;
+        let header_timeout_secs = in_range(
+            "header_timeout_secs",
+            raw.header_timeout_secs,
+            3600,
+            "a whole number of seconds from 1 to 3600",
+        )?;
+        let max_connections = in_range(
+            "max_connections",
+            raw.max_connections,
+            1_000_000,
+            "a whole number from 1 to 1000000",
+        )?;
         if raw.database.trim().is_empty() {
             return Err(bad_key("database", "a file path or `:memory:`", ""));
         }
@@ -413,6 +434,10 @@ impl AppConfig {
             webhooks_allow_http: raw.webhooks_allow_http,
             webhooks_allow_private: raw.webhooks_allow_private,
             webhooks_retry: raw.webhooks_retry.check()?,
+            header_timeout: std::time::Duration::from_secs(
+                u64::try_from(header_timeout_secs).unwrap_or(30),
+            ),
+            max_connections,
         })
     }
 

@@ -46,12 +46,20 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        None => serve(figment, true),
-        Some(Command::Serve) => serve(figment, false),
+        None => serve(figment, config.max_connections, true),
+        Some(Command::Serve) => serve(figment, config.max_connections, false),
         Some(Command::Backup { path, force }) => {
             match stockbook::ops::backup::run(&config.database, &path, force) {
                 Ok(report) => {
                     println!("stockbook backup: {report}");
+                    let key = stockbook::db::secrets::key_file(&config.database);
+                    if key.exists() {
+                        println!(
+                            "stockbook backup: the copy holds no key: keep {} apart from \
+                             it (docs/operations.md#the-key-file)",
+                            key.display()
+                        );
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
@@ -93,7 +101,11 @@ fn check(database: &str, allow_negative: bool) -> ExitCode {
 /// Runs the server until SIGTERM, SIGINT or Ctrl+C: Rocket then stops taking connections
 /// and lets requests in flight finish (their writes commit); the write-ahead log is then
 /// checkpointed into the database file and the process exits 0.
-fn serve(figment: rocket::figment::Figment, bare: bool) -> ExitCode {
+fn serve(figment: rocket::figment::Figment, max_connections: usize, bare: bool) -> ExitCode {
+    let figment = match connections_within_open_files(max_connections) {
+        Some(fitted) => figment.merge(("max_connections", fitted)),
+        None => figment,
+    };
     rocket::execute(async move {
         let mut app = match stockbook::App::from_figment(&figment) {
             Ok(app) => app,
@@ -131,6 +143,65 @@ fn serve(figment: rocket::figment::Figment, bare: bool) -> ExitCode {
             }
         }
     })
+}
+
+/// Open files the server keeps for itself besides its connections: the database, its log
+/// and shared-memory files for each pooled connection, outgoing calls, the backup.
+const FILES_KEPT: u64 = 128;
+
+/// Raises the open-file limit so that `max_connections` fit, and lowers `max_connections`
+/// (the answer, when it must) where the system allows fewer
+/// (docs/operations.md#connections). Each change is printed once.
+fn connections_within_open_files(max_connections: usize) -> Option<usize> {
+    let files = open_file_limit::raise()?;
+    let fit = usize::try_from(files.saturating_sub(FILES_KEPT).max(16)).unwrap_or(usize::MAX);
+    (fit < max_connections).then(|| {
+        eprintln!(
+            "stockbook: serving at most {fit} connections at once, not max_connections = \
+             {max_connections}: the system allows this process {files} open files"
+        );
+        fit
+    })
+}
+
+#[cfg(unix)]
+mod open_file_limit {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+
+    /// The highest soft limit asked for: enough for any shop, and what most systems allow.
+    const CAP: u64 = 65_536;
+
+    /// Raises the soft open-file limit towards the hard one (at most [`CAP`]); the limit in
+    /// force afterwards, `None` when unlimited.
+    pub fn raise() -> Option<u64> {
+        let mut limit = getrlimit(Resource::Nofile);
+        let current = limit.current?;
+        let wanted = limit.maximum.map_or(CAP, |hard| hard.min(CAP));
+        if wanted <= current {
+            return Some(current);
+        }
+        limit.current = Some(wanted);
+        match setrlimit(Resource::Nofile, limit) {
+            Ok(()) => {
+                println!("Stockbook: open-file limit raised from {current} to {wanted}");
+                Some(wanted)
+            }
+            Err(e) => {
+                eprintln!(
+                    "stockbook: open-file limit stays {current}: raising it to {wanted}: {e}"
+                );
+                Some(current)
+            }
+        }
+    }
+}
+
+/// Elsewhere (Windows) the system has no such per-process limit to raise.
+#[cfg(not(unix))]
+mod open_file_limit {
+    pub fn raise() -> Option<u64> {
+        None
+    }
 }
 
 /// On Windows, `stockbook.exe` started with no command (a double-click) opens the web app

@@ -679,6 +679,37 @@ fn a_csv_is_imported_through_the_wizard() {
 }
 
 #[test]
+fn the_import_page_shows_fixed_words_for_an_oauth_error_never_the_text_of_the_address() {
+    let Some(b) = start() else { return };
+    signed_up(&b, "oauth-error@example.com");
+    open(
+        &b,
+        "#/import?error=access_denied&platform=freeagent",
+        "Import",
+    );
+    b.wait_text(".view .notice.error", "FreeAgent did not grant access");
+
+    open(&b, "#/products", "Products");
+    open(
+        &b,
+        "#/import?error=Your%20account%20is%20locked%3A%20call%200800%20000&platform=Evil",
+        "Import",
+    );
+    let shown = b.text(&b.wait_text(".view .notice.error", "The connection did not complete"));
+    assert!(!shown.contains("0800"), "{shown}");
+    let page = b.text(&b.find(".view").unwrap());
+    assert!(!page.contains("0800"), "{page}");
+
+    open(&b, "#/products", "Products");
+    open(&b, "#/import?error=no_code&platform=Call%200800", "Import");
+    let shown = b.text(&b.wait_text(
+        ".view .notice.error",
+        "The platform sent no authorisation code",
+    ));
+    assert!(!shown.contains("0800"), "{shown}");
+}
+
+#[test]
 fn the_import_page_explains_the_pro_plan_on_an_essential_installation() {
     let Some(b) = Browser::start_with(Options {
         env: vec![("PLAN", "essential".into())],

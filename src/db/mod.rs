@@ -6,6 +6,7 @@
 pub mod damage;
 pub mod decimal;
 pub mod raw;
+pub mod secrets;
 mod storage;
 mod writer;
 
@@ -162,12 +163,17 @@ impl Db {
             rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE
         } | rusqlite::OpenFlags::SQLITE_OPEN_URI
             | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let key = secrets::Key::for_database(path)?;
+        let init_key = key.clone();
         let manager = if in_memory {
             SqliteConnectionManager::memory()
         } else {
             SqliteConnectionManager::file(path).with_flags(flags)
         }
-        .with_init(move |c| init_connection(c, sync, in_memory, read_only));
+        .with_init(move |c| {
+            init_connection(c, sync, in_memory, read_only)?;
+            init_key.register(c)
+        });
         // An in-memory database is one connection: it serialises everything, which is what
         // the tests want, and nothing can see a half-made database.
         // On a file, the writer thread keeps one connection for itself (`writer.rs`): eight
@@ -217,6 +223,13 @@ impl Db {
             db.migrate()
                 .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
         }
+        let mut conn = db
+            .pool
+            .get()
+            .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+        secrets::prepare(&mut conn, &key, read_only)
+            .map_err(|e| format!("database `{path}`: {e}"))?;
+        drop(conn);
         Ok(db)
     }
 

@@ -14,6 +14,7 @@ pub mod query;
 pub mod routing;
 pub mod stash;
 pub mod stream;
+pub mod text_limits;
 
 use rocket::http::{ContentType, Status};
 use rocket::response::{self, Responder, Response};

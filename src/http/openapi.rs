@@ -521,6 +521,7 @@ pub fn input(mut schema: Value) -> Value {
         }
     }
     no_nul(&mut schema);
+    super::text_limits::describe(&mut schema);
     // Unknown fields are ignored: any value. `{}`, not a recursive "any value without NUL"
     // schema, which client generators cannot handle (issue 30); the NUL refusal
     // (docs/limits.md#text) is written on every known field and key.

@@ -197,7 +197,8 @@ pub fn load(
     let row = conn
         .query_row(
             &format!(
-                "SELECT {COLUMNS}, credentials FROM import_connections
+                "SELECT {COLUMNS}, unseal(credentials, 'import_connections.credentials')
+                 FROM import_connections
                  WHERE owner_id = ?1 AND entity_id = ?2 AND platform = ?3"
             ),
             params![owner, entity_id, platform.id()],
@@ -231,7 +232,9 @@ pub fn upsert(
 ) -> AppResult<(Connection, bool)> {
     let creds = credentials.to_string();
     let updated = tx.execute(
-        "UPDATE import_connections SET credentials = ?1, status = ?2, updated_at = ?3
+        "UPDATE import_connections
+         SET credentials = seal(?1, 'import_connections.credentials'), status = ?2,
+             updated_at = ?3
          WHERE owner_id = ?4 AND entity_id = ?5 AND platform = ?6",
         params![creds, CONNECTED, now, owner, entity_id, platform.id()],
     )?;
@@ -240,7 +243,7 @@ pub fn upsert(
         tx.execute(
             "INSERT INTO import_connections
                  (id, owner_id, entity_id, platform, credentials, status, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+             VALUES (?1, ?2, ?3, ?4, seal(?5, 'import_connections.credentials'), ?6, ?7, ?7)",
             params![
                 uuid::Uuid::new_v4().to_string(),
                 owner,
@@ -275,7 +278,7 @@ pub fn record_use(
     tx.execute(
         "UPDATE import_connections
          SET last_used_at = ?1,
-             credentials = COALESCE(?2, credentials),
+             credentials = COALESCE(seal(?2, 'import_connections.credentials'), credentials),
              status = COALESCE(?3, status),
              updated_at = CASE WHEN ?2 IS NULL AND ?3 IS NULL THEN updated_at ELSE ?1 END
          WHERE id = ?4",

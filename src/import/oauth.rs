@@ -13,7 +13,9 @@
 //!    `freeagent` connection (replacing an earlier one), and the browser is redirected
 //!    (303) to the web app at `/#/import?connected=freeagent`. When the provider reports
 //!    an error (`?error=access_denied`), sends no code, or the exchange fails, the
-//!    redirect is to `/#/import?error=<message>` instead and nothing is stored.
+//!    redirect is to `/#/import?error=<code>&platform=freeagent` instead, with one of the
+//!    codes of [`OAuthFailure`] (never text from the provider or the request, which the
+//!    page would show as its own: docs/import.md#oauth), and nothing is stored.
 //!
 //! The redirect URI is `platforms.freeagent.redirect_uri` when configured (the URL
 //! registered with FreeAgent; set it whenever the server sits behind a proxy), otherwise
@@ -251,11 +253,33 @@ impl ToWebApp {
         Self(format!("{WEB_APP_IMPORT}?connected={platform}"))
     }
 
-    fn error(message: &str) -> Self {
-        let q: String = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("error", message)
-            .finish();
-        Self(format!("{WEB_APP_IMPORT}?{q}"))
+    fn error(failure: OAuthFailure, platform: Platform) -> Self {
+        Self(format!(
+            "{WEB_APP_IMPORT}?error={}&platform={platform}",
+            failure.code()
+        ))
+    }
+}
+
+/// Why a callback did not connect: the web app shows a fixed message for each code
+/// (`static/js/pages/import.js`), and a generic one for any other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OAuthFailure {
+    /// The provider reported an error (the user refused, most often).
+    AccessDenied,
+    /// The provider sent neither a code nor an error.
+    NoCode,
+    /// The token endpoint refused the code or could not be reached (the cause is logged).
+    ExchangeFailed,
+}
+
+impl OAuthFailure {
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::AccessDenied => "access_denied",
+            Self::NoCode => "no_code",
+            Self::ExchangeFailed => "exchange_failed",
+        }
     }
 }
 
@@ -292,17 +316,14 @@ async fn callback(
         .await?
         .map_err(AppError::bad_request)?;
 
-    if let Some(e) = error.filter(|e| !e.is_empty()) {
-        return Ok(ToWebApp::error(&format!(
-            "{} did not grant access ({e})",
-            pending.platform
-        )));
+    if error.is_some_and(|e| !e.is_empty()) {
+        return Ok(ToWebApp::error(
+            OAuthFailure::AccessDenied,
+            pending.platform,
+        ));
     }
     let Some(code) = code.filter(|c| !c.is_empty()).map(str::to_owned) else {
-        return Ok(ToWebApp::error(&format!(
-            "{} sent no authorisation code",
-            pending.platform
-        )));
+        return Ok(ToWebApp::error(OAuthFailure::NoCode, pending.platform));
     };
     let pconfig = config.platform(pending.platform.id());
     let retry = retry.inner().clone();
@@ -315,7 +336,13 @@ async fn callback(
     .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?;
     let token = match exchanged {
         Ok(t) => t,
-        Err(e) => return Ok(ToWebApp::error(&e.to_string())),
+        Err(e) => {
+            eprintln!("stockbook: {} OAuth code exchange: {e}", pending.platform);
+            return Ok(ToWebApp::error(
+                OAuthFailure::ExchangeFailed,
+                pending.platform,
+            ));
+        }
     };
     let credentials = serde_json::to_value(&token)
         .map_err(|e| AppError::internal(format!("token serialisation: {e}")))?;

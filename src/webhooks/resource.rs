@@ -237,7 +237,7 @@ pub fn create_webhook(
     tx.execute(
         "INSERT INTO webhooks (id, owner_id, entity_id, url, events, secret, active,
              created_at, movement_cursor)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,
+         VALUES (?1, ?2, ?3, ?4, ?5, seal(?6, 'webhooks.secret'), ?7, ?8,
              (SELECT COALESCE(MAX(seq), 0) FROM stock_movements))",
         params![
             webhook.id,

@@ -198,7 +198,7 @@ impl Worker {
             let mut next: Option<i64> = None;
             let mut targets = Vec::new();
             let mut stmt = conn.prepare_cached(
-                "SELECT w.id, w.url, w.secret, w.retry_at_ms FROM webhooks w
+                "SELECT w.id, w.url, unseal(w.secret, 'webhooks.secret'), w.retry_at_ms FROM webhooks w
                  WHERE w.active = 1 AND EXISTS (SELECT 1 FROM webhook_deliveries d
                      WHERE d.webhook_id = w.id AND d.status = 'pending')
                  ORDER BY w.seq",

@@ -11,7 +11,7 @@ struct TempDb(std::path::PathBuf);
 
 impl Drop for TempDb {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", ".key"] {
             let mut p = self.0.clone().into_os_string();
             p.push(suffix);
             let _ = std::fs::remove_file(p);

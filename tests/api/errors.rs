@@ -188,14 +188,20 @@ fn a_known_path_with_the_wrong_method_is_a_405() {
 fn a_body_over_the_json_limit_is_a_413() {
     let t = app_with(&[("limits.json", json!("1 KiB"))]);
     t.signup("ann@example.com");
-    let res = t.post("/api/entities", json!({ "name": "x".repeat(2000) }));
+    let res = t.post(
+        "/api/entities",
+        json!({ "name": "Shop", "padding": "x".repeat(2000) }),
+    );
     let msg = assert_error(&res, Status::PayloadTooLarge);
     assert!(msg.contains("limit"), "{msg}");
     assert_eq!(t.get("/api/entities").1["data"], json!([]));
     // Under the limit, the same request works.
     assert_eq!(
-        t.post("/api/entities", json!({ "name": "x".repeat(500) }))
-            .0,
+        t.post(
+            "/api/entities",
+            json!({ "name": "Shop", "padding": "x".repeat(500) })
+        )
+        .0,
         Status::Created
     );
 }

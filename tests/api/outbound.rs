@@ -677,7 +677,7 @@ fn stored_grant(t: &TestApp) -> Value {
     let text: String =
         t.db.read_sync(|c| {
             Ok(c.query_row(
-                "SELECT credentials FROM import_connections WHERE platform = 'freeagent'",
+                "SELECT unseal(credentials, 'import_connections.credentials') FROM import_connections WHERE platform = 'freeagent'",
                 [],
                 |r| r.get(0),
             )?)

@@ -92,7 +92,8 @@ fn a_new_webhook_is_stored_with_its_secret_and_starts_at_the_end_of_the_ledger()
     let stored: (String, String, String, String, i64) = b
         .read(|c| {
             Ok(c.query_row(
-                "SELECT owner_id, url, events, secret, movement_cursor FROM webhooks WHERE id = ?1",
+                "SELECT owner_id, url, events, unseal(secret, 'webhooks.secret'), movement_cursor
+                 FROM webhooks WHERE id = ?1",
                 [&w.id],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )?)

@@ -48,6 +48,19 @@ export const DATA_TYPES = [
 
 const platformName = (id) => CSV_PLATFORMS.find(([v]) => v === id)?.[1]
   ?? API_PLATFORMS[id]?.label ?? (id === "freeagent" ? "FreeAgent" : id);
+// The platforms that connect over OAuth, by id, and the message for each error code of
+// the OAuth callback's redirect (src/import/oauth.rs OAuthFailure).
+const OAUTH_PLATFORMS = { freeagent: "FreeAgent" };
+const OAUTH_ERRORS = {
+  access_denied: (p) => `${p} did not grant access, so nothing was connected. Connect again to retry.`,
+  no_code: (p) => `${p} sent no authorisation code, so nothing was connected. Connect again to retry.`,
+  exchange_failed: (p) => `${p} did not accept the authorisation, so nothing was connected. Connect again; if it fails again, the server's log says why.`,
+};
+function oauthError(code, platform) {
+  const message = Object.hasOwn(OAUTH_ERRORS, code) ? OAUTH_ERRORS[code] : null;
+  if (!message) return "The connection did not complete, so nothing was connected. Connect again to retry.";
+  return message(Object.hasOwn(OAUTH_PLATFORMS, platform) ? OAUTH_PLATFORMS[platform] : "The platform");
+}
 const typeName = (id) => DATA_TYPES.find(([v]) => v === id)?.[1] ?? id;
 
 function proPlan() {
@@ -65,9 +78,11 @@ function proPlan() {
 export async function render(root, ctx) {
   root.append(pageHeader("Import"),
     h("p", { class: "lead" }, "Bring your records over from another program. Duplicates are skipped, so importing the same file twice is safe."));
-  const oauthResult = ctx.query.get("connected") || ctx.query.get("error");
-  if (ctx.query.get("connected")) root.append(notice("ok", `${platformName(ctx.query.get("connected"))} is connected.`));
-  else if (oauthResult) root.append(notice("error", `The connection did not complete: ${ctx.query.get("error")}`));
+  // The address says how a connection ended, but anyone can write a link: only fixed
+  // words are shown, chosen by a known code or platform id (docs/import.md#oauth).
+  const connected = ctx.query.get("connected");
+  if (connected && Object.hasOwn(OAUTH_PLATFORMS, connected)) root.append(notice("ok", `${OAUTH_PLATFORMS[connected]} is connected.`));
+  else if (ctx.query.has("error")) root.append(notice("error", oauthError(ctx.query.get("error"), ctx.query.get("platform"))));
 
   // The connections list doubles as the plan check.
   let connections;
