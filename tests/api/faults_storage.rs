@@ -69,7 +69,7 @@ fn app_on(path: &str, extra: &[(&str, Value)]) -> Result<TestApp, String> {
 
 /// A product with notes long enough to need new pages of the database.
 fn big_product(entity: &str, name: &str) -> Value {
-    json!({ "name": name, "entity_id": entity, "notes": "n".repeat(20_000) })
+    json!({ "name": name, "entity_id": entity, "notes": "n".repeat(9_000) })
 }
 
 fn names(t: &TestApp, entity: &str) -> Vec<String> {
