@@ -4,6 +4,7 @@
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
 pub mod decimal;
+pub mod ident;
 pub mod raw;
 mod writer;
 
@@ -156,6 +157,20 @@ impl Db {
         embedded::migrations::runner()
             .run(&mut *conn)
             .map_err(|e| e.to_string())?;
+        let unkeyed = ident::fill_missing_keys(&mut conn).map_err(|e| e.to_string())?;
+        for (id, sku) in &unkeyed.products {
+            eprintln!(
+                "stockbook: product {id} has SKU {sku:?}, which another product's SKU looks \
+                 the same as: rename one (docs/inventory.md#look-alike-identifiers)"
+            );
+        }
+        for (id, email) in &unkeyed.users {
+            eprintln!(
+                "stockbook: account {id} has email {email:?}, which another account's email \
+                 looks the same as; it can still sign in with it as typed \
+                 (docs/auth.md#sign-up)"
+            );
+        }
         Ok(())
     }
 

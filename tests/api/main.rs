@@ -24,6 +24,7 @@ mod database;
 mod documents_stock;
 mod entities;
 mod errors;
+mod identifiers;
 mod import_api;
 mod import_csv;
 mod import_parse;
