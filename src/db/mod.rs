@@ -60,6 +60,24 @@ pub(crate) fn upgraded_from(version: i32, rows: &str) -> (Db, std::path::PathBuf
     (db, dir)
 }
 
+/// A write to join to the first [`Db::write`] of a request (see [`with_first_write`]).
+pub type FirstWrite = Box<dyn FnOnce(&Transaction) -> AppResult<()> + Send>;
+
+rocket::tokio::task_local! {
+    static FIRST_WRITE: std::cell::RefCell<Option<FirstWrite>>;
+}
+
+/// Runs `fut` (a request's handler) with `joined` added to the first [`Db::write`] it
+/// makes: run in the same savepoint right after that write's closure succeeds, so the
+/// two commit together or not at all. A handler that never writes through [`Db::write`]
+/// never runs `joined`. The `Idempotency-Key` records its key this way
+/// (docs/idempotency.md#what-is-stored).
+pub async fn with_first_write<F: std::future::Future>(joined: FirstWrite, fut: F) -> F::Output {
+    FIRST_WRITE
+        .scope(std::cell::RefCell::new(Some(joined)), fut)
+        .await
+}
+
 #[derive(Clone)]
 pub struct Db {
     pool: Pool<SqliteConnectionManager>,
@@ -268,7 +286,21 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
-        self.enqueue(f)?
+        // A write joined to the request's first one (`with_first_write`) runs after `f`,
+        // in its savepoint: both are kept or neither.
+        let joined = FIRST_WRITE
+            .try_with(|slot| slot.borrow_mut().take())
+            .ok()
+            .flatten();
+        let answer = match joined {
+            None => self.enqueue(f)?,
+            Some(joined) => self.enqueue(move |tx| {
+                let out = f(tx)?;
+                joined(tx)?;
+                Ok(out)
+            })?,
+        };
+        answer
             .await
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
     }

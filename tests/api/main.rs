@@ -24,6 +24,7 @@ mod database;
 mod documents_stock;
 mod entities;
 mod errors;
+mod idempotency;
 mod identifiers;
 mod import_api;
 mod import_csv;
