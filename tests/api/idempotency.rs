@@ -298,3 +298,32 @@ fn concurrent_posts_with_one_key_on_a_database_file_make_one_invoice() {
     drop(t);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_keyed_public_api_post_counts_once_against_the_rate_limit() {
+    let (t, e) = app_with_entity();
+    let (_, k) = t.post("/api/api-keys", json!({"name": "k"}));
+    let api_key = k["data"]["raw_key"].as_str().unwrap().to_owned();
+    let res = t
+        .client
+        .post("/api/v1/contacts")
+        .header(Header::new("Authorization", format!("Bearer {api_key}")))
+        .header(Header::new("Idempotency-Key", "once"))
+        .header(ContentType::JSON)
+        .body(json!({"name": "A", "entity_id": e}).to_string())
+        .dispatch();
+    assert_eq!(res.status(), Status::Created);
+    let limit: u32 = res
+        .headers()
+        .get_one("X-RateLimit-Limit")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let left: u32 = res
+        .headers()
+        .get_one("X-RateLimit-Remaining")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(left, limit - 1);
+}

@@ -150,3 +150,24 @@ fn an_account_left_without_a_key_at_start_still_signs_in_with_its_own_address() 
     assert_eq!(s, Status::Ok, "{me}");
     assert_ne!(me["data"]["id"], "u2");
 }
+
+#[test]
+fn look_alike_emails_share_one_login_throttle() {
+    let t = app();
+    signup_with(
+        &t,
+        json!({"email": "ann@example.com", "password": PASSWORD}),
+    );
+    let variants = [
+        "ANN@example.com",
+        "ａｎｎ@example.com",
+        "a\u{200B}nn@example.com",
+    ];
+    for i in 0..10 {
+        let ((s, _), _) = login_as(&t, variants[i % variants.len()], "wrong password");
+        assert_eq!(s, Status::Unauthorized);
+    }
+    let ((s, v), retry) = login_as(&t, "ann@example.com", PASSWORD);
+    assert_eq!(s, Status::TooManyRequests, "{v}");
+    assert!(retry.is_some());
+}
