@@ -80,3 +80,23 @@ def created_record_found(ctx, response, case):
         f"{method} {path} answered 404 for record {record_id}, which POST {path} created "
         f"and no DELETE has removed: {message}"
     )
+
+
+# Idempotency-Key (docs/idempotency.md): Schemathesis draws short header values, so two
+# requests would often share a key ("0") with different bodies and get the documented 422,
+# which its positive-data check reads as a valid request refused. A well-formed key is
+# made unique per request; a malformed one is left as drawn, for the 400 to be checked.
+_KEY = re.compile(r"^[!-~]{1,255}$")
+_keys_drawn = 0
+
+
+@schemathesis.hook
+def map_headers(ctx, headers):
+    global _keys_drawn
+    if not headers:
+        return headers
+    for name in list(headers):
+        if name.lower() == "idempotency-key" and isinstance(headers[name], str) and _KEY.match(headers[name]):
+            _keys_drawn += 1
+            headers[name] = f"fuzz-{_keys_drawn}-{headers[name]}"[:255]
+    return headers
