@@ -694,8 +694,8 @@ fn idempotency_key_param() -> Value {
         "name": "Idempotency-Key",
         "in": "header",
         "required": false,
-        "description": "Makes a repeated request do its work once: the same key and request within 24 hours answer the first answer again (with `Idempotent-Replayed: true`); another request with the key is 422; while the first runs, 409. Per user, or per API key.",
-        "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$" },
+        "description": "Makes a repeated request do its work once: the same key and request within 24 hours answer the first answer again (with `Idempotent-Replayed: true`); another request with the key is 422; while the first runs, 409. Per user, or per API key. At most 255 characters; an empty value is no key.",
+        "schema": { "type": "string", "maxLength": 255 },
     })
 }
 
