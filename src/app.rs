@@ -12,6 +12,7 @@ use crate::clock::Clock;
 use crate::config::AppConfig;
 use crate::db::Db;
 use crate::http::{assets, catchers, data, query};
+use crate::idempotency::{idempotent, InFlight};
 
 /// The web app's Content-Security-Policy: its own scripts, styles and API only (it has no
 /// inline script or style but the import map, allowed by its hash, and sets styles only
@@ -115,18 +116,19 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(pull_slots)
         .manage(rate_limiter)
         .manage(hash_gate)
+        .manage(InFlight::default())
         .mount("/api", query::routes(&crate::openapi::build()))
         .mount("/api", routes![health])
-        .mount("/api", crate::auth::routes::routes())
-        .mount("/api", crate::entities::routes())
-        .mount("/api", crate::inventory::routes())
-        .mount("/api", crate::accounting::routes())
-        .mount("/api", crate::api_keys::routes())
-        .mount("/api", crate::webhooks::routes())
-        .mount("/api", crate::import::routes::routes())
-        .mount("/api", crate::openapi::routes())
-        .mount("/api", crate::import::migrate::routes())
-        .mount("/api/v1", crate::v1::routes())
+        .mount("/api", idempotent(crate::auth::routes::routes()))
+        .mount("/api", idempotent(crate::entities::routes()))
+        .mount("/api", idempotent(crate::inventory::routes()))
+        .mount("/api", idempotent(crate::accounting::routes()))
+        .mount("/api", idempotent(crate::api_keys::routes()))
+        .mount("/api", idempotent(crate::webhooks::routes()))
+        .mount("/api", idempotent(crate::import::routes::routes()))
+        .mount("/api", idempotent(crate::openapi::routes()))
+        .mount("/api", idempotent(crate::import::migrate::routes()))
+        .mount("/api/v1", idempotent(crate::v1::routes()))
         .mount("/api/v1", crate::v1::fallback_routes())
         .mount("/", assets::routes())
         .register("/", catchers::all())

@@ -27,6 +27,10 @@ pub enum AppError {
     Conflict(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// A well-formed request that contradicts an earlier one (an `Idempotency-Key` sent
+    /// again with another body, docs/idempotency.md).
+    #[error("{0}")]
+    Unprocessable(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
     #[error("{message}")]
@@ -135,6 +139,7 @@ impl AppError {
             Self::NotFound(_) => Status::NotFound,
             Self::Conflict(_) => Status::Conflict,
             Self::PayloadTooLarge(_) => Status::PayloadTooLarge,
+            Self::Unprocessable(_) => Status::UnprocessableEntity,
             Self::UnsupportedMediaType(_) => Status::UnsupportedMediaType,
             Self::TooManyRequests { .. } => Status::TooManyRequests,
             Self::Unavailable(_) | Self::Storage { .. } => Status::ServiceUnavailable,

@@ -13,6 +13,7 @@ pub mod db;
 pub mod entities;
 pub mod error;
 pub mod http;
+pub mod idempotency;
 pub mod import;
 pub mod inventory;
 pub mod openapi;

@@ -8,12 +8,13 @@ use rusqlite::{params, Transaction};
 use super::{create_session, throttle, user_by_email, Lifetime, User};
 use crate::clock::{rfc3339, Clock};
 use crate::config::SignupMode;
+use crate::db::ident::compare_key;
 use crate::error::{AppError, AppResult};
 
-/// An email as stored and looked up: trimmed and lower-cased, `None` when it is not an
-/// address.
+/// The compare key of an email: what sign-in, the throttle and the uniqueness of accounts
+/// go by (docs/auth.md#sign-up); `None` when it is not an address.
 pub fn normalise_email(raw: &str) -> Option<String> {
-    let e = raw.trim().to_lowercase();
+    let e = compare_key(raw);
     let (local, domain) = e.split_once('@')?;
     let ok = !local.is_empty()
         && domain.contains('.')
@@ -21,6 +22,7 @@ pub fn normalise_email(raw: &str) -> Option<String> {
         && !domain.ends_with('.')
         && !domain.contains('@')
         && e.len() <= 254
+        && raw.trim().len() <= 254
         && !e.chars().any(char::is_whitespace);
     ok.then_some(e)
 }
@@ -28,7 +30,9 @@ pub fn normalise_email(raw: &str) -> Option<String> {
 /// A sign-up as sent, checked before its password is hashed.
 #[derive(Debug)]
 pub struct Signup {
+    /// As typed (trimmed).
     pub email: String,
+    pub email_key: String,
     pub name: Option<String>,
     pub password: String,
 }
@@ -37,8 +41,10 @@ impl Signup {
     /// 400 for an email that is not an address, or a password shorter than 8
     /// characters or longer than 1,024 bytes; a blank name is none.
     pub fn check(email: &str, password: String, name: Option<String>) -> AppResult<Self> {
-        let email = normalise_email(email)
+        let email_key = normalise_email(email)
             .ok_or_else(|| AppError::invalid("email", "not an email address"))?;
+        // Kept as typed for display; compared by its key.
+        let email = email.trim().to_owned();
         if password.chars().count() < 8 {
             return Err(AppError::invalid(
                 "password",
@@ -51,6 +57,7 @@ impl Signup {
         let name = name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
         Ok(Self {
             email,
+            email_key,
             name,
             password,
         })
@@ -61,6 +68,7 @@ impl Signup {
 #[derive(Debug)]
 pub struct NewAccount {
     pub email: String,
+    pub email_key: String,
     pub name: Option<String>,
     pub password_hash: String,
 }
@@ -83,7 +91,7 @@ pub fn sign_up(
             ));
         }
     }
-    if user_by_email(tx, &account.email)?.is_some() {
+    if user_by_email(tx, &account.email_key)?.is_some() {
         return Err(AppError::conflict(
             "An account with this email already exists",
         ));
@@ -95,14 +103,15 @@ pub fn sign_up(
         created_at: rfc3339(clock.now()),
     };
     tx.execute(
-        "INSERT INTO users (id, email, name, password_hash, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO users (id, email, name, password_hash, created_at, email_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             user.id,
             user.email,
             user.name,
             account.password_hash,
-            user.created_at
+            user.created_at,
+            account.email_key
         ],
     )?;
     let token = create_session(tx, &user.id, clock, lifetime)?;

@@ -44,12 +44,19 @@ pub fn user_by_id(conn: &Connection, id: &str) -> AppResult<Option<User>> {
         .optional()?)
 }
 
-/// The user and stored hash for an email (case-insensitive).
+/// The user and stored hash for an email, compared by its key (docs/auth.md#sign-up). An
+/// account left without a key at start (its email looks like an older account's) is
+/// found by its email as stored, before the older account.
 pub fn user_by_email(conn: &Connection, email: &str) -> AppResult<Option<(User, String)>> {
     Ok(conn
         .query_row(
-            "SELECT id, email, name, created_at, password_hash FROM users WHERE email = ?1",
-            [email],
+            "SELECT id, email, name, created_at, password_hash FROM users
+             WHERE email_key = ?1 OR (email_key IS NULL AND email = ?2)
+             ORDER BY email_key IS NULL DESC LIMIT 1",
+            [
+                crate::db::ident::compare_key(email),
+                email.trim().to_owned(),
+            ],
             |r| {
                 Ok((
                     User {

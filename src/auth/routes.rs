@@ -52,6 +52,7 @@ async fn signup(
     let body = body.into_inner();
     let Signup {
         email,
+        email_key,
         name,
         password,
     } = Signup::check(&body.email, body.password, body.name)?;
@@ -62,6 +63,7 @@ async fn signup(
     drop(permit);
     let account = NewAccount {
         email,
+        email_key,
         name,
         password_hash,
     };
@@ -87,9 +89,11 @@ async fn login(
 ) -> AppResult<Json<Value>> {
     let body = body.into_inner();
     let wrong = || AppError::Unauthorized("Invalid email or password".into());
-    let Some(email) = normalise_email(&body.email) else {
+    if normalise_email(&body.email).is_none() {
         return Err(wrong());
-    };
+    }
+    // As typed: the throttle and the lookup compare its key (docs/auth.md#sign-up).
+    let email = body.email.trim().to_owned();
     let clock = clock.inner().clone();
     let lifetime = Lifetime::of(config);
     let db = db.inner().clone();

@@ -10,6 +10,7 @@
 use rusqlite::{params, Transaction};
 
 use super::{user_by_email, User};
+use crate::db::ident::compare_key;
 use crate::error::AppResult;
 
 /// Failed logins per email that trip the throttle, and the window they count in.
@@ -26,8 +27,12 @@ pub enum Attempt {
     Counted(Option<(User, String)>),
 }
 
-/// Checks and records one sign-in attempt for `email` at `now` (Unix seconds).
+/// Checks and records one sign-in attempt for `email` (as typed) at `now` (Unix
+/// seconds). Failures count against the email's compare key, so look-alikes share one
+/// budget (docs/auth.md#login-throttle).
 pub fn begin(tx: &Transaction, email: &str, now: i64) -> AppResult<Attempt> {
+    let typed = email;
+    let email = &compare_key(typed);
     // Failures older than the window no longer count: keep the table small (the `at`
     // index of V9 serves this).
     tx.prepare_cached("DELETE FROM login_failures WHERE at <= ?1")?
@@ -43,13 +48,13 @@ pub fn begin(tx: &Transaction, email: &str, now: i64) -> AppResult<Attempt> {
     }
     tx.prepare_cached("INSERT INTO login_failures (email, at) VALUES (?1, ?2)")?
         .execute(params![email, now])?;
-    Ok(Attempt::Counted(user_by_email(tx, email)?))
+    Ok(Attempt::Counted(user_by_email(tx, typed)?))
 }
 
 /// The password was right: the email's failures (this attempt's included) are forgotten.
 pub fn succeeded(tx: &Transaction, email: &str) -> AppResult<()> {
     tx.prepare_cached("DELETE FROM login_failures WHERE email = ?1")?
-        .execute([email])?;
+        .execute([compare_key(email)])?;
     Ok(())
 }
 

@@ -5,6 +5,7 @@
 
 pub mod damage;
 pub mod decimal;
+pub mod ident;
 pub mod raw;
 pub mod secrets;
 mod storage;
@@ -62,6 +63,24 @@ pub(crate) fn upgraded_from(version: i32, rows: &str) -> (Db, std::path::PathBuf
     drop(conn);
     let db = Db::open(&path, crate::config::Synchronous::Normal).unwrap();
     (db, dir)
+}
+
+/// A write to join to the first [`Db::write`] of a request (see [`with_first_write`]).
+pub type FirstWrite = Box<dyn FnOnce(&Transaction) -> AppResult<()> + Send>;
+
+rocket::tokio::task_local! {
+    static FIRST_WRITE: std::cell::RefCell<Option<FirstWrite>>;
+}
+
+/// Runs `fut` (a request's handler) with `joined` added to the first [`Db::write`] it
+/// makes: run in the same savepoint right after that write's closure succeeds, so the
+/// two commit together or not at all. A handler that never writes through [`Db::write`]
+/// never runs `joined`. The `Idempotency-Key` records its key this way
+/// (docs/idempotency.md#what-is-stored).
+pub async fn with_first_write<F: std::future::Future>(joined: FirstWrite, fut: F) -> F::Output {
+    FIRST_WRITE
+        .scope(std::cell::RefCell::new(Some(joined)), fut)
+        .await
 }
 
 #[derive(Clone)]
@@ -278,6 +297,20 @@ impl Db {
         embedded::migrations::runner()
             .run(&mut *conn)
             .map_err(|e| e.to_string())?;
+        let unkeyed = ident::fill_missing_keys(&mut conn).map_err(|e| e.to_string())?;
+        for (id, sku) in &unkeyed.products {
+            eprintln!(
+                "stockbook: product {id} has SKU {sku:?}, which another product's SKU looks \
+                 the same as: rename one (docs/inventory.md#look-alike-identifiers)"
+            );
+        }
+        for (id, email) in &unkeyed.users {
+            eprintln!(
+                "stockbook: account {id} has email {email:?}, which another account's email \
+                 looks the same as; it can still sign in with it as typed \
+                 (docs/auth.md#sign-up)"
+            );
+        }
         Ok(())
     }
 
@@ -385,7 +418,21 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
     {
-        self.enqueue(f)?
+        // A write joined to the request's first one (`with_first_write`) runs after `f`,
+        // in its savepoint: both are kept or neither.
+        let joined = FIRST_WRITE
+            .try_with(|slot| slot.borrow_mut().take())
+            .ok()
+            .flatten();
+        let answer = match joined {
+            None => self.enqueue(f)?,
+            Some(joined) => self.enqueue(move |tx| {
+                let out = f(tx)?;
+                joined(tx)?;
+                Ok(out)
+            })?,
+        };
+        answer
             .await
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
     }

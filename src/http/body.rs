@@ -62,6 +62,27 @@ impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
     }
 }
 
+/// A check of the raw body bytes that a route wrapper installs for one request (the
+/// `Idempotency-Key`, docs/idempotency.md): every body guard ([`JsonBody`] and the CSV
+/// import's) calls [`check_body`] once it has read the body, before parsing it. An error
+/// refuses the request before its handler runs.
+#[rocket::async_trait]
+pub trait BodyCheck: Send + Sync {
+    async fn check(&self, body: &[u8]) -> AppResult<()>;
+}
+
+/// The request's [`BodyCheck`], in its local cache.
+#[derive(Default)]
+pub struct BodyChecks(pub Option<std::sync::Arc<dyn BodyCheck>>);
+
+/// Runs the request's [`BodyCheck`], if it has one.
+pub async fn check_body(req: &Request<'_>, body: &[u8]) -> AppResult<()> {
+    match &req.local_cache(BodyChecks::default).0 {
+        Some(check) => check.check(body).await,
+        None => Ok(()),
+    }
+}
+
 async fn read<T: DeserializeOwned>(req: &Request<'_>, data: Data<'_>) -> Result<T, AppError> {
     require_json(req)?;
     // `limits.json` is the ceiling of every body; `limits.body` the smaller one of every
@@ -81,6 +102,7 @@ async fn read<T: DeserializeOwned>(req: &Request<'_>, data: Data<'_>) -> Result<
             "Request body is larger than the limit of {limit}"
         )));
     }
+    check_body(req, &bytes).await?;
     parse_json(&bytes)
 }
 

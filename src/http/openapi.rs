@@ -688,6 +688,18 @@ fn filter_param(f: Filter) -> Value {
 }
 
 /// The OpenAPI operation object of `o`.
+/// The `Idempotency-Key` header every POST of a signed-in caller takes
+/// (docs/idempotency.md#the-key).
+fn idempotency_key_param() -> Value {
+    json!({
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "Makes a repeated request do its work once: the same key and request within 24 hours answer the first answer again (with `Idempotent-Replayed: true`); another request with the key is 422; while the first runs, 409. Per user, or per API key. At most 255 characters; an empty value is no key.",
+        "schema": { "type": "string", "maxLength": 255 },
+    })
+}
+
 pub fn operation(o: &Operation) -> Value {
     let mut responses = Map::new();
     let mut parameters: Vec<Value> = Vec::new();
@@ -812,6 +824,10 @@ pub fn operation(o: &Operation) -> Value {
     }
     responses.insert(code.to_owned(), ok);
 
+    let keyed = o.method == "post" && o.auth != Open;
+    if keyed {
+        parameters.push(idempotency_key_param());
+    }
     let has_input = body.is_some() || !parameters.is_empty();
     if has_input {
         responses.insert(
@@ -857,6 +873,15 @@ pub fn operation(o: &Operation) -> Value {
         responses.insert(
             "415".into(),
             error("The request body is not application/json"),
+        );
+    }
+    if keyed {
+        responses
+            .entry("409")
+            .or_insert_with(|| error("A request with this Idempotency-Key is still running"));
+        responses.insert(
+            "422".into(),
+            error("The Idempotency-Key was used for another request in the last 24 hours"),
         );
     }
     if o.auth == K {

@@ -46,6 +46,7 @@ use crate::clock::{rfc3339, Clock};
 use crate::connectors::ImportRow;
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
+use crate::db::ident::compare_key;
 use crate::error::{AppError, AppResult};
 use crate::import::csv::header::short;
 use crate::import::csv::{Document, ErrorList, Mapping, ParsedFile, RowError, Template};
@@ -506,7 +507,7 @@ impl<'a> Writer<'a> {
     fn product_by_sku(&self, sku: &str) -> AppResult<Option<String>> {
         self.find(
             sql::PRODUCT_BY_SKU,
-            params![self.scope.owner_id, self.entity, sku],
+            params![self.scope.owner_id, self.entity, compare_key(sku)],
         )
     }
 
@@ -963,7 +964,7 @@ mod sql {
         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND code = ?3 COLLATE NOCASE
         ORDER BY standard DESC, seq LIMIT 1";
     pub const PRODUCT_BY_SKU: &str = "SELECT id FROM products
-        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND sku = ?3 COLLATE NOCASE";
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND sku_key = ?3";
     pub const PRODUCT_BY_NAME: &str = "SELECT id FROM products
         WHERE owner_id = ?1 AND entity_id = ?2 AND name = ?3 COLLATE NOCASE LIMIT 1";
     pub const SAME_EXPENSE: &str = "SELECT id FROM expenses

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::error::{AppError, AppResult};
-use crate::http::body::{parse_json, require_json};
+use crate::http::body::{check_body, parse_json, require_json};
 use crate::http::stash::stash;
 
 /// The fields `T` (which must not declare `csv`) and the `csv` string.
@@ -64,6 +64,7 @@ async fn read<T: DeserializeOwned + Send + 'static>(
             "Request body is larger than the limit of {limit}"
         )));
     }
+    check_body(req, &bytes).await?;
     rocket::tokio::task::spawn_blocking(move || split(bytes))
         .await
         .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?

@@ -21,6 +21,7 @@ use super::stock_rows::{self, StockRow};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
 use crate::db::decimal::{Percent, Price, Qty};
+use crate::db::ident::compare_key;
 use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, nullable, parse_id, IdBody, JsonBody};
@@ -313,25 +314,27 @@ fn percent(field: &str, v: Percent) -> AppResult<Percent> {
     Ok(v)
 }
 
-/// Refuses a SKU already used in the same entity (or by the owner without entity).
+/// Refuses a SKU already used in the same entity (or by the owner without entity), as
+/// compared by its key (docs/inventory.md#look-alike-identifiers); answers the key.
 fn check_sku_free(
     tx: &Connection,
     owner: &str,
     entity: Option<&str>,
     sku: &str,
     except: Option<&str>,
-) -> AppResult<()> {
+) -> AppResult<String> {
+    let key = compare_key(sku);
     let taken: Option<String> = tx
         .query_row(
             "SELECT id FROM products WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2
-                 AND sku = ?3 COLLATE NOCASE AND id <> ?4",
-            params![owner, entity.unwrap_or(""), sku, except.unwrap_or("")],
+                 AND sku_key = ?3 AND id <> ?4",
+            params![owner, entity.unwrap_or(""), key, except.unwrap_or("")],
             |r| r.get(0),
         )
         .optional()?;
     match taken {
         Some(_) => Err(AppError::conflict(format!("SKU already exists: {sku}"))),
-        None => Ok(()),
+        None => Ok(key),
     }
 }
 
@@ -369,18 +372,17 @@ pub fn create_product(
     )?;
     let opening = non_negative_qty("stock_qty", p.stock_qty.unwrap_or_default())?;
     let sku = match clean(p.sku) {
-        Some(s) => {
-            check_sku_free(tx, &scope.owner_id, entity.as_deref(), &s, None)?;
-            s
-        }
+        Some(s) => s,
         None => next_sku(tx, &scope.owner_id, entity.as_deref())?,
     };
+    // A generated SKU is checked too: a typed one may look the same.
+    let sku_key = check_sku_free(tx, &scope.owner_id, entity.as_deref(), &sku, None)?;
     let id = uuid::Uuid::new_v4().to_string();
     tx.execute(
         "INSERT INTO products (id, owner_id, entity_id, name, sku, description, category,
              unit_price, cost_price, vat_rate, stock_qty, low_stock_threshold, unit, notes,
-             barcode, active, provider, provider_ref, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18)",
+             barcode, active, provider, provider_ref, created_at, updated_at, sku_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18, ?19)",
         params![
             id,
             scope.owner_id,
@@ -399,7 +401,8 @@ pub fn create_product(
             p.active.unwrap_or(true),
             clean(p.provider),
             clean(p.provider_ref),
-            ctx.now
+            ctx.now,
+            sku_key
         ],
     )?;
     if !opening.is_zero() {
@@ -543,9 +546,18 @@ pub fn update_product(
     if let Some(n) = u.name {
         p.name = required_text("name", &n)?;
     }
+    // Only a SKU sent sets the key: a product left without one at start (its SKU looks
+    // like an older product's) keeps its other fields editable until it is renamed.
+    let mut sku_key = None;
     if let Some(s) = u.sku {
         let s = required_text("sku", &s)?;
-        check_sku_free(tx, &scope.owner_id, p.entity_id.as_deref(), &s, Some(&p.id))?;
+        sku_key = Some(check_sku_free(
+            tx,
+            &scope.owner_id,
+            p.entity_id.as_deref(),
+            &s,
+            Some(&p.id),
+        )?);
         p.sku = s;
     }
     if let Some(d) = u.description {
@@ -581,7 +593,7 @@ pub fn update_product(
     tx.execute(
         "UPDATE products SET name = ?1, sku = ?2, description = ?3, category = ?4, unit_price = ?5,
              cost_price = ?6, vat_rate = ?7, low_stock_threshold = ?8, unit = ?9, active = ?10,
-             notes = ?11, barcode = ?12, updated_at = ?13
+             notes = ?11, barcode = ?12, updated_at = ?13, sku_key = COALESCE(?15, sku_key)
          WHERE id = ?14",
         params![
             p.name,
@@ -597,7 +609,8 @@ pub fn update_product(
             p.notes,
             p.barcode,
             ctx.now,
-            p.id
+            p.id,
+            sku_key
         ],
     )?;
     if let Some(target) = u.stock_qty {

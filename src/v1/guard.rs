@@ -28,16 +28,24 @@ impl ApiKey {
     }
 }
 
+/// The guard's answer, kept in the request's local cache.
+struct Checked(AppResult<ApiKey>);
+
 #[rocket::async_trait]
 impl<'r> FromRequest<'r> for ApiKey {
     type Error = ();
 
     async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {
-        match guard(req).await {
-            Ok(k) => Outcome::Success(k),
+        // Once per request: the `Idempotency-Key` wrapper asks before the handler does,
+        // and a second run would count twice against the rate limit.
+        let once = req
+            .local_cache_async(async { Checked(guard(req).await) })
+            .await;
+        match &once.0 {
+            Ok(k) => Outcome::Success(k.clone()),
             Err(e) => {
                 let status = e.status();
-                stash(req, e);
+                stash(req, e.clone());
                 Outcome::Error((status, ()))
             }
         }

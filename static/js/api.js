@@ -46,11 +46,11 @@ export function parseJson(text) {
   return JSON.parse(text, exact);
 }
 
-export async function api(method, path, body) {
+export async function api(method, path, body, headers = {}) {
   const init = {
     method,
     credentials: "same-origin",
-    headers: { Accept: "application/json" },
+    headers: { Accept: "application/json", ...headers },
   };
   if (method !== "GET" && method !== "HEAD") {
     init.headers["Content-Type"] = "application/json";
@@ -105,6 +105,31 @@ export function get(path, params) {
   inflight.set(url, p);
   return p;
 }
-export const post = (path, body) => api("POST", path, body);
+// One Idempotency-Key per submission (docs/idempotency.md#in-the-web-app). A POST gets a
+// new key. Until it succeeds the key is kept: sending the same body to the same path again
+// (the retry of that submission, after a lost connection, a 503 or a refusal) reuses it,
+// so the server does the work at most once and a retry of a request that did succeed
+// gets its answer. A changed body is another submission, with a key of its own. (Forms
+// also disable their submit buttons while their request runs: `onSubmit` in ui.js.)
+const submissionKeys = new Map();
+
+/** A random UUID; `crypto.randomUUID` exists only on https and localhost. */
+function newKey() {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const x = [...b].map((n) => n.toString(16).padStart(2, "0")).join("");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+export async function post(path, body) {
+  const submission = `${path}\n${JSON.stringify(body ?? {})}`;
+  const key = submissionKeys.get(submission) ?? newKey();
+  submissionKeys.set(submission, key);
+  const payload = await api("POST", path, body, { "Idempotency-Key": key });
+  submissionKeys.delete(submission);
+  return payload;
+}
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path, body) => api("DELETE", path, body);

@@ -28,7 +28,7 @@ fn signup_creates_the_account_and_signs_in_with_a_strict_cookie() {
     let set_cookie = res.headers().get_one("Set-Cookie").unwrap().to_owned();
     let cookie = res.cookies().get("stockbook_session").unwrap().clone();
     let v: Value = res.into_json().unwrap();
-    assert_eq!(v["data"]["email"], "ann@example.com");
+    assert_eq!(v["data"]["email"], "Ann@Example.com");
     assert_eq!(v["data"]["name"], "Ann");
     assert!(v["data"]["id"].is_string());
     assert!(v["data"].get("password_hash").is_none());
@@ -43,7 +43,7 @@ fn signup_creates_the_account_and_signs_in_with_a_strict_cookie() {
     assert_eq!(s, Status::Ok);
     assert_eq!(
         me,
-        json!({ "data": { "id": v["data"]["id"], "email": "ann@example.com", "name": "Ann" } })
+        json!({ "data": { "id": v["data"]["id"], "email": "Ann@Example.com", "name": "Ann" } })
     );
 }
 

@@ -26,6 +26,8 @@ mod documents_stock;
 mod entities;
 mod errors;
 mod faults_storage;
+mod idempotency;
+mod identifiers;
 mod import_api;
 mod import_csv;
 mod import_parse;

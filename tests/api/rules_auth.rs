@@ -25,6 +25,7 @@ const LIFETIME: Lifetime = Lifetime {
 fn account(email: &str) -> NewAccount {
     NewAccount {
         email: email.to_owned(),
+        email_key: stockbook::db::ident::compare_key(email),
         name: Some("Cat".into()),
         password_hash: "$argon2id$stand-in".into(),
     }
@@ -39,7 +40,8 @@ fn key(name: &str, entity_id: Option<&str>) -> NewKey {
 #[test]
 fn a_sign_up_is_checked_before_its_password_is_hashed() {
     let s = Signup::check(" Cat@Example.COM ", "long enough".into(), Some("  ".into())).unwrap();
-    assert_eq!((s.email.as_str(), s.name), ("cat@example.com", None));
+    assert_eq!((s.email.as_str(), s.name), ("Cat@Example.COM", None));
+    assert_eq!(s.email_key, "cat@example.com");
     for (email, password, field) in [
         ("not-an-email", "long enough", "email"),
         ("cat@localhost", "long enough", "email"),
