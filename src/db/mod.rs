@@ -249,6 +249,10 @@ impl Db {
         secrets::prepare(&mut conn, &key, read_only)
             .map_err(|e| format!("database `{path}`: {e}"))?;
         drop(conn);
+        if !read_only {
+            db.key_identifiers()
+                .map_err(|e| format!("database `{path}`: {e}"))?;
+        }
         Ok(db)
     }
 
@@ -297,6 +301,13 @@ impl Db {
         embedded::migrations::runner()
             .run(&mut *conn)
             .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Gives the rows written before the compare keys existed theirs
+    /// (docs/inventory.md#look-alike-identifiers), at every start that may write.
+    fn key_identifiers(&self) -> Result<(), String> {
+        let mut conn = self.pool.get().map_err(|e| e.to_string())?;
         let unkeyed = ident::fill_missing_keys(&mut conn).map_err(|e| e.to_string())?;
         for (id, sku) in &unkeyed.products {
             eprintln!(

@@ -210,9 +210,21 @@ fn rescue_copy(conn: &Connection, path: &str) -> Result<PathBuf, String> {
     );
     let mut errors = Vec::new();
     for to in [beside, name] {
-        match conn.backup(rusqlite::MAIN_DB, &to, None) {
+        // Written under another name and renamed once whole, so that a file named
+        // `.rescued-` is never a half-written copy.
+        let mut partial = to.clone().into_os_string();
+        partial.push(".partial");
+        let partial = PathBuf::from(partial);
+        let copied = conn
+            .backup(rusqlite::MAIN_DB, &partial, None)
+            .map_err(|e| e.to_string())
+            .and_then(|()| std::fs::rename(&partial, &to).map_err(|e| e.to_string()));
+        match copied {
             Ok(()) => return Ok(to),
-            Err(e) => errors.push(format!("`{}`: {e}", to.display())),
+            Err(e) => {
+                let _ = std::fs::remove_file(&partial);
+                errors.push(format!("`{}`: {e}", to.display()));
+            }
         }
     }
     Err(errors.join("; "))

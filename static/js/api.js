@@ -36,12 +36,12 @@ function exact(_key, value, context) {
   return value;
 }
 
-/** JSON.parse keeping the exact text of numbers a double would change. */
 /** Called when a request gets 503 (busy, or a storage fault: `storage.js` asks which). */
 export function onUnavailable(fn) {
   unavailableHandler = fn;
 }
 
+/** JSON.parse keeping the exact text of numbers a double would change. */
 export function parseJson(text) {
   return JSON.parse(text, exact);
 }
@@ -105,13 +105,14 @@ export function get(path, params) {
   inflight.set(url, p);
   return p;
 }
-// One Idempotency-Key per submission (docs/idempotency.md#in-the-web-app). A POST gets a
-// new key. Until it succeeds the key is kept: sending the same body to the same path again
-// (the retry of that submission, after a lost connection, a 503 or a refusal) reuses it,
-// so the server does the work at most once and a retry of a request that did succeed
-// gets its answer. A changed body is another submission, with a key of its own. (Forms
-// also disable their submit buttons while their request runs: `onSubmit` in ui.js.)
-const submissionKeys = new Map();
+// One Idempotency-Key per submission (docs/idempotency.md#in-the-web-app). Every POST
+// gets a new key, so two submissions alike (a barcode scanned twice, say) are two, even
+// while the first still runs. Only a POST whose outcome is unknown (no answer reached
+// the browser, or a 5xx) leaves its key behind: sending the same body to the same path
+// again is the retry of that submission and reuses it, so the server does the work at
+// most once and a retry of a request that did succeed gets its answer. (Forms also
+// disable their submit buttons while their request runs: `onSubmit` in ui.js.)
+const unsettledKeys = new Map();
 
 /** A random UUID; `crypto.randomUUID` exists only on https and localhost. */
 function newKey() {
@@ -125,11 +126,16 @@ function newKey() {
 
 export async function post(path, body) {
   const submission = `${path}\n${JSON.stringify(body ?? {})}`;
-  const key = submissionKeys.get(submission) ?? newKey();
-  submissionKeys.set(submission, key);
-  const payload = await api("POST", path, body, { "Idempotency-Key": key });
-  submissionKeys.delete(submission);
-  return payload;
+  const key = unsettledKeys.get(submission) ?? newKey();
+  unsettledKeys.delete(submission);
+  try {
+    return await api("POST", path, body, { "Idempotency-Key": key });
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 0 || err.status >= 500)) {
+      unsettledKeys.set(submission, key);
+    }
+    throw err;
+  }
 }
 export const put = (path, body) => api("PUT", path, body);
 export const del = (path, body) => api("DELETE", path, body);

@@ -323,14 +323,29 @@ fn remove_database(path: &str) {
     }
 }
 
-/// The products in the rescue copy the server wrote beside `path`.
+/// The products in the rescue copy the server wrote beside `path`. Writes are refused
+/// from the moment the file is missed; the copy, renamed into place once whole, comes
+/// just after (the bound only stops a broken build from looping).
 fn rescued(dir: &TempDir) -> Vec<String> {
-    let copy = std::fs::read_dir(&dir.0)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().contains(".rescued-"))
-        .expect("a rescue copy beside the database");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let copy = loop {
+        let found = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .find(|p| {
+                p.to_string_lossy().ends_with(|c: char| c.is_ascii_digit())
+                    && p.to_string_lossy().contains(".rescued-")
+            });
+        if let Some(copy) = found {
+            break copy;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no rescue copy beside the database"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     let conn = rusqlite::Connection::open(copy).unwrap();
     let mut s = conn
         .prepare("SELECT name FROM products ORDER BY name")

@@ -20,6 +20,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+/// How long a page may take to show what a test waits for. Only a bound: a test that
+/// passes never waits it out, and two Chromiums at once on a loaded 2-core machine have
+/// taken more than 10 s to show a dialog.
+const UI_WAIT: Duration = Duration::from_secs(30);
 
 /// The browser tests run one at a time: the machine may have two cores, and one Chromium
 /// at a time keeps every test's timing honest.
@@ -436,7 +440,7 @@ impl Browser {
     /// Waits for a visible element matching `css`.
     pub fn wait(&self, css: &str) -> String {
         let mut found = None;
-        wait_until(&format!("`{css}` to show"), Duration::from_secs(10), || {
+        wait_until(&format!("`{css}` to show"), UI_WAIT, || {
             found = self.find(css).filter(|e| self.displayed(e));
             found.is_some()
         });
@@ -447,7 +451,7 @@ impl Browser {
     pub fn wait_text(&self, css: &str, text: &str) -> String {
         let mut last = String::new();
         let mut found = None;
-        let ok = poll(Duration::from_secs(10), || {
+        let ok = poll(UI_WAIT, || {
             if let Some(e) = self.find(css) {
                 last = self.text(&e);
                 if last.contains(text) {
@@ -467,7 +471,7 @@ impl Browser {
     /// Waits until the page's visible text contains `text`.
     pub fn wait_page_text(&self, text: &str) {
         let mut last = String::new();
-        let ok = poll(Duration::from_secs(10), || {
+        let ok = poll(UI_WAIT, || {
             last = self
                 .js("return document.body.innerText", json!([]))
                 .as_str()
@@ -489,7 +493,7 @@ impl Browser {
     /// Waits until exactly `n` elements match `css`.
     pub fn wait_count(&self, css: &str, n: usize) {
         let mut last = 0;
-        let ok = poll(Duration::from_secs(10), || {
+        let ok = poll(UI_WAIT, || {
             last = self.find_all(css).len();
             last == n
         });
@@ -525,11 +529,8 @@ impl Browser {
     /// Clicks the first visible button or link whose text is `label`, inside `scope`.
     pub fn click_button(&self, scope: &str, label: &str) {
         let mut target = None;
-        wait_until(
-            &format!("a button {label:?} in `{scope}`"),
-            Duration::from_secs(10),
-            || {
-                target = self
+        wait_until(&format!("a button {label:?} in `{scope}`"), UI_WAIT, || {
+            target = self
                     .js(
                         "const [scope, label] = arguments;\
                          for (const root of document.querySelectorAll(scope)) {\
@@ -542,9 +543,8 @@ impl Browser {
                     )
                     .get(ELEMENT)
                     .and_then(|v| v.as_str().map(str::to_owned));
-                target.is_some()
-            },
-        );
+            target.is_some()
+        });
         self.click_el(&target.unwrap());
     }
 
@@ -595,11 +595,7 @@ impl Browser {
     /// Waits for a finished download named `name` and returns its bytes.
     pub fn download(&self, name: &str) -> Vec<u8> {
         let path = self.downloads.join(name);
-        wait_until(
-            &format!("the download {name}"),
-            Duration::from_secs(10),
-            || path.exists(),
-        );
+        wait_until(&format!("the download {name}"), UI_WAIT, || path.exists());
         std::fs::read(&path).expect("read download")
     }
 
