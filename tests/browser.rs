@@ -296,17 +296,17 @@ fn a_transfer_is_shipped_and_received_short() {
     b.type_into("input[name='lines[0].quantity']", "6");
     b.click_button(".view form", "Create draft");
     b.wait_text(".view h1", "Transfer TO-001");
-    b.wait_text(".facts", "Draft");
+    b.wait_text(".facts .badge", "Draft");
 
     b.click_button(".page-head", "Ship");
-    b.wait_text(".facts", "In transit");
+    b.wait_text(".facts .badge", "In transit");
     assert_eq!(stock_at(&b, &mug, &main), "4");
 
     // Received short: 5 of 6 arrive.
     b.click_button(".page-head", "Receive");
     b.type_into("dialog input[name='lines[0].received_quantity']", "5");
     b.click_button("dialog", "Receive");
-    b.wait_text(".facts", "Completed");
+    b.wait_text(".facts .badge", "Completed");
     b.wait_text(".view table", "5");
     assert_eq!(stock_at(&b, &mug, &shop), "5");
     assert_eq!(stock_at(&b, &mug, &main), "4");
@@ -407,7 +407,7 @@ fn a_stock_take_is_counted_by_keyboard_and_completed_into_the_ledger() {
     b.click_button("dialog", "Create count sheet");
     b.wait_text(".view h1", "Stock take ST-001");
     b.click_button(".page-head", "Start counting");
-    b.wait_text(".facts", "In progress");
+    b.wait_text(".facts .badge", "In progress");
 
     // Lines are by product name: Blue mug, Tea towel, Teapot. The first blank line has
     // the focus; Enter moves to the next.
@@ -445,7 +445,7 @@ fn a_stock_take_is_counted_by_keyboard_and_completed_into_the_ledger() {
 
     b.click_button(".page-head", "Complete");
     b.click_button("dialog", "Complete");
-    b.wait_text(".facts", "Completed");
+    b.wait_text(".facts .badge", "Completed");
 
     // The ledger, through the API: one stock_take movement of -2 for the mug, none for
     // the teapot (no difference) or the towel (not counted); the mug's row holds 8.
