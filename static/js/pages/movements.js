@@ -162,7 +162,7 @@ export function recordMovement(locs, { product } = {}) {
       form.append(h("div", { class: "form-grid" },
         h("div", { class: "wide" }, picker), type, direction, amount,
         locationSelect({ label: "Location", name: "location_id", locs, blank: "No location (unallocated stock)", activeOnly: true }),
-        field({ label: "Date", name: "date", type: "date", value: today() }),
+        field({ label: "Date", name: "date", type: "date", value: today(), max: today() }),
         unitCost,
         field({ label: "Reference", name: "reference", hint: "Order number, invoice…" }),
         field({ label: "Notes", name: "notes", type: "textarea", wide: true })));
