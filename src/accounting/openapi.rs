@@ -153,6 +153,14 @@ fn document(kind: DocKind, number: &str) -> Value {
         ("vat_total", money("Sum of the lines' VAT.")),
         ("total", money("subtotal + vat_total.")),
         ("amount_paid", money("")),
+        (
+            "amount_credited",
+            money("Sum of the posted credits linked to this document."),
+        ),
+        (
+            "amount_due",
+            money("total − amount_paid − amount_credited; never negative."),
+        ),
         ("provider", nullable(string())),
         ("provider_ref", nullable(string())),
         ("entity_id", nullable(uuid())),

@@ -26,6 +26,10 @@ pub struct Document {
     pub vat_total: Money,
     pub total: Money,
     pub amount_paid: Money,
+    /// The posted credits linked to this document (docs/accounting.md#amount-due).
+    pub amount_credited: Money,
+    /// `total − amount_paid − amount_credited`: what is still owed; never negative.
+    pub amount_due: Money,
     pub provider: Option<String>,
     pub provider_ref: Option<String>,
     pub entity_id: Option<String>,
@@ -44,9 +48,12 @@ pub struct Document {
 pub(super) const COLUMNS: &str =
     "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
     t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
-    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock";
+    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock, t.amount_credited";
 
 pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
+    let total: Money = r.get(10)?;
+    let amount_paid: Money = r.get(11)?;
+    let amount_credited: Money = r.get(19)?;
     Ok(Document {
         id: r.get(0)?,
         number: r.get(1)?,
@@ -59,8 +66,10 @@ pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
         lines: Vec::new(),
         subtotal: r.get(8)?,
         vat_total: r.get(9)?,
-        total: r.get(10)?,
-        amount_paid: r.get(11)?,
+        total,
+        amount_paid,
+        amount_credited,
+        amount_due: total - amount_paid - amount_credited,
         provider: r.get(12)?,
         provider_ref: r.get(13)?,
         entity_id: r.get(14)?,

@@ -346,6 +346,8 @@ fn insert(
         vat_total,
         total,
         amount_paid,
+        amount_credited: Money::ZERO,
+        amount_due: total - amount_paid,
         provider: clean(b.provider),
         provider_ref: clean(b.provider_ref),
         entity_id: entity,
@@ -478,6 +480,7 @@ pub fn update(
     d.subtotal = t.subtotal;
     d.vat_total = t.vat_total;
     d.total = t.total;
+    d.amount_due = d.total - d.amount_paid - d.amount_credited;
     d.updated_at = ctx.now.clone();
     tx.execute(
         &format!(
