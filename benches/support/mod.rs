@@ -63,8 +63,19 @@ pub fn start(db: &Path, synchronous: &str) -> Server {
 
 /// [`start`] with more settings, as `ROCKET_*` environment variables.
 pub fn start_with(db: &Path, synchronous: &str, env: &[(&str, &str)]) -> Server {
+    start_binary(
+        Path::new(env!("CARGO_BIN_EXE_stockbook")),
+        db,
+        synchronous,
+        env,
+    )
+}
+
+/// [`start_with`] for another build of the server (an earlier release, to compare with
+/// in the same run).
+pub fn start_binary(bin: &Path, db: &Path, synchronous: &str, env: &[(&str, &str)]) -> Server {
     let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_stockbook"))
+    let child = Command::new(bin)
         .envs(env.iter().copied())
         .env("ROCKET_DATABASE", db)
         .env("ROCKET_PORT", port.to_string())
