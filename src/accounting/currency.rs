@@ -149,6 +149,42 @@ mod tests {
     }
 
     #[test]
+    fn version_20_keeps_every_existing_record_in_pounds_at_one_and_locks_nothing() {
+        let (db, dir) = crate::db::upgraded_from(
+            19,
+            "INSERT INTO entities (id, owner_id, name, currency, created_at)
+             VALUES ('e1', 'u1', 'Acme', 'GBP', '2026-01-01T00:00:00Z');
+             INSERT INTO invoices (id, owner_id, entity_id, contact_id, issue_date, due_date,
+                 created_at, updated_at)
+             VALUES ('i1', 'u1', 'e1', 'c1', '2026-01-01', '2026-01-31', 'x', 'x');
+             INSERT INTO bills (id, owner_id, entity_id, contact_id, issue_date, due_date,
+                 created_at, updated_at)
+             VALUES ('b1', 'u1', 'e1', 'c1', '2026-01-01', '2026-01-31', 'x', 'x');
+             INSERT INTO expenses (id, owner_id, entity_id, date, description, amount,
+                 created_at, updated_at)
+             VALUES ('x1', 'u1', 'e1', '2026-01-01', 'Paper', 500, 'x', 'x');",
+        );
+        let (rows, lock): (Vec<(String, Rate)>, Option<String>) = db
+            .read_sync(|c| {
+                let mut s = c.prepare(
+                    "SELECT currency, exchange_rate FROM invoices
+                     UNION ALL SELECT currency, exchange_rate FROM bills
+                     UNION ALL SELECT currency, exchange_rate FROM expenses",
+                )?;
+                let rows = s
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?;
+                let lock = crate::entities::lock::lock_date(c, "e1")?;
+                Ok((rows, lock))
+            })
+            .unwrap();
+        assert_eq!(rows, vec![(HOME.to_owned(), Rate::ONE); 3]);
+        assert_eq!(lock, None);
+        drop(db);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn a_change_of_currency_needs_its_rate_but_pounds_fall_back_to_one() {
         let eur = Currency {
             code: "EUR".into(),
