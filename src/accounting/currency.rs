@@ -136,6 +136,32 @@ pub fn for_update(
     Ok(Currency { code, rate })
 }
 
+/// The `currency` of a record's OpenAPI schema (`record`: as answered; otherwise as
+/// sent, optional).
+pub fn code_schema(record: bool) -> (&'static str, serde_json::Value) {
+    let about = if record {
+        "ISO 4217; the amounts are in it."
+    } else {
+        "ISO 4217 (another code: 400). Default the entity's currency (GBP)."
+    };
+    (
+        "currency",
+        crate::http::openapi::one_of_values(CODES, about),
+    )
+}
+
+/// The `exchange_rate` of a record's OpenAPI schema (see [`code_schema`]).
+pub fn rate_schema(record: bool) -> (&'static str, serde_json::Value) {
+    use crate::http::openapi::{decimal, positive};
+    let about = if record {
+        "Pounds per one unit of currency (1 for GBP)."
+    } else {
+        "Pounds per one unit of currency, above 0: required unless the currency is GBP \
+         (400), and then 1."
+    };
+    ("exchange_rate", positive(decimal(6, about)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,30 +224,4 @@ mod tests {
         assert!(for_update(&eur, Some("USD"), None).is_err());
         assert!(for_update(&Currency::home(), None, Some(Rate::rounded(Decimal::TWO))).is_err());
     }
-}
-
-/// The `currency` of a record's OpenAPI schema (`record`: as answered; otherwise as
-/// sent, optional).
-pub fn code_schema(record: bool) -> (&'static str, serde_json::Value) {
-    let about = if record {
-        "ISO 4217; the amounts are in it."
-    } else {
-        "ISO 4217 (another code: 400). Default the entity's currency (GBP)."
-    };
-    (
-        "currency",
-        crate::http::openapi::one_of_values(CODES, about),
-    )
-}
-
-/// The `exchange_rate` of a record's OpenAPI schema (see [`code_schema`]).
-pub fn rate_schema(record: bool) -> (&'static str, serde_json::Value) {
-    use crate::http::openapi::{decimal, positive};
-    let about = if record {
-        "Pounds per one unit of currency (1 for GBP)."
-    } else {
-        "Pounds per one unit of currency, above 0: required unless the currency is GBP \
-         (400), and then 1."
-    };
-    ("exchange_rate", positive(decimal(6, about)))
 }
