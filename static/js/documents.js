@@ -231,7 +231,7 @@ function documentDialog(kind, contacts, locations, doc) {
       const others = contacts.filter((c) => !kind.contactTypes.includes(c.type));
       const options = [{ value: "", label: "Choose…" },
         ...[...preferred, ...others].map((c) => ({ value: c.id, label: `${c.name}${kind.contactTypes.includes(c.type) ? "" : ` (${c.type})`}` }))];
-      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf });
+      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME });
       const locId = editing ? doc.location_id : state.entity.default_location_id;
       const locationOptions = [{ value: "", label: "None: no stock moves" },
         ...locations.filter((l) => l.status !== "inactive" || l.id === locId).map((l) => ({ value: l.id, label: l.name }))];
@@ -255,6 +255,8 @@ function documentDialog(kind, contacts, locations, doc) {
       // After the details, before the lines (form.append is the DOM's: no nulls).
       if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${moneyFromPence(netPence(doc))}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
       stockEffect(kind, form, editor, locations, doc, effect);
+      editor.recompute();
+      form.addEventListener("change", (e) => { if (e.target.name === "currency") editor.recompute(); });
     },
     submit: async (form) => {
       const body = { lines: await editor.body() };

@@ -14,6 +14,9 @@
 //!   entity's `default_location_id`): where a posted document takes or brings stock
 //!   ([`super::stock`], docs/documents-stock.md#the-one-rule). Imported documents
 //!   never move stock.
+//! - `currency` and `exchange_rate` ([`crate::accounting::currency`],
+//!   docs/accounting.md#currencies); nothing dated on or before the entity's lock date is
+//!   created, changed or deleted ([`crate::entities::lock`], docs/accounting.md#lock-date).
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
