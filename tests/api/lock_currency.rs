@@ -540,3 +540,40 @@ fn a_eur_invoices_margin_is_in_pounds() {
     assert_eq!(dec(&row["gross_margin"]), d("2.01"));
     assert_eq!(dec(&v["summary"]["sales"]), d("17.01"));
 }
+
+#[test]
+fn the_public_api_takes_the_same_currency_and_lock_date_rules() {
+    let (t, e) = books();
+    let contact = session_contact(&t, Some(&e), "Ann");
+    let (s, v) = t.post("/api/api-keys", json!({ "name": "k", "entity_id": e }));
+    assert_eq!(s, Status::Created, "{v}");
+    let key = v["data"]["raw_key"].as_str().unwrap().to_owned();
+    let r = t.post_with_key(
+        "/api/v1/invoices",
+        &key,
+        invoice_body(&contact, &e, json!({"currency": "EUR"})),
+    );
+    assert!(assert_error(&r, Status::BadRequest).contains("exchange_rate"));
+    let (s, v) = t.post_with_key(
+        "/api/v1/invoices",
+        &key,
+        invoice_body(
+            &contact,
+            &e,
+            json!({"currency": "EUR", "exchange_rate": 0.85}),
+        ),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(
+        (&v["data"]["currency"], &v["data"]["exchange_rate"]),
+        (&json!("EUR"), &json!(0.85))
+    );
+    let lock_day = day(&t, -1);
+    locked(&t, &e, &lock_day);
+    let r = t.post_with_key(
+        "/api/v1/invoices",
+        &key,
+        invoice_body(&contact, &e, json!({"issue_date": lock_day})),
+    );
+    refused(&r, &lock_day);
+}
