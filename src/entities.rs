@@ -7,6 +7,9 @@
 //!
 //! `default_location_id` (nullable, set by PUT) is a location of the entity: new invoices
 //! and bills that name no location take it (docs/documents-stock.md#the-one-rule).
+//!
+//! `lock_date` (nullable, set by PUT, not after today): nothing dated on or before it may
+//! be written ([`lock`], docs/accounting.md#lock-date).
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, FromForm, Route, State};
@@ -23,6 +26,7 @@ use crate::http::paging::{ListQuery, Page};
 use crate::http::{required_text, Created};
 use crate::scope::Scope;
 
+pub mod lock;
 pub mod openapi;
 
 pub fn routes() -> Vec<Route> {
@@ -37,10 +41,13 @@ pub struct Entity {
     pub address: Option<String>,
     pub currency: String,
     pub default_location_id: Option<String>,
+    /// Nothing dated on or before it may be written (docs/accounting.md#lock-date).
+    pub lock_date: Option<String>,
     pub created_at: String,
 }
 
-const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id";
+const COLUMNS: &str =
+    "id, name, vat_number, address, currency, created_at, default_location_id, lock_date";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -50,6 +57,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         address: r.get(3)?,
         currency: r.get(4)?,
         default_location_id: r.get(6)?,
+        lock_date: r.get(7)?,
         created_at: r.get(5)?,
     })
 }
@@ -106,6 +114,7 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
         address: b.address,
         currency: "GBP".into(),
         default_location_id: None,
+        lock_date: None,
         created_at: ctx.now.clone(),
     };
     tx.execute(
@@ -163,10 +172,19 @@ pub struct EntityUpdate {
     /// A location of this entity, or null for none (docs/documents-stock.md#the-one-rule).
     #[serde(default, deserialize_with = "nullable")]
     pub default_location_id: Option<Option<String>>,
+    /// `YYYY-MM-DD`, not after today, or null for none (docs/accounting.md#lock-date).
+    #[serde(default, deserialize_with = "nullable")]
+    pub lock_date: Option<Option<String>>,
 }
 
-/// Applies a PUT to an entity of `owner` and returns the whole entity.
-pub fn update_entity(tx: &Transaction, owner: &str, b: EntityUpdate) -> AppResult<Entity> {
+/// Applies a PUT to an entity of `owner` and returns the whole entity. Only the owner
+/// reaches it, so only the owner moves the lock date.
+pub fn update_entity(
+    tx: &Transaction,
+    owner: &str,
+    b: EntityUpdate,
+    ctx: &Ctx,
+) -> AppResult<Entity> {
     let id = parse_id("id", &b.id)?;
     let name = b
         .name
@@ -189,11 +207,28 @@ pub fn update_entity(tx: &Transaction, owner: &str, b: EntityUpdate) -> AppResul
             None => None,
         };
     }
+    if let Some(l) = b.lock_date {
+        e.lock_date = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(raw) => {
+                let date = crate::http::body::parse_date("lock_date", raw)?;
+                lock::check_new_lock_date(date, ctx.today)?;
+                Some(date.to_string())
+            }
+            None => None,
+        };
+    }
     tx.execute(
         "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,
-             default_location_id = ?5
+             default_location_id = ?5, lock_date = ?6
          WHERE id = ?4",
-        params![e.name, e.vat_number, e.address, e.id, e.default_location_id],
+        params![
+            e.name,
+            e.vat_number,
+            e.address,
+            e.id,
+            e.default_location_id,
+            e.lock_date
+        ],
     )?;
     Ok(e)
 }
@@ -291,10 +326,13 @@ async fn update(
     user: SessionUser,
     body: JsonBody<EntityUpdate>,
     db: &State<Db>,
+    ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let b = body.into_inner();
     let owner = user.user.id;
-    let e = db.write(move |tx| update_entity(tx, &owner, b)).await?;
+    let e = db
+        .write(move |tx| update_entity(tx, &owner, b, &ctx))
+        .await?;
     Ok(Json(json!({ "data": e })))
 }
 

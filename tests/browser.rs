@@ -1322,3 +1322,60 @@ fn a_banner_says_changes_are_not_saved_once_the_database_file_is_gone() {
     b.wait_text("#storage-banner", "deleted or replaced");
     b.screenshot("storage-banner");
 }
+
+#[test]
+fn a_lock_date_set_in_settings_refuses_an_edit_and_a_euro_invoice_shows_its_currency() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "lock@example.com");
+    let yesterday = (time::OffsetDateTime::now_utc().date() - time::Duration::days(1)).to_string();
+    let contact = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Client SA", "type": "customer", "entity_id": entity}),
+    )["id"]
+        .clone();
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": contact, "entity_id": entity, "number": "INV-0001",
+               "issue_date": yesterday,
+               "lines": [{"description": "Work", "quantity": 1, "unit_price": 10}]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": contact, "entity_id": entity, "number": "INV-0002",
+               "currency": "EUR", "exchange_rate": 0.85,
+               "lines": [{"description": "Work", "quantity": 1, "unit_price": 100}]}),
+    );
+
+    // The lock date is set in the business settings.
+    open(&b, "#/settings", "Settings");
+    b.wait(".page-settings input[name=lock_date]");
+    b.js(
+        "document.querySelector('.page-settings input[name=lock_date]').value = arguments[0]",
+        json!([yesterday]),
+    );
+    b.click_button(".page-settings form", "Save business details");
+    b.wait_page_text("Business details saved.");
+    let e = &b.api_ok(
+        "GET",
+        &format!("/api/entities?entityId={entity}"),
+        json!(null),
+    )[0];
+    assert_eq!(e["lock_date"], json!(yesterday));
+
+    // The euro invoice shows its amounts in euros; the locked one cannot be edited.
+    open(&b, "#/invoices", "Invoices");
+    b.wait_text(".view tbody", "120.00 EUR");
+    b.click("button[aria-label='Edit INV-0002']");
+    b.wait_text("dialog", "Edit invoice INV-0002");
+    b.wait_text("#doc-total", "120.00 EUR");
+    b.click_button("dialog", "Cancel");
+    b.click("button[aria-label='Edit INV-0001']");
+    b.wait_text("dialog", "Edit invoice INV-0001");
+    b.type_into("dialog textarea[name=notes]", "Too late");
+    b.click_button("dialog", "Save changes");
+    b.wait_text("dialog", &format!("The books are locked up to {yesterday}"));
+    b.screenshot("lock_date");
+}

@@ -11,6 +11,7 @@ pub mod common;
 pub mod resource;
 
 pub mod contacts;
+pub mod currency;
 pub mod documents;
 pub mod employees;
 pub mod expense_categories;

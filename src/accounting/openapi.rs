@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::contacts::TYPES as CONTACT_TYPES;
+use super::currency;
 use super::documents::DocKind;
 use super::projects::STATUSES as PROJECT_STATUSES;
 use super::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
@@ -161,6 +162,8 @@ fn document(kind: DocKind, number: &str) -> Value {
             "amount_due",
             money("total − amount_paid − amount_credited; never negative."),
         ),
+        currency::code_schema(true),
+        currency::rate_schema(true),
         ("provider", nullable(string())),
         ("provider_ref", nullable(string())),
         ("entity_id", nullable(uuid())),
@@ -197,6 +200,8 @@ fn document_create(statuses: &[&str], number: &str) -> Value {
                 "amount_paid",
                 non_negative(money("Not negative; default 0.")),
             ),
+            currency::code_schema(false),
+            currency::rate_schema(false),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
@@ -222,6 +227,8 @@ fn document_update(statuses: &[&str]) -> Value {
                 v
             }),
             ("amount_paid", non_negative(money("Not negative."))),
+            currency::code_schema(false),
+            currency::rate_schema(false),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("location_id", opt_ref("A location of the document's entity. Moving a posted document moves its stock.")),
@@ -289,6 +296,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_amount", money("")),
             ("category_id", nullable(uuid())),
             ("project_id", nullable(uuid())),
+            currency::code_schema(true),
+            currency::rate_schema(true),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", nullable(uuid())),
@@ -302,6 +311,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_amount", non_negative(money("Not negative; default 0."))),
             ("category_id", opt_ref("")),
             ("project_id", opt_ref("")),
+            currency::code_schema(false),
+            currency::rate_schema(false),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
@@ -314,6 +325,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_amount", non_negative(money("Not negative."))),
             ("category_id", opt_ref("")),
             ("project_id", opt_ref("")),
+            currency::code_schema(false),
+            currency::rate_schema(false),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
         ])),

@@ -2,7 +2,9 @@
 //!
 //! `amount` is required and signed (money in positive, money out negative); `date`
 //! defaults to today; `description`, `account`, `reference` are free text;
-//! `category_id` an optional expense category of the same entity.
+//! `category_id` an optional expense category of the same entity. Nothing dated on or
+//! before the entity's lock date is created, changed or deleted
+//! (docs/accounting.md#lock-date).
 
 use rusqlite::{params, Connection, Row, Transaction};
 use serde::{Deserialize, Serialize};
@@ -14,6 +16,7 @@ use super::common::{
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
+use crate::entities::lock::check_unlocked;
 use crate::error::AppResult;
 use crate::http::body::{clean, clean_nullable, parse_date};
 use crate::http::body::{nullable, parse_id};
@@ -134,6 +137,7 @@ impl Resource for Transactions {
         let category = category(tx, scope, b.category_id.as_deref())?;
         let refs: Vec<&Reference> = category.iter().collect();
         let entity_id = new_record_entity(scope, requested, &refs)?;
+        check_unlocked(tx, entity_id.as_deref(), &date_text(date))?;
         let t = BankTransaction {
             id: new_id(),
             date: date_text(date),
@@ -174,8 +178,10 @@ impl Resource for Transactions {
     ) -> AppResult<BankTransaction> {
         let id = parse_id("id", &b.id)?;
         let mut t = get(tx, scope, &id)?;
+        check_unlocked(tx, t.entity_id.as_deref(), &t.date)?;
         if let Some(d) = b.date.as_deref().map(str::trim) {
             t.date = date_text(parse_date("date", d)?);
+            check_unlocked(tx, t.entity_id.as_deref(), &t.date)?;
         }
         if let Some(d) = b.description {
             t.description = d.trim().to_owned();
@@ -215,6 +221,7 @@ impl Resource for Transactions {
 
     fn delete(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
         let t = get(tx, scope, id)?;
+        check_unlocked(tx, t.entity_id.as_deref(), &t.date)?;
         tx.execute("DELETE FROM transactions WHERE id = ?1", [&t.id])
             .map_err(in_use("Transaction"))?;
         Ok(())

@@ -241,6 +241,24 @@ scaled_decimal!(
 );
 
 scaled_decimal!(
+    /// An exchange rate, pounds per one unit of a currency: up to 6 decimal places
+    /// (docs/accounting.md#currencies).
+    Rate,
+    6,
+    "exchange rate"
+);
+
+impl Rate {
+    pub const ONE: Self = Self(Decimal::ONE);
+
+    /// `amount` (in the currency) in pounds: amount × rate, rounded half away from zero
+    /// to 2 dp, per line or per amount (docs/accounting.md#currencies).
+    pub fn to_pounds(self, amount: Decimal) -> Decimal {
+        round(amount * self.0, 2)
+    }
+}
+
+scaled_decimal!(
     /// A percentage (VAT rate, discount, margin): up to 2 decimal places.
     Percent,
     2,

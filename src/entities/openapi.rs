@@ -28,6 +28,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("address", nullable(string())),
             ("currency", json!({ "type": "string", "const": "GBP" })),
             ("default_location_id", nullable(id_of("A location of this entity: new invoices and bills without location_id take it."))),
+            ("lock_date", nullable(date())),
             ("created_at", timestamp()),
         ])),
         ("EntityCreate", object(&["name"], vec![
@@ -41,6 +42,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_number", nullable(string())),
             ("address", nullable(string())),
             ("default_location_id", opt_ref("A location of this entity (another entity's: 400; unknown or foreign: 404).")),
+            ("lock_date", json!({ "anyOf": [date(), blank(), { "type": "null" }], "description": "YYYY-MM-DD: nothing dated on or before it may be created, changed or deleted (409). Not after today (400). Null or blank: no lock date." })),
         ])),
     ]
 }

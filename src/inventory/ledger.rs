@@ -10,6 +10,10 @@
 //! 1. a stock row's `quantity` = Σ `qty` of the product's movements at that location;
 //! 2. a product's `stock_qty` = Σ `qty` of all its movements (locations + unallocated).
 //!
+//! A movement dated on or before the lock date of its location's entity (the product's
+//! entity when unallocated) is refused (409, docs/accounting.md#lock-date), whoever writes
+//! it: a client, a transfer, a stock take or a document.
+//!
 //! Invoices and bills write their movements through [`apply_document_movement`], the same
 //! function with the document's id attached (docs/documents-stock.md#the-one-rule): a
 //! `sale` written for an invoice records the product's `cost_price` at that moment as its
@@ -200,6 +204,11 @@ fn apply(
     }
 
     movement_in_bounds(m)?;
+    let entity = m
+        .location
+        .map(|l| l.entity_id.as_str())
+        .or(product.entity_id.as_deref());
+    crate::entities::lock::check_unlocked_on(tx, entity, m.date)?;
 
     // Current product figures, read inside the transaction (not from the caller's copy);
     // `active` and the threshold are for the low-stock event.

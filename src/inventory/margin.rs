@@ -2,8 +2,9 @@
 //! (docs/documents-stock.md#costs).
 //!
 //! Over posted invoices (`sent`, `paid`) issued in the range (inclusive, all bounds
-//! optional), one row per product with invoice lines: `quantity` and `sales` (Σ line net)
-//! from the lines, `cost_of_sales` from the invoices' movements (Σ -qty × unit_cost,
+//! optional), one row per product with invoice lines: `quantity` and `sales` (Σ line net
+//! in pounds: each line's net × its invoice's `exchange_rate`, to 2 dp,
+//! docs/accounting.md#currencies) from the lines, `cost_of_sales` from the invoices' movements (Σ -qty × unit_cost,
 //! docs/documents-stock.md#the-one-rule), `gross_margin` = sales - cost_of_sales and
 //! `margin` = gross_margin / sales × 100 (0 without sales). Rows in product name order.
 //! Money is rounded to 2 dp once: each row from its exact figures, the summary from the
@@ -23,7 +24,7 @@ use serde::Serialize;
 use super::lookup::and_eq;
 use super::value::round2;
 use crate::auth::SessionUser;
-use crate::db::decimal::{ser_decimal, Money, Price, Qty};
+use crate::db::decimal::{ser_decimal, Money, Price, Qty, Rate};
 use crate::db::raw::{name_order, text_col};
 use crate::db::Db;
 use crate::error::AppResult;
@@ -144,7 +145,7 @@ pub fn gross_margin(
 
     let mut by_product: HashMap<String, Sums> = HashMap::new();
     let mut stmt = conn.prepare(&format!(
-        "SELECT l.product_id, l.quantity, l.net
+        "SELECT l.product_id, l.quantity, l.net, i.exchange_rate
          FROM invoices i
          JOIN invoice_lines l ON l.document_id = i.id
          WHERE l.product_id IS NOT NULL AND {filter}"
@@ -153,13 +154,14 @@ pub fn gross_margin(
     while let Some(r) = q.next()? {
         let qty: Qty = r.get(1)?;
         let net: Money = r.get(2)?;
+        let rate: Rate = r.get(3)?;
         let id = text_col(r, 0)?;
         let s = match by_product.get_mut(id) {
             Some(s) => s,
             None => by_product.entry(id.to_owned()).or_default(),
         };
         s.quantity += qty.value();
-        s.sales += net.value();
+        s.sales += rate.to_pounds(net.value());
     }
     drop(q);
     name_products(conn, &mut by_product, SCAN_PRODUCTS_FROM)?;

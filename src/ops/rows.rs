@@ -12,7 +12,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use crate::accounting::documents::DocKind;
-use crate::accounting::{contacts, projects, recurring_invoices};
+use crate::accounting::{contacts, currency, projects, recurring_invoices};
 use crate::db::damage::id_text;
 use crate::error::DamagedRecord;
 use crate::inventory::ledger::MovementType;
@@ -81,11 +81,14 @@ fn rules() -> Vec<(&'static str, &'static str, Rule)> {
         ("expenses", "date", Rule::Date),
         ("transactions", "date", Rule::Date),
         ("time_entries", "date", Rule::Date),
+        ("entities", "lock_date", Rule::Date),
+        ("expenses", "currency", Rule::OneOf(currency::CODES)),
     ];
     for kind in DocKind::ALL {
         out.push((kind.table(), "status", Rule::OneOf(kind.statuses())));
         out.push((kind.table(), "issue_date", Rule::Date));
         out.push((kind.table(), "due_date", Rule::Date));
+        out.push((kind.table(), "currency", Rule::OneOf(currency::CODES)));
     }
     out
 }

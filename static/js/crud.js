@@ -6,6 +6,8 @@
 // `date`, `email`, `select`, `textarea` or `checkbox`. `options` may be a function
 // returning a promise of options. `create: false` / `edit: false` leave a field out of
 // one of the two forms. `nullable`: a cleared field is sent as null on edit.
+// `shownWhen(form)`: the field is shown (and sent) only while it answers true, asked again
+// on every change of the form.
 
 import { del, get, post, put } from "./api.js";
 import { compare, isDecimal } from "./decimal.js";
@@ -43,6 +45,11 @@ export async function recordFields(form, fields, record, editing) {
       ...extra,
     });
     grid.append(w);
+    if (f.shownWhen) {
+      const sync = () => { w.hidden = !f.shownWhen(form); };
+      form.addEventListener("change", sync);
+      sync();
+    }
   }
   return grid;
 }
@@ -53,6 +60,7 @@ export function recordBody(form, fields, editing, record) {
   for (const f of fields) {
     if (editing && f.edit === false) continue;
     if (!editing && f.create === false) continue;
+    if (f.shownWhen && !f.shownWhen(form)) continue;
     const v = val(form, f.name);
     // A field sent only when changed (a stock total another user may be moving).
     if (editing && f.onlyChanged && record && isDecimal(v) && compare(v, record[f.name], 4) === 0) continue;

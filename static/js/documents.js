@@ -3,10 +3,12 @@
 // words; their status values, and which of them are posted, are the server's (vocab.js). The
 // form shows the location stock moves at, what posting it does to stock and a warning when
 // stock is short (docs/documents-stock.md#the-one-rule); a posted invoice shows its cost of
-// sales and margin (docs/documents-stock.md#costs).
+// sales and margin (docs/documents-stock.md#costs). Amounts are in the document's currency,
+// with its rate to pounds on the form (docs/accounting.md#currencies).
 
 import { del, get, post, put } from "./api.js";
 import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
+import { amountFromPence, amountIn, currencyBody, currencyFields, HOME, poundsPence } from "./currency.js";
 import { linesEditor } from "./lines.js";
 import { scoped, state } from "./state.js";
 import {
@@ -14,7 +16,7 @@ import {
   pagedList, statusBadge, table, toast, today, val,
 } from "./ui.js";
 import { LIST_PAGE } from "./crud.js";
-import { options, postedStatuses } from "./vocab.js";
+import { options, postedStatuses, values } from "./vocab.js";
 
 /**
  * `page`: `{path, schema, noun, title, contactLabel, contactTypes, direction, priceOf,
@@ -34,12 +36,14 @@ export async function documentsPage(root, ctx, page) {
   try {
     let statuses;
     let posted;
-    [contacts, locations, statuses, posted] = await Promise.all([
+    let currencies;
+    [contacts, locations, statuses, posted, currencies] = await Promise.all([
       get("/api/contacts", scoped()).then((r) => r.data),
       get("/api/warehouse-locations", scoped()).then((r) => r.data),
       options(page.schema, "status"),
-      postedStatuses(page.schema)]);
-    kind = { ...page, statuses, posted };
+      postedStatuses(page.schema),
+      values(page.schema, "currency")]);
+    kind = { ...page, statuses, posted, currencies };
   } catch (e) {
     if (ctx.alive()) fill(area, loadError(e, `the ${kind.title.toLowerCase()}`));
     newButton.disabled = true;
@@ -62,11 +66,11 @@ export async function documentsPage(root, ctx, page) {
         { label: "Issued", cell: (d) => date(d.issue_date) },
         { label: "Due", cell: (d) => date(d.due_date) },
         { label: "Status", cell: (d) => statusBadge(d.status) },
-        { label: "Net", num: true, cell: (d) => money(d.subtotal) },
-        { label: "VAT", num: true, cell: (d) => money(d.vat_total) },
-        { label: "Total", num: true, cell: (d) => money(d.total) },
+        { label: "Net", num: true, cell: (d) => amountIn(d.subtotal, d.currency) },
+        { label: "VAT", num: true, cell: (d) => amountIn(d.vat_total, d.currency) },
+        { label: "Total", num: true, cell: (d) => amountIn(d.total, d.currency) },
         ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
-        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : moneyFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n))) },
+        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n), d.currency)) },
         { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
           h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
@@ -79,7 +83,7 @@ export async function documentsPage(root, ctx, page) {
   async function edit(doc) {
     const saved = await documentDialog(kind, contacts, locations, doc);
     if (saved) {
-      toast(`${capital(kind.noun)} ${saved.number || ""} saved: total ${money(saved.total)}.`);
+      toast(`${capital(kind.noun)} ${saved.number || ""} saved: total ${amountIn(saved.total, saved.currency)}.`);
       load();
     }
   }
@@ -116,10 +120,17 @@ export async function documentsPage(root, ctx, page) {
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** "£12.30 (41%)": sales net minus cost of sales, for a posted invoice with a cost; else null. */
+/** The net of a document in pounds, in pence: each line's net at the document's rate. */
+function netPence(d) {
+  if (!d.currency || d.currency === HOME) return pence(d.subtotal) ?? 0n;
+  return (d.lines || []).reduce((s, l) => s + poundsPence(pence(l.net) ?? 0n, d.exchange_rate), 0n);
+}
+
+/** "£12.30 (41%)": sales net (in pounds) minus cost of sales, for a posted invoice with a
+ * cost; else null. */
 function marginText(d) {
   if (d.cost_of_sales === null || d.cost_of_sales === undefined) return null;
-  const net = pence(d.subtotal) ?? 0n;
+  const net = netPence(d);
   const m = net - (pence(d.cost_of_sales) ?? 0n);
   const pct = net === 0n ? "—" : `${format((m * 10000n * 2n + (m >= 0n ? net : -net)) / (2n * net), 2, { trim: true })}%`;
   return `${moneyFromPence(m)} (${pct})`;
@@ -220,7 +231,7 @@ function documentDialog(kind, contacts, locations, doc) {
       const others = contacts.filter((c) => !kind.contactTypes.includes(c.type));
       const options = [{ value: "", label: "Choose…" },
         ...[...preferred, ...others].map((c) => ({ value: c.id, label: `${c.name}${kind.contactTypes.includes(c.type) ? "" : ` (${c.type})`}` }))];
-      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf });
+      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME });
       const locId = editing ? doc.location_id : state.entity.default_location_id;
       const locationOptions = [{ value: "", label: "None: no stock moves" },
         ...locations.filter((l) => l.status !== "inactive" || l.id === locId).map((l) => ({ value: l.id, label: l.name }))];
@@ -233,7 +244,8 @@ function documentDialog(kind, contacts, locations, doc) {
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" }),
+          field({ label: "Amount paid", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal", hint: "In the document's currency." }),
+          ...currencyFields(kind.currencies, doc),
           field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
         h("h3", {}, "Lines"),
         editor,
@@ -241,8 +253,10 @@ function documentDialog(kind, contacts, locations, doc) {
         effect,
         field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
       // After the details, before the lines (form.append is the DOM's: no nulls).
-      if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${money(doc.subtotal)}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
+      if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${moneyFromPence(netPence(doc))}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
       stockEffect(kind, form, editor, locations, doc, effect);
+      editor.recompute();
+      form.addEventListener("change", (e) => { if (e.target.name === "currency") editor.recompute(); });
     },
     submit: async (form) => {
       const body = { lines: await editor.body() };
@@ -254,6 +268,7 @@ function documentDialog(kind, contacts, locations, doc) {
       if (!body.contact_id) throw new Error("Missing required field: contact_id");
       if (val(form, "amount_paid") !== "") body.amount_paid = numberOrText(val(form, "amount_paid"));
       body.location_id = val(form, "location_id") || null;
+      currencyBody(form, body);
       if (editing) {
         body.id = doc.id;
         return (await put(kind.path, body)).data;

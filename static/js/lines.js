@@ -3,7 +3,8 @@
 // (docs/accounting.md#line-totals, `decimal.lineTotals`); the totals are sums of
 // those integers.
 
-import { lineTotals, moneyFromPence, plain } from "./decimal.js";
+import { amountFromPence, HOME } from "./currency.js";
+import { lineTotals, plain } from "./decimal.js";
 import { field, h, numberOrText } from "./ui.js";
 import { productPicker } from "./widgets.js";
 
@@ -11,17 +12,19 @@ const COLS = [
   ["description", "Description"],
   ["product", "Product (optional)"],
   ["quantity", "Qty"],
-  ["unit_price", "Unit price (£)"],
+  ["unit_price", "Unit price"],
   ["discount", "Discount %"],
   ["vat_rate", "VAT %"],
 ];
 
 /**
  * `lines`: existing lines (or none); `priceOf(product)` gives a chosen product's price
- * (selling price on sales documents, cost on purchases). Returns the element with
- * `.body()` giving the lines for the JSON body.
+ * (selling price on sales documents, cost on purchases); `currency()` the code the
+ * amounts are in (docs/accounting.md#currencies). Returns the element with `.body()`
+ * giving the lines for the JSON body and `.recompute()` to show the totals again.
  */
-export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) {
+export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currency = () => HOME } = {}) {
+  const moneyFromPence = (p) => amountFromPence(p, currency());
   const tbody = h("tbody");
   const subtotal = h("td", { id: "doc-subtotal" });
   const vatTotal = h("td", { id: "doc-vat" });
@@ -168,5 +171,6 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price } = {}) 
     }
     return out;
   };
+  el.recompute = recompute;
   return el;
 }

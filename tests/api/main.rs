@@ -34,6 +34,7 @@ mod import_parse;
 mod input_bounds;
 mod limits_text;
 mod locations;
+mod lock_currency;
 mod movements;
 mod openapi;
 mod outbound;

@@ -531,8 +531,8 @@ fn a_deactivated_location_keeps_its_stock_and_takes_no_new_documents() {
 fn an_entity_update_changes_only_the_fields_given() {
     let w = World::new();
     let update = |v: serde_json::Value| {
-        move |tx: &Transaction, _: &Scope, _: &Ctx| {
-            entities::update_entity(tx, OWNER, body::<EntityUpdate>(v))
+        move |tx: &Transaction, _: &Scope, ctx: &Ctx| {
+            entities::update_entity(tx, OWNER, body::<EntityUpdate>(v), ctx)
         }
     };
     let e = w.write(update(

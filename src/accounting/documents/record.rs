@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::kind::DocKind;
 use crate::accounting::common::ListSql;
 use crate::accounting::lines::{Line, LineInput};
-use crate::db::decimal::Money;
+use crate::db::decimal::{Money, Rate};
 use crate::http::body::nullable;
 
 #[derive(Debug, Clone, Serialize)]
@@ -30,6 +30,10 @@ pub struct Document {
     pub amount_credited: Money,
     /// `total − amount_paid − amount_credited`: what is still owed; never negative.
     pub amount_due: Money,
+    /// ISO 4217; the amounts are in it (docs/accounting.md#currencies).
+    pub currency: String,
+    /// Pounds per one unit of `currency` (1 for GBP).
+    pub exchange_rate: Rate,
     pub provider: Option<String>,
     pub provider_ref: Option<String>,
     pub entity_id: Option<String>,
@@ -48,7 +52,8 @@ pub struct Document {
 pub(super) const COLUMNS: &str =
     "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
     t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
-    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock, t.amount_credited";
+    t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock, t.amount_credited,
+    t.currency, t.exchange_rate";
 
 pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
     let total: Money = r.get(10)?;
@@ -70,6 +75,8 @@ pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
         amount_paid,
         amount_credited,
         amount_due: total - amount_paid - amount_credited,
+        currency: r.get(20)?,
+        exchange_rate: r.get(21)?,
         provider: r.get(12)?,
         provider_ref: r.get(13)?,
         entity_id: r.get(14)?,
@@ -98,6 +105,11 @@ pub struct CreateDocument {
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
+    /// Default the entity's currency (docs/accounting.md#currencies).
+    #[serde(default)]
+    pub currency: Option<String>,
+    #[serde(default)]
+    pub exchange_rate: Option<Rate>,
     #[serde(default)]
     pub provider: Option<String>,
     #[serde(default)]
@@ -129,6 +141,10 @@ pub struct UpdateDocument {
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
+    #[serde(default)]
+    pub currency: Option<String>,
+    #[serde(default)]
+    pub exchange_rate: Option<Rate>,
     #[serde(default, deserialize_with = "nullable")]
     pub provider: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]

@@ -14,6 +14,9 @@
 //!   entity's `default_location_id`): where a posted document takes or brings stock
 //!   ([`super::stock`], docs/documents-stock.md#the-one-rule). Imported documents
 //!   never move stock.
+//! - `currency` and `exchange_rate` ([`crate::accounting::currency`],
+//!   docs/accounting.md#currencies); nothing dated on or before the entity's lock date is
+//!   created, changed or deleted ([`crate::entities::lock`], docs/accounting.md#lock-date).
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
@@ -25,9 +28,11 @@ use crate::accounting::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
     reference, requested_entity, Reference, Which,
 };
+use crate::accounting::currency::{self, Currency};
 use crate::accounting::lines::{self, Totals};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
+use crate::entities::lock::{check_unlocked, check_unlocked_on};
 use crate::error::{AppError, AppResult};
 use crate::http::body::parse_id;
 use crate::http::body::{clean, clean_nullable, parse_date};
@@ -287,6 +292,13 @@ fn insert(
             })?,
     };
     check_dates(issue, due)?;
+    check_unlocked_on(tx, entity.as_deref(), issue)?;
+    let money = currency::for_new(
+        tx,
+        entity.as_deref(),
+        b.currency.as_deref(),
+        b.exchange_rate,
+    )?;
     let location_id = match b.location_id.as_ref() {
         Some(Some(raw)) if !raw.trim().is_empty() => {
             Some(location(tx, scope, entity.as_deref(), raw)?)
@@ -348,6 +360,8 @@ fn insert(
         amount_paid,
         amount_credited: Money::ZERO,
         amount_due: total - amount_paid,
+        currency: money.code,
+        exchange_rate: money.rate,
         provider: clean(b.provider),
         provider_ref: clean(b.provider_ref),
         entity_id: entity,
@@ -361,9 +375,10 @@ fn insert(
         &format!(
             "INSERT INTO {} (id, owner_id, entity_id, number, number_seq, contact_id, issue_date,
                  due_date, status, notes, subtotal, vat_total, total, amount_paid, provider,
-                 provider_ref, created_at, updated_at, location_id, moves_stock)
+                 provider_ref, created_at, updated_at, location_id, moves_stock, currency,
+                 exchange_rate)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
-                 ?17, ?17, ?18, ?19)",
+                 ?17, ?17, ?18, ?19, ?20, ?21)",
             kind.table()
         ),
         params![
@@ -385,7 +400,9 @@ fn insert(
             d.provider_ref,
             d.created_at,
             d.location_id,
-            d.moves_stock
+            d.moves_stock,
+            d.currency,
+            d.exchange_rate
         ],
     )?;
     lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
@@ -419,6 +436,19 @@ pub fn update(
         None => parse_date("due_date", &d.due_date)?,
     };
     check_dates(issue, due)?;
+    // Both the date it had and the date it gets must be open (docs/accounting.md#lock-date).
+    check_unlocked(tx, d.entity_id.as_deref(), &d.issue_date)?;
+    check_unlocked_on(tx, d.entity_id.as_deref(), issue)?;
+    let money = currency::for_update(
+        &Currency {
+            code: d.currency.clone(),
+            rate: d.exchange_rate,
+        },
+        b.currency.as_deref(),
+        b.exchange_rate,
+    )?;
+    d.currency = money.code;
+    d.exchange_rate = money.rate;
     let old_issue_date = std::mem::replace(&mut d.issue_date, date_text(issue));
     d.due_date = date_text(due);
     if let Some(s) = b.status.as_deref() {
@@ -487,7 +517,7 @@ pub fn update(
             "UPDATE {} SET number = ?1, number_seq = ?2, contact_id = ?3, issue_date = ?4,
                  due_date = ?5, status = ?6, notes = ?7, subtotal = ?8, vat_total = ?9,
                  total = ?10, amount_paid = ?11, provider = ?12, provider_ref = ?13,
-                 updated_at = ?14, location_id = ?16
+                 updated_at = ?14, location_id = ?16, currency = ?17, exchange_rate = ?18
              WHERE id = ?15",
             kind.table()
         ),
@@ -507,7 +537,9 @@ pub fn update(
             d.provider_ref,
             d.updated_at,
             d.id,
-            d.location_id
+            d.location_id,
+            d.currency,
+            d.exchange_rate
         ],
     )?;
     if d.moves_stock {
@@ -525,6 +557,7 @@ pub fn update(
 
 pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppResult<()> {
     let d = list_sql(&list_from(kind)).one(tx, scope, kind.label(), id, from_row)?;
+    check_unlocked(tx, d.entity_id.as_deref(), &d.issue_date)?;
     if kind.is_posted(&d.status) && stock::has_movements(tx, &d.id)? {
         return Err(AppError::conflict(format!(
             "{} {} is posted and has moved stock: void it before deleting it",

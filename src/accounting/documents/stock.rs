@@ -15,8 +15,9 @@
 //! - Invoice stock out is a `sale` (its `unit_cost` is the product's cost price at that
 //!   moment, set by the ledger); stock back is a `return` at the document's own average
 //!   sale cost of that product, so a reduced line takes back the cost it booked.
-//! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net over their
-//!   quantity (4 dp); stock back is a `return` without cost.
+//! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net in pounds (each
+//!   line's net × the bill's `exchange_rate`, to 2 dp, docs/accounting.md#currencies)
+//!   over their quantity (4 dp); stock back is a `return` without cost.
 //! - `reference` is the document's number, `date` the document's `issue_date`; a change
 //!   of the issue date of a posted document takes back what its movements hold on other
 //!   dates on those dates and writes the effect on the new one, and what a document no
@@ -86,8 +87,8 @@ fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, Str
 }
 
 /// What the document asks for, per (product, location): its signed line quantities when
-/// posted with a location, nothing otherwise; and, per product, Σ net and Σ quantity of
-/// its lines (a bill's unit cost).
+/// posted with a location, nothing otherwise; and, per product, Σ net in pounds and Σ
+/// quantity of its lines (a bill's unit cost).
 fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, Nets) {
     let mut want = BTreeMap::new();
     let mut nets = Nets::new();
@@ -103,7 +104,7 @@ fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, 
                 .entry((p.clone(), location.to_owned()))
                 .or_insert(Decimal::ZERO) += sign(kind) * l.quantity.value();
             let n = nets.entry(p.clone()).or_default();
-            n.0 += l.net.value();
+            n.0 += d.exchange_rate.to_pounds(l.net.value());
             n.1 += l.quantity.value();
         }
     }

@@ -1,8 +1,10 @@
-// Expenses, with their categories (the standard UK set is made with each business).
+// Expenses, with their categories (the standard UK set is made with each business), in
+// their own currency (docs/accounting.md#currencies).
 
 import { crudPage, optionsFrom } from "../crud.js";
-import { money } from "../decimal.js";
-import { date, today } from "../ui.js";
+import { amountIn, HOME } from "../currency.js";
+import { date, today, val } from "../ui.js";
+import { values } from "../vocab.js";
 
 export const title = "Expenses";
 
@@ -11,17 +13,20 @@ export const render = (root, ctx) => crudPage(root, ctx, {
   noun: "expense",
   path: "/api/expenses",
   prepare: async () => {
-    const [categories, projects] = await Promise.all([
+    const [categories, projects, currencies] = await Promise.all([
       optionsFrom("/api/expense-categories", (c) => (c.code ? `${c.code} ${c.name}` : c.name), "No category"),
       optionsFrom("/api/projects", (p) => p.name, "No project"),
+      values("Expense", "currency"),
     ]);
-    return { categories, projects };
+    return { categories, projects, currencies };
   },
-  fields: ({ categories, projects }) => [
+  fields: ({ categories, projects, currencies }) => [
     { name: "date", label: "Date", type: "date", default: today, required: true },
     { name: "description", label: "Description", required: true, wide: true },
-    { name: "amount", label: "Amount (£, including VAT)", type: "decimal", required: true },
-    { name: "vat_amount", label: "VAT (£)", type: "decimal", default: "0" },
+    { name: "amount", label: "Amount (including VAT)", type: "decimal", required: true },
+    { name: "vat_amount", label: "VAT", type: "decimal", default: "0" },
+    { name: "currency", label: "Currency", type: "select", options: currencies.length ? currencies : [HOME], default: HOME },
+    { name: "exchange_rate", label: "Exchange rate (£ per unit)", type: "decimal", hint: "What one unit of the currency was worth in pounds.", shownWhen: (form) => (val(form, "currency") || HOME) !== HOME },
     { name: "category_id", label: "Category", type: "select", options: categories, nullable: true },
     { name: "project_id", label: "Project", type: "select", options: projects, nullable: true },
   ],
@@ -30,7 +35,7 @@ export const render = (root, ctx) => crudPage(root, ctx, {
     { label: "Description", header: true, cell: (e) => e.description },
     { label: "Category", cell: (e) => categories.find((c) => c.value === e.category_id)?.label ?? "" },
     { label: "Project", cell: (e) => (e.project_id ? projects.find((p) => p.value === e.project_id)?.label ?? "" : "") },
-    { label: "Amount", num: true, cell: (e) => money(e.amount) },
-    { label: "VAT", num: true, cell: (e) => money(e.vat_amount) },
+    { label: "Amount", num: true, cell: (e) => amountIn(e.amount, e.currency) },
+    { label: "VAT", num: true, cell: (e) => amountIn(e.vat_amount, e.currency) },
   ],
 });

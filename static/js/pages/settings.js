@@ -7,7 +7,7 @@ import { loadEntities, scoped, state } from "../state.js";
 import { webhooksSection } from "./webhooks.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
-  pageHeader, table, toast, val,
+  pageHeader, table, toast, today, val,
 } from "../ui.js";
 
 export const title = "Settings";
@@ -140,12 +140,13 @@ async function businessForm(section) {
     field({ label: "Business name", name: "name", required: true, value: e.name }),
     field({ label: "VAT number", name: "vat_number", value: e.vat_number ?? "" }),
     field({ label: "Default location", name: "default_location_id", type: "select", options: locationOptions, value: e.default_location_id ?? "", hint: "New invoices take stock from here and new bills bring it here." }),
+    field({ label: "Lock date", name: "lock_date", type: "date", value: e.lock_date ?? "", max: today(), hint: "Nothing dated on or before it can be added, changed or deleted. Leave blank for none." }),
     field({ label: "Address", name: "address", type: "textarea", value: e.address ?? "", wide: true })),
   h("p", { class: "hint" }, `Currency: ${e.currency || "GBP"}. Created ${date(e.created_at)}.`),
   formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Save business details")));
   section.append(form);
   onSubmit(form, async () => {
-    const body = { id: e.id, name: val(form, "name"), vat_number: val(form, "vat_number") || null, address: val(form, "address") || null, default_location_id: val(form, "default_location_id") || null };
+    const body = { id: e.id, name: val(form, "name"), vat_number: val(form, "vat_number") || null, address: val(form, "address") || null, default_location_id: val(form, "default_location_id") || null, lock_date: val(form, "lock_date") || null };
     await put("/api/entities", body);
     await loadEntities();
     const sel = document.getElementById("entity-select");
