@@ -83,3 +83,57 @@ pub fn breaches(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     }
     Ok(found)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+
+    #[test]
+    fn a_fresh_database_breaks_no_vat_rule() {
+        let db = Db::open(":memory:", crate::config::Synchronous::Normal).unwrap();
+        assert_eq!(breaches(&db.conn().unwrap()).unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_broken_pair_is_named_by_table_and_record() {
+        let db = Db::open(":memory:", crate::config::Synchronous::Normal).unwrap();
+        let conn = db.conn().unwrap();
+        // Rows as damage or another program could leave them: past the references.
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO products (id, owner_id, name, sku, vat_rate, vat_treatment,
+                 created_at, updated_at)
+                 VALUES ('p-ok', 'u', 'A', 'A', 0, 'exempt', 't', 't'),
+                        ('p-bad', 'u', 'B', 'B', 2000, 'exempt', 't', 't');
+             INSERT INTO invoice_lines (id, document_id, position, description, quantity,
+                 unit_price, vat_rate, net, vat, vat_treatment, reverse_charge_vat)
+                 VALUES ('i-rc', 'd', 0, 'x', 1000, 10000, 2000, 100, 0, 'reverse_charge', 20),
+                        ('i-zero', 'd', 1, 'x', 1000, 10000, 500, 100, 5, 'zero', 0);
+             INSERT INTO bill_lines (id, document_id, position, description, quantity,
+                 unit_price, vat_rate, net, vat, vat_treatment, reverse_charge_vat)
+                 VALUES ('b-ok', 'd', 0, 'x', 1000, 10000, 2000, 100, 0, 'reverse_charge', 20),
+                        ('b-vat', 'd', 1, 'x', 1000, 10000, 2000, 100, 20, 'reverse_charge', 0);
+             INSERT INTO expenses (id, owner_id, date, description, amount, vat_amount,
+                 vat_treatment, reverse_charge_vat, created_at, updated_at)
+                 VALUES ('e-bad', 'u', '2026-01-01', 'x', 1200, 200, 'outside_scope', 0, 't', 't'),
+                        ('e-rc', 'u', '2026-01-01', 'x', 1200, 0, 'standard', 240, 't', 't');",
+        )
+        .unwrap();
+        let found = breaches(&conn).unwrap();
+        assert_eq!(
+            found,
+            [
+                "vat: the record i-zero of `invoice_lines` is zero with a vat_rate of 5.0",
+                "vat: the record i-rc of `invoice_lines` is reverse_charge, which this kind \
+                 of line may not be",
+                "vat: the record b-vat of `bill_lines` is a reverse_charge line with VAT in \
+                 its totals",
+                "vat: the record p-bad of `products` is exempt with a vat_rate of 20.0",
+                "vat: the record e-bad of `expenses` is outside_scope with a vat_amount of 2.0",
+                "vat: the record e-rc of `expenses` is reverse-charge VAT on a standard expense",
+            ],
+            "{found:#?}"
+        );
+    }
+}
