@@ -134,8 +134,9 @@ fn line() -> Value {
 }
 
 /// A priced document of `kind` as answers show it; its `status` carries the kind's
-/// statuses and, as `x-posted-statuses`, those in which it moves stock (the web app reads
-/// both: static/js/vocab.js).
+/// statuses and, as `x-posted-statuses`, those in which it moves stock; its `lines`, as
+/// `x-reverse-charge`, whether a line may be `reverse_charge` (the web app reads them:
+/// static/js/vocab.js).
 fn document(kind: DocKind, number: &str) -> Value {
     let statuses = kind.statuses();
     record(vec![
@@ -155,7 +156,12 @@ fn document(kind: DocKind, number: &str) -> Value {
             v
         }),
         ("notes", nullable(string())),
-        ("lines", array(reference("Line"))),
+        ("lines", {
+            // Whether a line may be reverse_charge (DocKind::allows_reverse_charge).
+            let mut v = array(reference("Line"));
+            v["x-reverse-charge"] = json!(kind.allows_reverse_charge());
+            v
+        }),
         ("subtotal", money("Sum of the lines' net.")),
         ("vat_total", money("Sum of the lines' VAT.")),
         ("total", money("subtotal + vat_total.")),

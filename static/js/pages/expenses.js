@@ -1,8 +1,12 @@
-// Expenses, with their categories (the standard UK set is made with each business).
+// Expenses, with their categories (the standard UK set is made with each business), their
+// VAT treatment, supplier and reclaimable VAT (docs/accounting.md#vat-treatment).
 
+import { get } from "../api.js";
 import { crudPage, optionsFrom } from "../crud.js";
 import { money } from "../decimal.js";
+import { scoped } from "../state.js";
 import { date, today } from "../ui.js";
+import { label, options } from "../vocab.js";
 
 export const title = "Expenses";
 
@@ -11,19 +15,28 @@ export const render = (root, ctx) => crudPage(root, ctx, {
   noun: "expense",
   path: "/api/expenses",
   prepare: async () => {
-    const [categories, projects] = await Promise.all([
+    const [categories, projects, contacts, treatments] = await Promise.all([
       optionsFrom("/api/expense-categories", (c) => (c.code ? `${c.code} ${c.name}` : c.name), "No category"),
       optionsFrom("/api/projects", (p) => p.name, "No project"),
+      get("/api/contacts", scoped()).then((r) => r.data),
+      options("Expense", "vat_treatment"),
     ]);
-    return { categories, projects };
+    const suppliers = [{ value: "", label: "No supplier" },
+      ...contacts.filter((c) => c.type !== "customer").map((c) => ({ value: c.id, label: c.name }))];
+    return { categories, projects, suppliers, treatments };
   },
-  fields: ({ categories, projects }) => [
+  fields: ({ categories, projects, suppliers, treatments }) => [
     { name: "date", label: "Date", type: "date", default: today, required: true },
     { name: "description", label: "Description", required: true, wide: true },
     { name: "amount", label: "Amount (£, including VAT)", type: "decimal", required: true },
     { name: "vat_amount", label: "VAT (£)", type: "decimal", default: "0" },
     { name: "category_id", label: "Category", type: "select", options: categories, nullable: true },
     { name: "project_id", label: "Project", type: "select", options: projects, nullable: true },
+    { name: "vat_treatment", label: "VAT treatment", type: "select",
+      options: [{ value: "", label: "By category or VAT" }, ...treatments],
+      hint: "Reverse charge: no VAT paid to the supplier; the VAT you account for is 20 % of the amount." },
+    { name: "contact_id", label: "Supplier", type: "select", options: suppliers, nullable: true },
+    { name: "vat_reclaimable", label: "VAT reclaimable (not for business entertainment)", type: "checkbox", default: true },
   ],
   columns: ({ categories, projects }) => [
     { label: "Date", cell: (e) => date(e.date) },
@@ -32,5 +45,7 @@ export const render = (root, ctx) => crudPage(root, ctx, {
     { label: "Project", cell: (e) => (e.project_id ? projects.find((p) => p.value === e.project_id)?.label ?? "" : "") },
     { label: "Amount", num: true, cell: (e) => money(e.amount) },
     { label: "VAT", num: true, cell: (e) => money(e.vat_amount) },
+    { label: "VAT treatment", cell: (e) => (e.reverse_charge_vat && Number(e.reverse_charge_vat) !== 0
+      ? `${label(e.vat_treatment)} (${money(e.reverse_charge_vat)})` : label(e.vat_treatment ?? "")) },
   ],
 });
