@@ -63,26 +63,29 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
 }
 
 /// The standard expense categories created with every entity: HMRC's allowable-expense
-/// groups for the self-employed and small companies, with nominal codes.
-pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str)] = &[
-    ("5000", "Cost of goods sold"),
-    ("6100", "Advertising and marketing"),
-    ("7000", "Staff costs"),
-    ("7100", "Rent and rates"),
-    ("7200", "Utilities"),
-    ("7300", "Vehicle and travel"),
-    ("7400", "Travel and subsistence"),
-    ("7500", "Office costs and stationery"),
-    ("7550", "Telephone and internet"),
-    ("7600", "Legal and professional fees"),
-    ("7700", "Repairs and maintenance"),
-    ("7800", "Insurance"),
-    ("7900", "Bank charges and interest"),
-    ("8000", "Subscriptions"),
-    ("8100", "Training"),
-    ("8200", "Entertainment (not allowable)"),
-    ("8300", "Depreciation"),
-    ("8900", "Other expenses"),
+/// groups for the self-employed and small companies, with nominal codes, and the VAT
+/// treatment their expenses take by default (docs/accounting.md#vat-treatment): staff
+/// costs (wages, PAYE/NI) and rates are outside the scope of VAT, insurance and bank
+/// charges exempt. Migration V21 gives existing entities' standard categories the same.
+pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str, Option<&str>)] = &[
+    ("5000", "Cost of goods sold", None),
+    ("6100", "Advertising and marketing", None),
+    ("7000", "Staff costs", Some("outside_scope")),
+    ("7100", "Rent and rates", Some("outside_scope")),
+    ("7200", "Utilities", None),
+    ("7300", "Vehicle and travel", None),
+    ("7400", "Travel and subsistence", None),
+    ("7500", "Office costs and stationery", None),
+    ("7550", "Telephone and internet", None),
+    ("7600", "Legal and professional fees", None),
+    ("7700", "Repairs and maintenance", None),
+    ("7800", "Insurance", Some("exempt")),
+    ("7900", "Bank charges and interest", Some("exempt")),
+    ("8000", "Subscriptions", None),
+    ("8100", "Training", None),
+    ("8200", "Entertainment (not allowable)", None),
+    ("8300", "Depreciation", None),
+    ("8900", "Other expenses", None),
 ];
 
 pub fn get_owned(conn: &Connection, owner: &str, id: &str) -> AppResult<Entity> {
@@ -123,17 +126,19 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
         params![e.id, owner, e.name, e.vat_number, e.address, e.created_at],
     )?;
     let mut stmt = tx.prepare(
-        "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)",
+        "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard, created_at,
+             vat_treatment)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7)",
     )?;
-    for (code, cat) in STANDARD_EXPENSE_CATEGORIES {
+    for (code, cat, treatment) in STANDARD_EXPENSE_CATEGORIES {
         stmt.execute(params![
             uuid::Uuid::new_v4().to_string(),
             owner,
             e.id,
             cat,
             code,
-            ctx.now
+            ctx.now,
+            treatment
         ])?;
     }
     Ok(e)

@@ -21,6 +21,7 @@ pub mod ops;
 pub mod outbound;
 pub mod scope;
 pub mod v1;
+pub mod vat;
 pub mod webhooks;
 
 pub use app::{build_rocket, App};

@@ -3,6 +3,8 @@
 //! A standard UK set is created with each entity ([`crate::entities`]); more may be added.
 //! `name` is required and unique per entity, ignoring case (409); `code` is an optional
 //! nominal code. A category that an expense or a transaction uses cannot be deleted (409).
+//! `vat_treatment` (nullable) is the default treatment of its expenses
+//! (docs/accounting.md#vat-treatment).
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde::{Deserialize, Serialize};
@@ -19,6 +21,7 @@ use crate::http::paging::Order;
 use crate::http::paging::Page;
 use crate::http::required_text;
 use crate::scope::Scope;
+use crate::vat::{self, Treatment};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ExpenseCategory {
@@ -29,11 +32,13 @@ pub struct ExpenseCategory {
     pub standard: bool,
     pub entity_id: Option<String>,
     pub created_at: String,
+    /// The default treatment of the category's expenses; null: none.
+    pub vat_treatment: Option<Treatment>,
 }
 
 const SQL: ListSql<'static> = ListSql {
     from: "expense_categories t",
-    columns: "t.id, t.name, t.code, t.standard, t.entity_id, t.created_at",
+    columns: "t.id, t.name, t.code, t.standard, t.entity_id, t.created_at, t.vat_treatment",
     session_order: "t.name COLLATE NOCASE, t.seq",
 };
 
@@ -45,6 +50,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ExpenseCategory> {
         standard: r.get(3)?,
         entity_id: r.get(4)?,
         created_at: r.get(5)?,
+        vat_treatment: r.get(6)?,
     })
 }
 
@@ -55,6 +61,8 @@ pub struct CreateCategory {
     pub code: Option<String>,
     #[serde(default)]
     pub entity_id: Option<String>,
+    #[serde(default)]
+    pub vat_treatment: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,6 +72,8 @@ pub struct UpdateCategory {
     pub name: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub code: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub vat_treatment: Option<Option<String>>,
 }
 
 pub fn get(conn: &Connection, scope: &Scope, id: &str) -> AppResult<ExpenseCategory> {
@@ -128,18 +138,20 @@ impl Resource for ExpenseCategories {
             standard: false,
             entity_id,
             created_at: ctx.now.clone(),
+            vat_treatment: vat::parse_opt("vat_treatment", b.vat_treatment.as_deref())?,
         };
         tx.execute(
             "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard,
-                 created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)",
+                 created_at, vat_treatment)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
             params![
                 c.id,
                 scope.owner_id,
                 c.entity_id,
                 c.name,
                 c.code,
-                c.created_at
+                c.created_at,
+                c.vat_treatment
             ],
         )?;
         Ok(c)
@@ -160,9 +172,13 @@ impl Resource for ExpenseCategories {
         if let Some(code) = clean_nullable(b.code) {
             c.code = code;
         }
+        if let Some(t) = b.vat_treatment {
+            c.vat_treatment = vat::parse_opt("vat_treatment", t.as_deref())?;
+        }
         tx.execute(
-            "UPDATE expense_categories SET name = ?1, code = ?2 WHERE id = ?3",
-            params![c.name, c.code, c.id],
+            "UPDATE expense_categories SET name = ?1, code = ?2, vat_treatment = ?4
+             WHERE id = ?3",
+            params![c.name, c.code, c.id, c.vat_treatment],
         )?;
         Ok(c)
     }

@@ -4,6 +4,8 @@
 //! - net = round(quantity × unit_price × (1 − discount / 100), 2)
 //! - VAT = round(net × vat_rate / 100, 2)
 //! - subtotal, vat_total and total are the sums of the lines' net, VAT and net + VAT.
+//! - a `reverse_charge` line's VAT is the buyer's to account for: it is the line's
+//!   `reverse_charge_vat`, and its `vat` is 0 (docs/accounting.md#vat-treatment).
 //!
 //! Rounding is half away from zero, per line. The three line tables have one shape, so
 //! one set of functions serves them, given the table name.
@@ -19,6 +21,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::body::clean;
 use crate::http::body::parse_id;
 use crate::scope::{same_entity, Scope};
+use crate::vat::{self, Treatment};
 
 /// VAT rate of a line without one and without a product: the UK standard rate.
 pub const DEFAULT_VAT_RATE: i64 = 20;
@@ -42,6 +45,9 @@ pub struct LineInput {
     /// Percentage; default the product's, else 20.
     #[serde(default)]
     pub vat_rate: Option<Percent>,
+    /// Default: follows the rate, else the product's (docs/accounting.md#vat-treatment).
+    #[serde(default)]
+    pub vat_treatment: Option<String>,
 }
 
 /// A stored line with its computed amounts.
@@ -54,9 +60,12 @@ pub struct Line {
     pub unit_price: Price,
     pub discount: Percent,
     pub vat_rate: Percent,
+    pub vat_treatment: Treatment,
     pub net: Money,
     pub vat: Money,
     pub total: Money,
+    /// The VAT of a `reverse_charge` line, not in `vat` nor in the totals; 0 otherwise.
+    pub reverse_charge_vat: Money,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -73,6 +82,16 @@ pub enum PriceSource {
     UnitPrice,
     /// Purchase documents: the cost price.
     CostPrice,
+}
+
+/// What the lines of a kind of document may hold besides their shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineRules {
+    pub price_source: PriceSource,
+    /// Whether a line may be `reverse_charge` (purchases: docs/accounting.md#vat-treatment).
+    pub reverse_charge: bool,
+    /// "an invoice line": the refusal names it.
+    pub line_noun: &'static str,
 }
 
 /// A line's net and VAT, each rounded to 2 dp half away from zero. `None` when the
@@ -113,7 +132,7 @@ pub fn build(
     scope: &Scope,
     entity: Option<&str>,
     inputs: Vec<LineInput>,
-    price_source: PriceSource,
+    rules: LineRules,
 ) -> AppResult<Vec<Line>> {
     crate::http::body::check_line_count("lines", inputs.len())?;
     let mut out = Vec::with_capacity(inputs.len());
@@ -139,7 +158,7 @@ pub fn build(
         }
         let unit_price = match (l.unit_price, &product) {
             (Some(p), _) => p,
-            (None, Some(p)) => match price_source {
+            (None, Some(p)) => match rules.price_source {
                 PriceSource::UnitPrice => p.unit_price,
                 PriceSource::CostPrice => p.cost_price,
             },
@@ -152,16 +171,28 @@ pub fn build(
             }
             None => Percent::ZERO,
         };
-        let vat_rate = match (l.vat_rate, &product) {
-            (Some(r), _) => {
-                check_percent(&field("vat_rate"), r.value())?;
-                r
-            }
-            (None, Some(p)) => p.vat_rate,
-            (None, None) => Percent::from_i64(DEFAULT_VAT_RATE),
+        if let Some(r) = l.vat_rate {
+            check_percent(&field("vat_rate"), r.value())?;
+        }
+        let treatment = vat::parse_opt(&field("vat_treatment"), l.vat_treatment.as_deref())?;
+        let inherited = match &product {
+            Some(p) => (p.vat_rate, p.vat_treatment),
+            None => (Percent::from_i64(DEFAULT_VAT_RATE), Treatment::Standard),
         };
-        let (net, vat) = line_amounts(quantity, unit_price, discount, vat_rate)
+        let (vat_rate, vat_treatment) =
+            vat::resolve(&field("vat_treatment"), l.vat_rate, treatment, inherited)?;
+        vat::check_reverse_charge(
+            &field("vat_treatment"),
+            vat_treatment,
+            rules.reverse_charge,
+            rules.line_noun,
+        )?;
+        let (net, computed) = line_amounts(quantity, unit_price, discount, vat_rate)
             .ok_or_else(|| AppError::invalid(&field("unit_price"), "line amount above 10^12"))?;
+        let (vat, reverse_charge_vat) = match vat_treatment {
+            Treatment::ReverseCharge => (Money::ZERO, computed),
+            _ => (computed, Money::ZERO),
+        };
         out.push(Line {
             id: new_id(),
             description,
@@ -170,9 +201,11 @@ pub fn build(
             unit_price,
             discount,
             vat_rate,
+            vat_treatment,
             net,
             vat,
             total: net + vat,
+            reverse_charge_vat,
         });
     }
     let t = totals(&out);
@@ -189,12 +222,13 @@ struct LineProduct {
     unit_price: Price,
     cost_price: Price,
     vat_rate: Percent,
+    vat_treatment: Treatment,
 }
 
 fn product_for_line(conn: &Connection, scope: &Scope, id: &str) -> AppResult<LineProduct> {
     let (cond, params) = scope.condition("");
     let sql = format!(
-        "SELECT id, entity_id, name, unit_price, cost_price, vat_rate FROM products
+        "SELECT id, entity_id, name, unit_price, cost_price, vat_rate, vat_treatment FROM products
          WHERE id = ? AND {cond}"
     );
     let mut values: Vec<&dyn rusqlite::ToSql> = vec![&id];
@@ -208,6 +242,7 @@ fn product_for_line(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Lin
                 unit_price: r.get(3)?,
                 cost_price: r.get(4)?,
                 vat_rate: r.get(5)?,
+                vat_treatment: r.get(6)?,
             })
         })
         .optional()?
@@ -223,8 +258,8 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
     )?;
     let mut stmt = tx.prepare_cached(&format!(
         "INSERT INTO {table} (id, document_id, position, description, product_id, quantity,
-             unit_price, discount, vat_rate, net, vat)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+             unit_price, discount, vat_rate, net, vat, vat_treatment, reverse_charge_vat)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
     ))?;
     for (i, l) in lines.iter().enumerate() {
         stmt.execute(params![
@@ -238,7 +273,9 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
             l.discount,
             l.vat_rate,
             l.net,
-            l.vat
+            l.vat,
+            l.vat_treatment,
+            l.reverse_charge_vat
         ])?;
     }
     Ok(())
@@ -247,7 +284,8 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
 /// The lines of one document, in their order.
 pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<Line>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT id, description, product_id, quantity, unit_price, discount, vat_rate, net, vat
+        "SELECT id, description, product_id, quantity, unit_price, discount, vat_rate, net, vat,
+             vat_treatment, reverse_charge_vat
          FROM {table} WHERE document_id = ?1 ORDER BY position"
     ))?;
     let lines = stmt
@@ -264,9 +302,11 @@ pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<
                     unit_price: r.get(4)?,
                     discount: r.get(5)?,
                     vat_rate: r.get(6)?,
+                    vat_treatment: r.get(9)?,
                     net,
                     vat,
                     total: net + vat,
+                    reverse_charge_vat: r.get(10)?,
                 })
             }),
         )?

@@ -22,6 +22,7 @@ pub mod projects;
 pub mod recurring_invoices;
 pub mod time_entries;
 pub mod transactions;
+pub mod vat_check;
 
 use rocket::Route;
 

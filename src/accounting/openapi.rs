@@ -9,6 +9,7 @@ use super::documents::DocKind;
 use super::projects::STATUSES as PROJECT_STATUSES;
 use super::recurring_invoices::{INTERVALS, STATUSES as RECURRING_STATUSES};
 use crate::http::openapi::*;
+use crate::vat::TREATMENTS;
 use Auth::Session as S;
 use Filter::{Entity as ByEntity, RecordId as ById};
 use Shape::{Create, Delete, FilteredList, Update};
@@ -92,7 +93,8 @@ fn line_input() -> Value {
             ("quantity", positive(qty("Above 0; default 1."))),
             ("unit_price", price("Required unless product_id gives the product's price (selling price on invoices, cost price on bills); may be negative for a credit line.")),
             ("discount", percent("Percentage off the line, 0 to 100; default 0.")),
-            ("vat_rate", percent("Percentage, 0 to 100; default the product's rate, else 20.")),
+            ("vat_rate", percent("Percentage, 0 to 100; default the treatment's rate (standard and reverse_charge 20, reduced 5, others 0), else the product's rate, else 20.")),
+            ("vat_treatment", one_of_values(TREATMENTS, "docs/accounting.md#vat-treatment. Default: follows vat_rate (0 zero, 5 reduced, else standard), else the product's, else standard. zero, exempt and outside_scope with a non-zero vat_rate are 400; reverse_charge is 400 on an invoice or recurring template line.")),
         ],
     );
     // Without a product, the line needs its own description and price.
@@ -119,17 +121,23 @@ fn line() -> Value {
             "net",
             money("round(quantity × unit_price × (1 − discount/100), 2), half away from zero."),
         ),
+        ("vat_treatment", one_of_values(TREATMENTS, "")),
         (
             "vat",
-            money("round(net × vat_rate/100, 2), half away from zero."),
+            money("round(net × vat_rate/100, 2), half away from zero; 0 on a reverse_charge line."),
         ),
         ("total", money("net + vat.")),
+        (
+            "reverse_charge_vat",
+            money("A reverse_charge line's VAT, round(net × vat_rate/100, 2), which the buyer accounts for: not in vat, total or the document's totals. 0 on other lines."),
+        ),
     ])
 }
 
 /// A priced document of `kind` as answers show it; its `status` carries the kind's
-/// statuses and, as `x-posted-statuses`, those in which it moves stock (the web app reads
-/// both: static/js/vocab.js).
+/// statuses and, as `x-posted-statuses`, those in which it moves stock; its `lines`, as
+/// `x-reverse-charge`, whether a line may be `reverse_charge` (the web app reads them:
+/// static/js/vocab.js).
 fn document(kind: DocKind, number: &str) -> Value {
     let statuses = kind.statuses();
     record(vec![
@@ -149,7 +157,12 @@ fn document(kind: DocKind, number: &str) -> Value {
             v
         }),
         ("notes", nullable(string())),
-        ("lines", array(reference("Line"))),
+        ("lines", {
+            // Whether a line may be reverse_charge (DocKind::allows_reverse_charge).
+            let mut v = array(reference("Line"));
+            v["x-reverse-charge"] = json!(kind.allows_reverse_charge());
+            v
+        }),
         ("subtotal", money("Sum of the lines' net.")),
         ("vat_total", money("Sum of the lines' VAT.")),
         ("total", money("subtotal + vat_total.")),
@@ -303,6 +316,10 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("entity_id", nullable(uuid())),
             ("created_at", timestamp()),
             ("updated_at", timestamp()),
+            ("vat_treatment", one_of_values(TREATMENTS, "")),
+            ("vat_reclaimable", boolean()),
+            ("reverse_charge_vat", money("The VAT a reverse_charge expense accounts for itself, not in amount; 0 otherwise.")),
+            ("contact_id", nullable(uuid())),
         ])),
         ("ExpenseCreate", object(&["description", "amount"], vec![
             ("date", opt_date("Default today.")),
@@ -316,6 +333,10 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
+            ("vat_treatment", one_of_values(TREATMENTS, "Default: the category's when it fits vat_amount, else standard with VAT and zero without. zero, exempt, outside_scope and reverse_charge with a non-zero vat_amount are 400.")),
+            ("vat_reclaimable", json!({ "type": "boolean", "description": "Default true; false for blocked input tax (business entertainment)." })),
+            ("reverse_charge_vat", non_negative(money("reverse_charge expenses only (400 otherwise); default 20 % of amount."))),
+            ("contact_id", opt_ref("The supplier: a contact of type supplier or both (400 otherwise).")),
         ])),
         ("ExpenseUpdate", object(&["id"], vec![
             ("id", uuid()),
@@ -329,6 +350,10 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             currency::rate_schema(false),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
+            ("vat_treatment", one_of_values(TREATMENTS, "Omitted: kept while it fits vat_amount; a new category_id gives the category's default anew.")),
+            ("vat_reclaimable", boolean()),
+            ("reverse_charge_vat", non_negative(money("reverse_charge expenses only (400 otherwise); default 20 % of amount."))),
+            ("contact_id", opt_ref("The supplier: a contact of type supplier or both (400 otherwise).")),
         ])),
         ("ExpenseCategory", record(vec![
             ("id", uuid()),
@@ -337,16 +362,19 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("standard", json!({ "type": "boolean", "description": "Created with the entity." })),
             ("entity_id", nullable(uuid())),
             ("created_at", timestamp()),
+            ("vat_treatment", nullable(one_of_values(TREATMENTS, "The default treatment of the category's expenses; null: none."))),
         ])),
         ("ExpenseCategoryCreate", object(&["name"], vec![
             ("name", name_text("Unique per entity, ignoring case (409).")),
             ("code", nullable(string())),
             ("entity_id", entity_field()),
+            ("vat_treatment", nullable(one_of_values(TREATMENTS, "Default none."))),
         ])),
         ("ExpenseCategoryUpdate", object(&["id"], vec![
             ("id", uuid()),
             ("name", name_text("")),
             ("code", nullable(string())),
+            ("vat_treatment", nullable(one_of_values(TREATMENTS, ""))),
         ])),
         ("Employee", record(vec![
             ("id", uuid()),

@@ -13,7 +13,8 @@ use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
     requested_entity, ListSql, Reference, Which,
 };
-use super::lines::{self, Line, LineInput, PriceSource};
+use super::documents::DocKind;
+use super::lines::{self, Line, LineInput};
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
@@ -209,7 +210,7 @@ impl Resource for RecurringInvoices {
             scope,
             entity.as_deref(),
             b.lines.unwrap_or_default(),
-            PriceSource::UnitPrice,
+            DocKind::Invoice.line_rules(),
         )?;
         let t = lines::totals(&lines);
         let r = RecurringInvoice {
@@ -294,7 +295,7 @@ impl Resource for RecurringInvoices {
                 scope,
                 r.entity_id.as_deref(),
                 inputs,
-                PriceSource::UnitPrice,
+                DocKind::Invoice.line_rules(),
             )?;
             lines::replace(tx, LINES, &r.id, &r.lines)?;
         }

@@ -498,6 +498,7 @@ impl<'a> Writer<'a> {
                 name: name.to_owned(),
                 code: None,
                 entity_id: Some(self.entity.clone()),
+                vat_treatment: None,
             },
             &self.ctx,
         )?;
@@ -605,6 +606,7 @@ impl<'a> Writer<'a> {
                         unit_price: p.unit_price,
                         cost_price: p.cost_price,
                         vat_rate: p.vat_rate,
+                        vat_treatment: None,
                         stock_qty: None,
                         low_stock_threshold: None,
                         unit: p.unit.clone(),
@@ -671,6 +673,10 @@ impl<'a> Writer<'a> {
                         provider: w.provider.clone(),
                         provider_ref: e.provider_ref.clone(),
                         entity_id: Some(w.entity.clone()),
+                        vat_treatment: None,
+                        vat_reclaimable: None,
+                        reverse_charge_vat: None,
+                        contact_id: None,
                     },
                     &w.ctx,
                 )?;
@@ -803,15 +809,15 @@ impl<'a> Writer<'a> {
                 unit_price: Some(l.line_unit_price),
                 discount: l.line_discount,
                 vat_rate: l.line_vat_rate,
+                vat_treatment: None,
             });
         }
-        let source = kind.price_source();
         let built = lines::build(
             self.tx,
             &self.scope,
             Some(&self.entity),
             inputs.clone(),
-            source,
+            kind.line_rules(),
         )?;
         let totals = lines::totals(&built);
         let total = doc.total.unwrap_or(totals.total);
@@ -924,6 +930,7 @@ impl<'a> Writer<'a> {
                         unit_price: s.line_unit_price,
                         discount: None,
                         vat_rate: None,
+                        vat_treatment: None,
                     })
                     .collect();
                 let contact_id = w.ensure_contact(&t.contact_name, "customer")?;

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::ledger::MovementType;
 use crate::http::openapi::*;
+use crate::vat::TREATMENTS;
 use Auth::Session as S;
 use Filter::{
     Active, AsOf, Category, DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Format,
@@ -134,6 +135,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("unit_price", price("Selling price per unit.")),
             ("cost_price", price("Cost per unit; a purchase with a unit_cost sets it to the weighted average cost.")),
             ("vat_rate", percent("")),
+            ("vat_treatment", one_of_values(TREATMENTS, "docs/accounting.md#vat-treatment; what a line naming the product takes when it gives neither rate nor treatment.")),
             ("stock_qty", qty("Aggregate stock: the stock at every location plus the unallocated stock (movements without location). Units in transit are in neither.")),
             ("low_stock_threshold", qty("A global alert is raised when stock_qty is at or below it.")),
             ("unit", text("Unit of measure.")),
@@ -158,7 +160,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("category", string()),
             ("unit_price", non_negative(price("Not negative; default 0."))),
             ("cost_price", non_negative(price("Not negative; default 0."))),
-            ("vat_rate", percent("Default 20.")),
+            ("vat_rate", percent("Default the treatment's rate (standard and reverse_charge 20, reduced 5, others 0), else 20.")),
+            ("vat_treatment", one_of_values(TREATMENTS, "Default: follows vat_rate (0 zero, 5 reduced, else standard). zero, exempt and outside_scope with a non-zero vat_rate are 400.")),
             ("stock_qty", non_negative(qty("Opening stock, not negative: recorded as an adjustment movement without location."))),
             ("low_stock_threshold", non_negative(qty("Not negative; default 5."))),
             ("unit", text("Default pcs.")),
@@ -177,7 +180,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("category", string()),
             ("unit_price", non_negative(price("Not negative."))),
             ("cost_price", non_negative(price("Not negative."))),
-            ("vat_rate", percent("")),
+            ("vat_rate", percent("Sent without vat_treatment: a reverse_charge treatment stays, a no-VAT one stays at 0, others follow the rate.")),
+            ("vat_treatment", one_of_values(TREATMENTS, "Sent without vat_rate: the rate becomes the treatment's (standard and reverse_charge 20, reduced 5, others 0).")),
             ("stock_qty", qty("The new aggregate stock: an adjustment movement without location records the difference; below the quantity held at locations is 409.")),
             ("low_stock_threshold", non_negative(qty("Not negative."))),
             ("unit", name_text("")),

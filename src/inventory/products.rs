@@ -29,6 +29,7 @@ use crate::http::paging::{parse_page, Order};
 use crate::http::stream::{stream_json, ChunkWriter, JsonStream, Sink, CHUNK};
 use crate::http::{data, data_bytes, required_text, Created, JsonBytes};
 use crate::scope::Scope;
+use crate::vat::{self, Treatment};
 
 pub fn routes() -> Vec<Route> {
     routes![list, create, update, remove]
@@ -44,6 +45,8 @@ pub struct Product {
     pub unit_price: Price,
     pub cost_price: Price,
     pub vat_rate: Percent,
+    /// docs/accounting.md#vat-treatment
+    pub vat_treatment: Treatment,
     pub stock_qty: Qty,
     pub low_stock_threshold: Qty,
     pub unit: String,
@@ -60,7 +63,7 @@ pub struct Product {
 
 const COLUMNS: &str = "p.id, p.name, p.sku, p.description, p.category, p.unit_price, p.cost_price,
     p.vat_rate, p.stock_qty, p.low_stock_threshold, p.unit, p.notes, p.barcode, p.active,
-    p.provider, p.provider_ref, p.entity_id, p.created_at, p.updated_at";
+    p.provider, p.provider_ref, p.entity_id, p.created_at, p.updated_at, p.vat_treatment";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Product> {
     Ok(Product {
@@ -72,6 +75,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Product> {
         unit_price: r.get(5)?,
         cost_price: r.get(6)?,
         vat_rate: r.get(7)?,
+        vat_treatment: r.get(19)?,
         stock_qty: r.get(8)?,
         low_stock_threshold: r.get(9)?,
         unit: r.get(10)?,
@@ -274,6 +278,9 @@ pub struct NewProduct {
     pub cost_price: Option<Price>,
     #[serde(default)]
     pub vat_rate: Option<Percent>,
+    /// Default: follows the rate (docs/accounting.md#vat-treatment).
+    #[serde(default)]
+    pub vat_treatment: Option<String>,
     #[serde(default)]
     pub stock_qty: Option<Qty>,
     #[serde(default)]
@@ -365,7 +372,12 @@ pub fn create_product(
     let entity = scope.entity_opt(tx, "entity_id", p.entity_id.as_deref())?;
     let unit_price = non_negative_price("unit_price", p.unit_price.unwrap_or_default())?;
     let cost_price = non_negative_price("cost_price", p.cost_price.unwrap_or_default())?;
-    let vat_rate = percent("vat_rate", p.vat_rate.unwrap_or(Percent::from_i64(20)))?;
+    let (vat_rate, vat_treatment) = vat::resolve(
+        "vat_treatment",
+        p.vat_rate.map(|r| percent("vat_rate", r)).transpose()?,
+        vat::parse_opt("vat_treatment", p.vat_treatment.as_deref())?,
+        (Percent::from_i64(20), Treatment::Standard),
+    )?;
     let threshold = non_negative_qty(
         "low_stock_threshold",
         p.low_stock_threshold.unwrap_or(Qty::from_i64(5)),
@@ -381,8 +393,10 @@ pub fn create_product(
     tx.execute(
         "INSERT INTO products (id, owner_id, entity_id, name, sku, description, category,
              unit_price, cost_price, vat_rate, stock_qty, low_stock_threshold, unit, notes,
-             barcode, active, provider, provider_ref, created_at, updated_at, sku_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18, ?19)",
+             barcode, active, provider, provider_ref, created_at, updated_at, sku_key,
+             vat_treatment)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?18, ?19,
+             ?20)",
         params![
             id,
             scope.owner_id,
@@ -402,7 +416,8 @@ pub fn create_product(
             clean(p.provider),
             clean(p.provider_ref),
             ctx.now,
-            sku_key
+            sku_key,
+            vat_treatment
         ],
     )?;
     if !opening.is_zero() {
@@ -520,6 +535,9 @@ pub struct ProductUpdate {
     pub cost_price: Option<Price>,
     #[serde(default)]
     pub vat_rate: Option<Percent>,
+    /// Default: follows the rate (docs/accounting.md#vat-treatment).
+    #[serde(default)]
+    pub vat_treatment: Option<String>,
     #[serde(default)]
     pub stock_qty: Option<Qty>,
     #[serde(default)]
@@ -572,9 +590,12 @@ pub fn update_product(
     if let Some(v) = u.cost_price {
         p.cost_price = non_negative_price("cost_price", v)?;
     }
-    if let Some(v) = u.vat_rate {
-        p.vat_rate = percent("vat_rate", v)?;
-    }
+    (p.vat_rate, p.vat_treatment) = vat::resolve_update(
+        "vat_treatment",
+        (p.vat_rate, p.vat_treatment),
+        u.vat_rate.map(|r| percent("vat_rate", r)).transpose()?,
+        vat::parse_opt("vat_treatment", u.vat_treatment.as_deref())?,
+    )?;
     if let Some(v) = u.low_stock_threshold {
         p.low_stock_threshold = non_negative_qty("low_stock_threshold", v)?;
     }
@@ -593,7 +614,8 @@ pub fn update_product(
     tx.execute(
         "UPDATE products SET name = ?1, sku = ?2, description = ?3, category = ?4, unit_price = ?5,
              cost_price = ?6, vat_rate = ?7, low_stock_threshold = ?8, unit = ?9, active = ?10,
-             notes = ?11, barcode = ?12, updated_at = ?13, sku_key = COALESCE(?15, sku_key)
+             notes = ?11, barcode = ?12, updated_at = ?13, sku_key = COALESCE(?15, sku_key),
+             vat_treatment = ?16
          WHERE id = ?14",
         params![
             p.name,
@@ -610,7 +632,8 @@ pub fn update_product(
             p.barcode,
             ctx.now,
             p.id,
-            sku_key
+            sku_key,
+            p.vat_treatment
         ],
     )?;
     if let Some(target) = u.stock_qty {

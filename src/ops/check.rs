@@ -1,5 +1,6 @@
 //! `stockbook check`: is the database file sound? SQLite's own integrity and foreign-key
-//! checks, every row read as the server reads it (`super::rows`), then the ledger's
+//! checks, every row read as the server reads it (`super::rows`), the VAT treatments'
+//! rules (`crate::accounting::vat_check`), then the ledger's
 //! invariants (docs/operations.md#check). Every breach is listed in words; none means the
 //! file is sound.
 
@@ -27,6 +28,9 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
     let mut found = integrity(conn).map_err(|e| format!("integrity check: {e}"))?;
     found.extend(foreign_keys(conn).map_err(|e| format!("foreign key check: {e}"))?);
     found.extend(records(conn).map_err(|e| format!("record check: {e}"))?);
+    found.extend(
+        crate::accounting::vat_check::breaches(conn).map_err(|e| format!("VAT check: {e}"))?,
+    );
     found.extend(ledger(conn, allow_negative).map_err(|e| format!("ledger check: {e}"))?);
     Ok(found)
 }

@@ -84,7 +84,20 @@ fn rules() -> Vec<(&'static str, &'static str, Rule)> {
         ("entities", "lock_date", Rule::Date),
         ("expenses", "currency", Rule::OneOf(currency::CODES)),
     ];
+    for table in [
+        "recurring_invoice_lines",
+        "products",
+        "expenses",
+        "expense_categories",
+    ] {
+        out.push((table, "vat_treatment", Rule::OneOf(crate::vat::TREATMENTS)));
+    }
     for kind in DocKind::ALL {
+        out.push((
+            kind.lines_table(),
+            "vat_treatment",
+            Rule::OneOf(crate::vat::TREATMENTS),
+        ));
         out.push((kind.table(), "status", Rule::OneOf(kind.statuses())));
         out.push((kind.table(), "issue_date", Rule::Date));
         out.push((kind.table(), "due_date", Rule::Date));

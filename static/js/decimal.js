@@ -133,9 +133,10 @@ export function sum(values, dp) {
 /**
  * One invoice or bill line in pence, by the server's rule (docs/accounting.md#line-totals):
  * net = round(quantity × unit_price × (1 − discount/100), 2); VAT = round(net × rate/100, 2).
- * Returns null when a value is not a number.
+ * A `reverse_charge` line's VAT is its `reverseCharge`, and its `vat` is 0: the buyer
+ * accounts for it, so it is in no total. Returns null when a value is not a number.
  */
-export function lineTotals({ quantity, unit_price, discount, vat_rate }) {
+export function lineTotals({ quantity, unit_price, discount, vat_rate, vat_treatment }) {
   const q = scaled(quantity === "" ? null : quantity, 3);
   const p = scaled(unit_price === "" ? null : unit_price, 4);
   const d = scaled(discount === "" || discount == null ? 0 : discount, 2);
@@ -145,5 +146,6 @@ export function lineTotals({ quantity, unit_price, discount, vat_rate }) {
   // quantity × price × (100 − discount) is the net in pence.
   const net = shiftDown(q * p * (10000n - d), 9);
   const vat = shiftDown(net * r, 4);
-  return { net, vat, total: net + vat };
+  if (vat_treatment === "reverse_charge") return { net, vat: 0n, total: net, reverseCharge: vat };
+  return { net, vat, total: net + vat, reverseCharge: 0n };
 }

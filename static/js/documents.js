@@ -16,7 +16,7 @@ import {
   pagedList, statusBadge, table, toast, today, val,
 } from "./ui.js";
 import { LIST_PAGE } from "./crud.js";
-import { options, postedStatuses, values } from "./vocab.js";
+import { lineTreatments, options, postedStatuses, values } from "./vocab.js";
 
 /**
  * `page`: `{path, schema, noun, title, contactLabel, contactTypes, direction, priceOf,
@@ -37,13 +37,15 @@ export async function documentsPage(root, ctx, page) {
     let statuses;
     let posted;
     let currencies;
-    [contacts, locations, statuses, posted, currencies] = await Promise.all([
+    let treatments;
+    [contacts, locations, statuses, posted, currencies, treatments] = await Promise.all([
       get("/api/contacts", scoped()).then((r) => r.data),
       get("/api/warehouse-locations", scoped()).then((r) => r.data),
       options(page.schema, "status"),
       postedStatuses(page.schema),
-      values(page.schema, "currency")]);
-    kind = { ...page, statuses, posted, currencies };
+      values(page.schema, "currency"),
+      lineTreatments(page.schema)]);
+    kind = { ...page, statuses, posted, currencies, treatments };
   } catch (e) {
     if (ctx.alive()) fill(area, loadError(e, `the ${kind.title.toLowerCase()}`));
     newButton.disabled = true;
@@ -231,7 +233,7 @@ function documentDialog(kind, contacts, locations, doc) {
       const others = contacts.filter((c) => !kind.contactTypes.includes(c.type));
       const options = [{ value: "", label: "Choose…" },
         ...[...preferred, ...others].map((c) => ({ value: c.id, label: `${c.name}${kind.contactTypes.includes(c.type) ? "" : ` (${c.type})`}` }))];
-      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME });
+      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME, treatments: kind.treatments });
       const locId = editing ? doc.location_id : state.entity.default_location_id;
       const locationOptions = [{ value: "", label: "None: no stock moves" },
         ...locations.filter((l) => l.status !== "inactive" || l.id === locId).map((l) => ({ value: l.id, label: l.name }))];

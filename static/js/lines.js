@@ -1,7 +1,8 @@
 // The line editor of invoices, bills and recurring invoices, with live totals. Each
 // line's net and VAT are computed in integer pence by the server's own rule
 // (docs/accounting.md#line-totals, `decimal.lineTotals`); the totals are sums of
-// those integers.
+// those integers. A line's VAT treatment sits beside its rate; a reverse-charge line's
+// VAT is shown apart and left out of the totals (docs/accounting.md#vat-treatment).
 
 import { amountFromPence, HOME } from "./currency.js";
 import { lineTotals, plain } from "./decimal.js";
@@ -15,32 +16,42 @@ const COLS = [
   ["unit_price", "Unit price"],
   ["discount", "Discount %"],
   ["vat_rate", "VAT %"],
+  ["vat_treatment", "VAT treatment"],
 ];
+
+/** The treatments that carry no VAT: choosing one sets the rate to 0. */
+const NO_VAT = ["zero", "exempt", "outside_scope"];
 
 /**
  * `lines`: existing lines (or none); `priceOf(product)` gives a chosen product's price
  * (selling price on sales documents, cost on purchases); `currency()` the code the
- * amounts are in (docs/accounting.md#currencies). Returns the element with `.body()`
+ * amounts are in (docs/accounting.md#currencies); `treatments`: the VAT treatments a line
+ * may take, `[{value, label}]` (`vocab.lineTreatments`). Returns the element with `.body()`
  * giving the lines for the JSON body and `.recompute()` to show the totals again.
  */
-export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currency = () => HOME } = {}) {
+export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currency = () => HOME, treatments = [] } = {}) {
   const moneyFromPence = (p) => amountFromPence(p, currency());
   const tbody = h("tbody");
   const subtotal = h("td", { id: "doc-subtotal" });
   const vatTotal = h("td", { id: "doc-vat" });
   const total = h("td", { id: "doc-total" });
+  const reverseCharge = h("td", { id: "doc-reverse-charge" });
+  const reverseChargeRow = h("tr", { hidden: true },
+    h("th", { scope: "row" }, "Reverse-charge VAT (yours to account for, not in the total)"), reverseCharge);
   const hint = h("p", { class: "hint", "aria-live": "polite" });
   const rows = [];
 
   function recompute() {
     let net = 0n;
     let vat = 0n;
+    let rc = 0n;
     let ok = true;
     for (const r of rows) {
       const t = lineTotals(r.values());
       if (t) {
         net += t.net;
         vat += t.vat;
+        rc += t.reverseCharge;
         r.out.textContent = moneyFromPence(t.total);
       } else {
         ok = false;
@@ -50,6 +61,8 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
     subtotal.textContent = moneyFromPence(net);
     vatTotal.textContent = moneyFromPence(vat);
     total.textContent = moneyFromPence(net + vat);
+    reverseCharge.textContent = moneyFromPence(rc);
+    reverseChargeRow.hidden = rc === 0n;
     hint.textContent = ok ? "" : "Lines showing — are not counted yet: give each a quantity and a unit price.";
   }
 
@@ -75,6 +88,12 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
     for (const [key, label] of COLS) {
       if (key === "product") {
         fields.product = productPicker({ label, required: false, hint: "" });
+      } else if (key === "vat_treatment") {
+        // Known treatments the kind refuses (an imported line) stay shown, for the server to judge.
+        const known = treatments.some((o) => o.value === line.vat_treatment);
+        const extra = line.vat_treatment && !known ? [{ value: line.vat_treatment, label: line.vat_treatment }] : [];
+        fields.vat_treatment = field({ label, name: key, type: "select", value: line.vat_treatment ?? "",
+          options: [{ value: "", label: "By rate" }, ...treatments, ...extra] });
       } else {
         const value = line[key] === undefined || line[key] === null
           ? { quantity: "1", discount: "0", vat_rate: "20" }[key] ?? ""
@@ -94,14 +113,25 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
         unit_price: fields.unit_price.control.value.trim(),
         discount: fields.discount.control.value.trim(),
         vat_rate: fields.vat_rate.control.value.trim(),
+        vat_treatment: fields.vat_treatment.control.value,
       }),
     };
+    fields.vat_treatment.control.addEventListener("change", () => {
+      const t = fields.vat_treatment.control.value;
+      const rate = fields.vat_rate.control.value.trim();
+      if (NO_VAT.includes(t)) fields.vat_rate.control.value = "0";
+      else if (t && (rate === "" || Number(rate) === 0)) fields.vat_rate.control.value = t === "reduced" ? "5" : "20";
+      recompute();
+    });
     fields.product.addEventListener("product", (ev) => {
       const p = ev.detail;
       if (!p) return;
       if (!fields.description.control.value.trim()) fields.description.control.value = p.name;
       fields.unit_price.control.value = plain(priceOf(p), 4);
       fields.vat_rate.control.value = plain(p.vat_rate, 2);
+      if (p.vat_treatment && [...fields.vat_treatment.control.options].some((o) => o.value === p.vat_treatment)) {
+        fields.vat_treatment.control.value = p.vat_treatment;
+      }
       recompute();
     });
     const remove = h("button", { type: "button", class: "danger secondary small", "aria-label": "Remove line", onclick: () => {
@@ -113,7 +143,7 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
     const tr = h("tr", {},
       h("td", { class: "desc" }, fields.description), h("td", { class: "desc" }, fields.product),
       h("td", {}, fields.quantity), h("td", {}, fields.unit_price), h("td", {}, fields.discount),
-      h("td", {}, fields.vat_rate), out, h("td", {}, remove));
+      h("td", {}, fields.vat_rate), h("td", {}, fields.vat_treatment), out, h("td", {}, remove));
     tr.addEventListener("input", recompute);
     rows.push(row);
     tbody.append(tr);
@@ -138,7 +168,8 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
       h("tbody", {},
         h("tr", {}, h("th", { scope: "row" }, "Subtotal"), subtotal),
         h("tr", {}, h("th", { scope: "row" }, "VAT"), vatTotal),
-        h("tr", { class: "grand" }, h("th", { scope: "row" }, "Total"), total))),
+        h("tr", { class: "grand" }, h("th", { scope: "row" }, "Total"), total),
+        reverseChargeRow)),
     hint);
 
   el.body = async () => {
@@ -154,6 +185,7 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
         const v = f[k].control.value.trim();
         if (v !== "") line[k] = numberOrText(v);
       }
+      if (f.vat_treatment.control.value) line.vat_treatment = f.vat_treatment.control.value;
       out.push(line);
     }
     return out;

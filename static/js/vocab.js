@@ -47,3 +47,12 @@ export async function postedStatuses(schema) {
   const p = await property(schema, "status");
   return p?.["x-posted-statuses"] ?? [];
 }
+
+/** The VAT treatments a line of a document of the schema may take, as select options: every
+ * treatment of `LineInput`, `reverse_charge` only where the schema's `lines` carry
+ * `x-reverse-charge` (docs/accounting.md#vat-treatment). */
+export async function lineTreatments(schema) {
+  const lines = schema ? await property(schema, "lines") : null;
+  const all = await options("LineInput", "vat_treatment");
+  return all.filter((o) => o.value !== "reverse_charge" || lines?.["x-reverse-charge"] === true);
+}

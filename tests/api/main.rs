@@ -51,4 +51,5 @@ mod stock_takes;
 mod transfers;
 mod v1;
 mod valuation_page;
+mod vat;
 mod webhooks;

@@ -8,7 +8,7 @@
 //! [`super::resource`] (docs/architecture.md#adding-a-resource). A leaf: it imports no
 //! other file of `documents`.
 
-use crate::accounting::lines::PriceSource;
+use crate::accounting::lines::{LineRules, PriceSource};
 
 /// A kind of priced document with lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +129,27 @@ impl DocKind {
         match self {
             Self::Invoice => PriceSource::UnitPrice,
             Self::Bill => PriceSource::CostPrice,
+        }
+    }
+
+    /// Whether a line may be `reverse_charge`: purchases only, where the buyer accounts
+    /// for the VAT (docs/accounting.md#vat-treatment).
+    pub const fn allows_reverse_charge(self) -> bool {
+        match self {
+            Self::Invoice => false,
+            Self::Bill => true,
+        }
+    }
+
+    /// What the lines of a document of this kind may hold ([`crate::accounting::lines::build`]).
+    pub const fn line_rules(self) -> LineRules {
+        LineRules {
+            price_source: self.price_source(),
+            reverse_charge: self.allows_reverse_charge(),
+            line_noun: match self {
+                Self::Invoice => "an invoice line",
+                Self::Bill => "a bill line",
+            },
         }
     }
 

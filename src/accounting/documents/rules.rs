@@ -317,7 +317,7 @@ fn insert(
         scope,
         entity.as_deref(),
         b.lines.unwrap_or_default(),
-        kind.price_source(),
+        kind.line_rules(),
     )?;
     let number = match (clean(b.number), kind.numbering()) {
         (Some(n), _) => {
@@ -497,13 +497,7 @@ pub fn update(
     }
     let lines_replaced = b.lines.is_some();
     if let Some(inputs) = b.lines {
-        d.lines = lines::build(
-            tx,
-            scope,
-            d.entity_id.as_deref(),
-            inputs,
-            kind.price_source(),
-        )?;
+        d.lines = lines::build(tx, scope, d.entity_id.as_deref(), inputs, kind.line_rules())?;
         lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
     }
     let t = lines::totals(&d.lines);

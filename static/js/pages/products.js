@@ -10,6 +10,7 @@ import {
   act, badge, date, field, fill, formDialog, h, loadError, numberOrText, onSubmit, pageHeader,
   table, toast, val,
 } from "../ui.js";
+import { label, options } from "../vocab.js";
 
 export const title = "Products";
 
@@ -24,6 +25,9 @@ export const PRODUCT_FIELDS = [
   { name: "unit_price", label: "Selling price (£)", type: "decimal", default: "0" },
   { name: "cost_price", label: "Cost price (£)", type: "decimal", default: "0" },
   { name: "vat_rate", label: "VAT rate (%)", type: "decimal", default: "20" },
+  { name: "vat_treatment", label: "VAT treatment", type: "select",
+    options: async () => [{ value: "", label: "By rate" }, ...await options("Product", "vat_treatment")],
+    hint: "Zero-rated, exempt and outside the scope take a rate of 0." },
   { name: "low_stock_threshold", label: "Low stock threshold", type: "decimal", default: "5",
     hint: "An alert shows when total stock is at or below this." },
   { name: "stock_qty", label: "Opening stock", type: "decimal", edit: false,
@@ -117,7 +121,7 @@ export async function render(root, ctx) {
         { label: "Category", cell: (p) => p.category || "—" },
         { label: "Price", num: true, cell: (p) => price(p.unit_price) },
         { label: "Cost", num: true, cell: (p) => price(p.cost_price) },
-        { label: "VAT", num: true, cell: (p) => percent(p.vat_rate) },
+        { label: "VAT", num: true, cell: (p) => `${percent(p.vat_rate)}${p.vat_treatment && p.vat_treatment !== "standard" && p.vat_treatment !== "reduced" ? ` ${label(p.vat_treatment).toLowerCase()}` : ""}` },
         { label: "Stock", num: true, cell: (p) => `${qty(p.stock_qty)} ${p.unit}` },
         { label: "Locations", class: "wide-only", cell: (p) => stockSummary(p) },
         { label: "Status", cell: (p) => (p.active ? badge("Active", "ok") : badge("Deactivated", "muted")) },

@@ -7,6 +7,7 @@ import { scoped, state } from "../state.js";
 import {
   confirmDialog, date, field, fill, formDialog, h, loadError, pageHeader, statusBadge, table, toast, today, val,
 } from "../ui.js";
+import { lineTreatments } from "../vocab.js";
 
 export const title = "Recurring invoices";
 
@@ -23,8 +24,11 @@ export async function render(root, ctx) {
   const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   root.append(area);
   let contacts;
+  let treatments;
   try {
-    contacts = (await get("/api/contacts", scoped())).data;
+    [contacts, treatments] = await Promise.all([
+      get("/api/contacts", scoped()).then((r) => r.data),
+      lineTreatments("RecurringInvoice")]);
   } catch (e) {
     fill(area, loadError(e, "the recurring invoices"));
     newButton.disabled = true;
@@ -60,7 +64,7 @@ export async function render(root, ctx) {
       submitLabel: rec ? "Save changes" : "Create",
       wide: true,
       build: (form) => {
-        editor = linesEditor({ lines: rec?.lines || [] });
+        editor = linesEditor({ lines: rec?.lines || [], treatments });
         form.append(h("div", { class: "form-grid" },
           field({ label: "Customer", name: "contact_id", type: "select", required: true, value: rec?.contact_id ?? "",
             options: [{ value: "", label: "Choose…" }, ...contacts.map((c) => ({ value: c.id, label: c.name }))] }),
