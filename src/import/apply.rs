@@ -883,6 +883,7 @@ impl<'a> Writer<'a> {
                 notes: None,
                 lines: Some(inputs),
                 amount_paid,
+                paid_date: None,
                 provider: self.provider.clone(),
                 provider_ref: doc.provider_ref.clone(),
                 entity_id: Some(self.entity.clone()),

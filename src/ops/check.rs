@@ -28,6 +28,9 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
     found.extend(foreign_keys(conn).map_err(|e| format!("foreign key check: {e}"))?);
     found.extend(records(conn).map_err(|e| format!("record check: {e}"))?);
     found.extend(ledger(conn, allow_negative).map_err(|e| format!("ledger check: {e}"))?);
+    found.extend(
+        crate::accounting::payments::breaches(conn).map_err(|e| format!("payment check: {e}"))?,
+    );
     Ok(found)
 }
 

@@ -81,6 +81,7 @@ fn rules() -> Vec<(&'static str, &'static str, Rule)> {
         ("expenses", "date", Rule::Date),
         ("transactions", "date", Rule::Date),
         ("time_entries", "date", Rule::Date),
+        ("payments", "date", Rule::Date),
     ];
     for kind in DocKind::ALL {
         out.push((kind.table(), "status", Rule::OneOf(kind.statuses())));

@@ -98,6 +98,9 @@ pub struct CreateDocument {
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
+    /// The date of the payment a higher `amount_paid` records (docs/accounting.md#payments).
+    #[serde(default)]
+    pub paid_date: Option<String>,
     #[serde(default)]
     pub provider: Option<String>,
     #[serde(default)]
@@ -129,6 +132,9 @@ pub struct UpdateDocument {
     pub lines: Option<Vec<LineInput>>,
     #[serde(default)]
     pub amount_paid: Option<Money>,
+    /// The date of the payment a higher `amount_paid` or status `paid` records.
+    #[serde(default)]
+    pub paid_date: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub provider: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
