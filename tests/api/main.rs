@@ -37,6 +37,7 @@ mod locations;
 mod movements;
 mod openapi;
 mod outbound;
+mod payments;
 mod products;
 mod reports;
 mod rules;

@@ -213,8 +213,8 @@ pub fn check_sent(sent: Sent<'_>, ctx: &Ctx) -> AppResult<()> {
 /// - `amount_paid` below the payments' sum: 409; above it: one payment of the
 ///   difference, dated `paid_date` (default today, or the issue date on import).
 /// - Status `paid` sent without `amount_paid`: a payment of what is due.
-/// - Status `paid` that leaves something due: 409. A draft or void document with
-///   payments: 409. A total below what is paid and credited: 409.
+/// - Status `paid` that leaves something due: 409. A total below what is paid and
+///   credited: 409 (a document with neither may have a negative total: credit lines).
 pub fn on_document_write(
     tx: &Transaction,
     scope: &Scope,
@@ -227,20 +227,13 @@ pub fn on_document_write(
     check_sent(sent, ctx)?;
     let settled = kind.money_statuses().map(|(_, paid)| paid);
     let wants_paid = sent.status_sent && settled == Some(d.status.as_str());
-    if d.amount_due.is_sign_negative() {
+    let settled_so_far = d.amount_paid + d.amount_credited;
+    if d.amount_due.is_sign_negative() && !settled_so_far.is_zero() {
         return Err(AppError::conflict(format!(
             "{}'s total of {} is below the {} paid and credited: delete a payment first",
             name(kind, d),
             pounds(d.total),
-            pounds(d.amount_paid + d.amount_credited)
-        )));
-    }
-    if sent.status_sent && !kind.is_posted(&d.status) && !d.amount_paid.is_zero() {
-        return Err(AppError::conflict(format!(
-            "{} has payments of {}: delete them before making it {}",
-            name(kind, d),
-            pounds(d.amount_paid),
-            d.status
+            pounds(settled_so_far)
         )));
     }
     let target = match sent.amount_paid {
