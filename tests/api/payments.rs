@@ -190,11 +190,7 @@ fn a_payment_is_refused_with_the_field_and_changes_nothing() {
             Status::BadRequest,
             "document_id",
         ),
-        (
-            json!({ "amount": 1 }),
-            Status::BadRequest,
-            "document_id",
-        ),
+        (json!({ "amount": 1 }), Status::BadRequest, "document_id"),
         (
             json!({ "document_id": "00000000-0000-4000-8000-000000000000", "amount": 1 }),
             Status::NotFound,
