@@ -8,6 +8,7 @@
 import { del, get, post, put } from "./api.js";
 import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
 import { linesEditor } from "./lines.js";
+import { paymentsPanel } from "./payments.js";
 import { scoped, state } from "./state.js";
 import {
   confirmDialog, date, field, fill, formDialog, h, loadError, notice, numberOrText, pageHeader,
@@ -66,7 +67,7 @@ export async function documentsPage(root, ctx, page) {
         { label: "VAT", num: true, cell: (d) => money(d.vat_total) },
         { label: "Total", num: true, cell: (d) => money(d.total) },
         ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
-        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : moneyFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n))) },
+        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : money(d.amount_due)) },
         { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
           h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
@@ -233,12 +234,13 @@ function documentDialog(kind, contacts, locations, doc) {
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          field({ label: "Amount paid (£)", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal" }),
+          editing ? null : field({ label: "Amount paid (£)", name: "amount_paid", value: "", inputmode: "decimal", hint: "Recorded as one payment dated today." }),
           field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
         h("h3", {}, "Lines"),
         editor,
         h("h3", {}, "Stock"),
         effect,
+        ...(editing ? [h("h3", {}, "Payments"), paymentsPanel(kind, doc, (d) => { form.elements.namedItem("status").value = d.status; })] : []),
         field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
       // After the details, before the lines (form.append is the DOM's: no nulls).
       if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${money(doc.subtotal)}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
