@@ -231,6 +231,17 @@ pub fn breaches(conn: &Connection) -> rusqlite::Result<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    /// document_id, document_type, date, amount, method, entity_id, id
+    type Upgraded = (
+        String,
+        String,
+        String,
+        i64,
+        Option<String>,
+        Option<String>,
+        String,
+    );
+
     #[test]
     fn the_upgrade_gives_every_paid_document_one_payment_dated_its_issue_date() {
         let (db, dir) = crate::db::upgraded_from(
@@ -248,15 +259,7 @@ mod tests {
              VALUES ('b1', 'u1', NULL, 'c2', '2025-02-01', '2025-03-01', 'awaiting_payment',
                      5000, 1234, 't', 't');",
         );
-        let rows: Vec<(
-            String,
-            String,
-            String,
-            i64,
-            Option<String>,
-            Option<String>,
-            String,
-        )> = db
+        let rows: Vec<Upgraded> = db
             .read_sync(|c| {
                 let mut s = c.prepare(
                     "SELECT document_id, document_type, date, amount, method, entity_id, id
