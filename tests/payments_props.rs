@@ -47,10 +47,10 @@ enum Op {
         doc: usize,
         price: i64,
     },
-    /// A payment of `amount` pence.
+    /// A payment of `amount` pence; None: of exactly what is due.
     Pay {
         doc: usize,
-        amount: i64,
+        amount: Option<i64>,
     },
     /// Deletes the `nth` payment of the document.
     Unpay {
@@ -71,7 +71,8 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(doc, status, paid)| Op::Status { doc, status, paid }),
         1 => (0..6_usize, 0..25_000_i64).prop_map(|(doc, paid)| Op::AmountPaid { doc, paid }),
         1 => (0..6_usize, pence.clone()).prop_map(|(doc, price)| Op::Lines { doc, price }),
-        4 => (0..6_usize, 1..15_000_i64).prop_map(|(doc, amount)| Op::Pay { doc, amount }),
+        4 => (0..6_usize, prop::option::of(1..15_000_i64))
+            .prop_map(|(doc, amount)| Op::Pay { doc, amount }),
         2 => (0..6_usize, 0..4_usize).prop_map(|(doc, nth)| Op::Unpay { doc, nth }),
         1 => (0..6_usize).prop_map(|doc| Op::Delete { doc }),
     ]
@@ -225,10 +226,21 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             w.send(op, |t| t.put(World::path(bill), body))?;
         }
         Op::Pay { doc, amount } => {
-            let Some((_, id)) = w.doc(*doc) else {
+            let Some((bill, id)) = w.doc(*doc) else {
                 return Ok(());
             };
-            let body = json!({ "document_id": id, "amount": money(*amount) });
+            let amount = match amount {
+                Some(a) => money(*a),
+                None => {
+                    let (_, v) = w.t.get(&format!("{}?id={id}", World::path(bill)));
+                    let due = v["data"][0]["amount_due"].clone();
+                    if dec(&due) <= Decimal::ZERO {
+                        return Ok(());
+                    }
+                    due
+                }
+            };
+            let body = json!({ "document_id": id, "amount": amount });
             w.send(op, |t| t.post("/api/payments", body))?;
         }
         Op::Unpay { doc, nth } => {
