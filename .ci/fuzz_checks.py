@@ -19,7 +19,8 @@ This check asks the question the built-in one means, with the body taken into ac
 PUT or DELETE that answers 404 for a record id that an earlier POST to the same path
 created, and that no successful DELETE has removed since, is a failure. Webhooks and API
 keys scoped to an entity go with it when it is deleted (ON DELETE CASCADE), so those two
-are not judged once an entity has been deleted.
+are not judged once an entity has been deleted; payments go with their invoice or bill
+(docs/accounting.md#payments), so they are not judged once a document has been deleted.
 """
 
 import re
@@ -29,10 +30,14 @@ import schemathesis
 # Session-API collections: PUT and DELETE take the record's id in the body.
 _COLLECTION = re.compile(r"^/api/[a-z-]+$")
 _GONE_WITH_ENTITY = {"/api/webhooks", "/api/api-keys"}
+_GONE_WITH_DOCUMENT = {"/api/payments"}
+_DOCUMENTS = {"/api/invoices", "/api/bills"}
 
-_created: dict[tuple[str, str], int] = {}  # (path, id) -> entity deletions seen at creation
+# (path, id) -> (entity deletions, document deletions) seen at creation
+_created: dict[tuple[str, str], tuple[int, int]] = {}
 _deleted: set[tuple[str, str]] = set()
 _entities_deleted: set[str] = set()
+_documents_deleted: set[str] = set()
 
 
 def _json(response):
@@ -56,12 +61,14 @@ def created_record_found(ctx, response, case):
         answer = _json(response)
         data = answer.get("data") if isinstance(answer, dict) else None
         if isinstance(data, dict) and isinstance(data.get("id"), str):
-            _created.setdefault((path, data["id"]), len(_entities_deleted))
+            _created.setdefault((path, data["id"]), (len(_entities_deleted), len(_documents_deleted)))
         return None
     if method == "DELETE" and 200 <= status < 300 and record_id is not None:
         _deleted.add((path, record_id))
         if path == "/api/entities":
             _entities_deleted.add(record_id)
+        if path in _DOCUMENTS:
+            _documents_deleted.add(record_id)
         return None
     if method not in ("PUT", "DELETE") or status != 404 or record_id is None:
         return None
@@ -69,7 +76,10 @@ def created_record_found(ctx, response, case):
     key = (path, record_id)
     if key not in _created or key in _deleted:
         return None
-    if path in _GONE_WITH_ENTITY and len(_entities_deleted) > _created[key]:
+    entities_then, documents_then = _created[key]
+    if path in _GONE_WITH_ENTITY and len(_entities_deleted) > entities_then:
+        return None
+    if path in _GONE_WITH_DOCUMENT and len(_documents_deleted) > documents_then:
         return None
     answer = _json(response)
     message = answer.get("message", "") if isinstance(answer, dict) else ""

@@ -18,6 +18,7 @@ pub mod expense_categories;
 pub mod expenses;
 pub mod lines;
 pub mod openapi;
+pub mod payments;
 pub mod projects;
 pub mod recurring_invoices;
 pub mod time_entries;
@@ -31,6 +32,7 @@ pub fn routes() -> Vec<Route> {
     [
         contacts::routes(),
         documents::routes(),
+        payments::routes(),
         expenses::routes(),
         expense_categories::routes(),
         employees::routes(),

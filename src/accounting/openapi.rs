@@ -166,7 +166,10 @@ fn document(kind: DocKind, number: &str) -> Value {
         ("subtotal", money("Sum of the lines' net.")),
         ("vat_total", money("Sum of the lines' VAT.")),
         ("total", money("subtotal + vat_total.")),
-        ("amount_paid", money("")),
+        (
+            "amount_paid",
+            money("The sum of the document's payments (GET /api/payments?documentId=...)."),
+        ),
         (
             "amount_credited",
             money("Sum of the posted credits linked to this document."),
@@ -211,10 +214,11 @@ fn document_create(statuses: &[&str], number: &str) -> Value {
             ("lines", array(reference("LineInput"))),
             (
                 "amount_paid",
-                non_negative(money("Not negative; default 0.")),
+                non_negative(money("Not negative; default 0. Above 0: recorded as one payment (docs/accounting.md#amount_paid-and-status-paid-on-documents).")),
             ),
             currency::code_schema(false),
             currency::rate_schema(false),
+            ("paid_date", opt_date("The date of that payment. Default today; not in the future.")),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("entity_id", entity_field()),
@@ -242,6 +246,8 @@ fn document_update(statuses: &[&str]) -> Value {
             ("amount_paid", non_negative(money("Not negative."))),
             currency::code_schema(false),
             currency::rate_schema(false),
+            ("amount_paid", non_negative(money("Not negative; not below the payments' sum (409). Higher: the difference is recorded as one payment."))),
+            ("paid_date", opt_date("The date of that payment. Default today; not in the future.")),
             ("provider", nullable(string())),
             ("provider_ref", nullable(string())),
             ("location_id", opt_ref("A location of the document's entity. Moving a posted document moves its stock.")),

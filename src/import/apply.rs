@@ -893,6 +893,7 @@ impl<'a> Writer<'a> {
                 amount_paid,
                 currency: None,
                 exchange_rate: None,
+                paid_date: None,
                 provider: self.provider.clone(),
                 provider_ref: doc.provider_ref.clone(),
                 entity_id: Some(self.entity.clone()),

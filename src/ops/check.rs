@@ -32,6 +32,9 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
         crate::accounting::vat_check::breaches(conn).map_err(|e| format!("VAT check: {e}"))?,
     );
     found.extend(ledger(conn, allow_negative).map_err(|e| format!("ledger check: {e}"))?);
+    found.extend(
+        crate::accounting::payments::breaches(conn).map_err(|e| format!("payment check: {e}"))?,
+    );
     Ok(found)
 }
 

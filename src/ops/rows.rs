@@ -83,6 +83,7 @@ fn rules() -> Vec<(&'static str, &'static str, Rule)> {
         ("time_entries", "date", Rule::Date),
         ("entities", "lock_date", Rule::Date),
         ("expenses", "currency", Rule::OneOf(currency::CODES)),
+        ("payments", "date", Rule::Date),
     ];
     for table in [
         "recurring_invoice_lines",

@@ -16,6 +16,7 @@
 
 pub mod guard;
 pub mod openapi;
+mod payments;
 pub mod rate_limit;
 
 use rocket::http::{Header, Method, Status};
@@ -55,6 +56,8 @@ pub fn routes() -> Vec<Route> {
         create_invoice,
         bills,
         create_bill,
+        payments::list,
+        payments::create,
         contacts,
         create_contact,
         products_list,

@@ -10,6 +10,7 @@ import { del, get, post, put } from "./api.js";
 import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
 import { amountFromPence, amountIn, currencyBody, currencyFields, HOME, poundsPence } from "./currency.js";
 import { linesEditor } from "./lines.js";
+import { paymentsPanel } from "./payments.js";
 import { scoped, state } from "./state.js";
 import {
   confirmDialog, date, field, fill, formDialog, h, loadError, notice, numberOrText, pageHeader,
@@ -72,7 +73,7 @@ export async function documentsPage(root, ctx, page) {
         { label: "VAT", num: true, cell: (d) => amountIn(d.vat_total, d.currency) },
         { label: "Total", num: true, cell: (d) => amountIn(d.total, d.currency) },
         ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
-        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountFromPence((pence(d.total) ?? 0n) - (pence(d.amount_paid) ?? 0n), d.currency)) },
+        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountFromPence(pence(d.amount_due) ?? 0n, d.currency)) },
         { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
           h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
@@ -246,13 +247,14 @@ function documentDialog(kind, contacts, locations, doc) {
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          field({ label: "Amount paid", name: "amount_paid", value: doc ? String(doc.amount_paid ?? "0") : "", inputmode: "decimal", hint: "In the document's currency." }),
+          editing ? null : field({ label: "Amount paid", name: "amount_paid", value: "", inputmode: "decimal", hint: "In the document's currency; recorded as one payment dated today." }),
           ...currencyFields(kind.currencies, doc),
           field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
         h("h3", {}, "Lines"),
         editor,
         h("h3", {}, "Stock"),
         effect,
+        ...(editing ? [h("h3", {}, "Payments"), paymentsPanel(kind, doc, (d) => { form.elements.namedItem("status").value = d.status; })] : []),
         field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
       // After the details, before the lines (form.append is the DOM's: no nulls).
       if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${moneyFromPence(netPence(doc))}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));

@@ -1667,6 +1667,18 @@ fn the_same_record_arriving_by_csv_and_by_api_is_imported_once() {
     assert!(new["number"].is_null());
     assert_eq!(new["provider"], json!("stripe"));
     assert_eq!(totals(new), "150 + 30 = 180 (paid 180)");
+    // What it shows as paid is one payment dated its issue date (docs/accounting.md#payments).
+    let (_, paid) = t.get(&format!(
+        "/api/payments?documentId={}",
+        new["id"].as_str().unwrap()
+    ));
+    assert_eq!(
+        (
+            paid["data"][0]["date"].clone(),
+            paid["data"][0]["amount"].clone()
+        ),
+        (json!("2024-03-02"), json!(180))
+    );
     assert_eq!(list(&t, "contacts", &entity).len(), 2);
 }
 

@@ -311,6 +311,39 @@ fn an_import_row_dated_on_or_before_the_lock_date_is_a_row_error_and_the_others_
 // ---------------------------------------------------------------------------------------
 // Currencies
 
+#[test]
+fn payments_dated_on_or_before_the_lock_date_are_not_recorded_or_deleted() {
+    let (t, e) = books();
+    let contact = session_contact(&t, Some(&e), "Ann");
+    let lock_day = day(&t, -2);
+    let inv = created(t.post(
+        "/api/invoices",
+        json!({ "contact_id": contact, "entity_id": e, "issue_date": day(&t, -1), "status": "sent",
+                "lines": [{"description": "Work", "quantity": 1, "unit_price": 100, "vat_rate": 0}] }),
+    ));
+    let pay = |date: &str| {
+        t.post(
+            "/api/payments",
+            json!({"document_id": inv["id"], "amount": 10, "date": date}),
+        )
+    };
+    let _ = lock(&t, &e, Value::Null);
+    let early = created(pay(&day(&t, -3)));
+    locked(&t, &e, &lock_day);
+    refused(&pay(&lock_day), &lock_day);
+    refused(&t.delete("/api/payments", json!({"id": early["id"]})), &lock_day);
+    // The compatibility path dates its payment too.
+    refused(
+        &t.put("/api/invoices", json!({"id": inv["id"], "amount_paid": 30, "paid_date": lock_day})),
+        &lock_day,
+    );
+    let open = created(pay(&day(&t, -1)));
+    let (_, v) = t.get(&format!("/api/invoices?entityId={e}&id={}", inv["id"].as_str().unwrap()));
+    assert_eq!(dec(&v["data"][0]["amount_paid"]), d("20"));
+    let (s, v) = t.delete("/api/payments", json!({"id": open["id"]}));
+    assert_eq!(s, Status::Ok, "{v}");
+}
+
 fn invoice_body(contact: &str, e: &str, extra: Value) -> Value {
     let mut b = json!({"contact_id": contact, "entity_id": e,
                        "lines": [{"description": "Work", "quantity": 2, "unit_price": 10}]});
@@ -457,11 +490,11 @@ fn a_gbp_document_answers_an_older_client_as_before() {
     let contact = session_contact(&t, Some(&e), "Ann");
     let doc = created(t.post(
         "/api/invoices",
-        json!({"contact_id": contact, "entity_id": e, "number": "INV-9",
+        json!({"contact_id": contact, "entity_id": e, "number": "INV-9", "status": "sent",
                "lines": [{"description": "Work", "quantity": 3, "unit_price": 10.5, "vat_rate": 20}],
                "amount_paid": 5}),
     ));
-    let (s, v) = t.put("/api/invoices", json!({"id": doc["id"], "status": "sent"}));
+    let (s, v) = t.put("/api/invoices", json!({"id": doc["id"], "notes": "Thanks"}));
     assert_eq!(s, Status::Ok, "{v}");
     let (_, listed) = t.get(&format!("/api/invoices?entityId={e}"));
     for answer in [&doc, &v["data"], &listed["data"][0]] {

@@ -38,6 +38,7 @@ mod lock_currency;
 mod movements;
 mod openapi;
 mod outbound;
+mod payments;
 mod products;
 mod reports;
 mod rules;

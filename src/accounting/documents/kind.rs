@@ -153,6 +153,25 @@ impl DocKind {
         }
     }
 
+    /// `document_type` of a payment on a document of this kind
+    /// (docs/accounting.md#payments).
+    pub const fn document_type(self) -> &'static str {
+        match self {
+            Self::Invoice => "invoice",
+            Self::Bill => "bill",
+        }
+    }
+
+    /// The statuses money moves a posted document between, `(owing, paid)`: it becomes
+    /// `paid` when nothing is due, and `owing` again when a payment of a `paid` one goes
+    /// (docs/accounting.md#status-follows-money). None: its status never follows money.
+    pub const fn money_statuses(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Self::Invoice => Some(("sent", "paid")),
+            Self::Bill => Some(("awaiting_payment", "paid")),
+        }
+    }
+
     /// The webhook event of a created or changed document (docs/webhooks.md#events).
     pub const fn event(self) -> &'static str {
         match self {

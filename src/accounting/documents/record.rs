@@ -110,6 +110,9 @@ pub struct CreateDocument {
     pub currency: Option<String>,
     #[serde(default)]
     pub exchange_rate: Option<Rate>,
+    /// The date of the payment a higher `amount_paid` records (docs/accounting.md#payments).
+    #[serde(default)]
+    pub paid_date: Option<String>,
     #[serde(default)]
     pub provider: Option<String>,
     #[serde(default)]
@@ -145,6 +148,9 @@ pub struct UpdateDocument {
     pub currency: Option<String>,
     #[serde(default)]
     pub exchange_rate: Option<Rate>,
+    /// The date of the payment a higher `amount_paid` or status `paid` records.
+    #[serde(default)]
+    pub paid_date: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub provider: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]

@@ -25,11 +25,12 @@ use super::kind::{DocKind, NumberRule};
 use super::record::{from_row, list_from, list_sql, CreateDocument, Document, UpdateDocument};
 use super::stock;
 use crate::accounting::common::{
-    check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
-    reference, requested_entity, Reference, Which,
+    check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
+    requested_entity, Reference, Which,
 };
 use crate::accounting::currency::{self, Currency};
 use crate::accounting::lines::{self, Totals};
+use crate::accounting::payments::{self, PaidDate};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::entities::lock::{check_unlocked, check_unlocked_on};
@@ -268,6 +269,12 @@ fn insert(
     numbering: Numbering,
     moves_stock: bool,
 ) -> AppResult<Document> {
+    let paid_date = b.paid_date.clone();
+    let sent = payments::Sent {
+        amount_paid: b.amount_paid,
+        paid_date: paid_date.as_deref(),
+        status_sent: b.status.is_some(),
+    };
     let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
     let (contact_ref, contact_name) = contact(tx, scope, &b.contact_id)?;
     let entity = new_record_entity(scope, requested, &[&contact_ref])?;
@@ -311,7 +318,7 @@ fn insert(
         Some(s) => one_of("status", s, kind.statuses())?,
         None => "draft".to_owned(),
     };
-    let amount_paid = non_negative("amount_paid", b.amount_paid.unwrap_or(Money::ZERO))?;
+    payments::check_sent(sent, ctx)?;
     let lines = lines::build(
         tx,
         scope,
@@ -357,9 +364,9 @@ fn insert(
         subtotal,
         vat_total,
         total,
-        amount_paid,
+        amount_paid: Money::ZERO,
         amount_credited: Money::ZERO,
-        amount_due: total - amount_paid,
+        amount_due: total,
         currency: money.code,
         exchange_rate: money.rate,
         provider: clean(b.provider),
@@ -406,6 +413,13 @@ fn insert(
         ],
     )?;
     lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
+    let mut d = d;
+    let paid_date = if moves_stock {
+        PaidDate::Today
+    } else {
+        PaidDate::IssueDate
+    };
+    payments::on_document_write(tx, scope, kind, &mut d, sent, paid_date, ctx)?;
     Ok(d)
 }
 
@@ -419,6 +433,12 @@ pub fn update(
     ctx: &Ctx,
 ) -> AppResult<Document> {
     let id = parse_id("id", &b.id)?;
+    let sent = payments::Sent {
+        amount_paid: b.amount_paid,
+        paid_date: b.paid_date.as_deref(),
+        status_sent: b.status.is_some(),
+    };
+    payments::check_sent(sent, ctx)?;
     let mut d = get(tx, scope, kind, &id)?;
     let was_posted = kind.is_posted(&d.status);
     if let Some(raw) = b.contact_id.as_deref() {
@@ -456,9 +476,6 @@ pub fn update(
     }
     if let Some(n) = clean_nullable(b.notes) {
         d.notes = n;
-    }
-    if let Some(p) = b.amount_paid {
-        d.amount_paid = non_negative("amount_paid", p)?;
     }
     if let Some(v) = clean_nullable(b.provider) {
         d.provider = v;
@@ -536,6 +553,7 @@ pub fn update(
             d.exchange_rate
         ],
     )?;
+    payments::on_document_write(tx, scope, kind, &mut d, sent, PaidDate::Today, ctx)?;
     if d.moves_stock {
         let mut read = stock::ReadProducts::new();
         let location_changed = d.location_id != old_location;
@@ -559,6 +577,7 @@ pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppRe
             d.number.as_deref().unwrap_or(&d.id)
         )));
     }
+    payments::forget_document(tx, &d.id)?;
     tx.execute(
         &format!("DELETE FROM {} WHERE id = ?1", kind.table()),
         [&d.id],
