@@ -14,6 +14,8 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/v1/invoices", "Public API", "v1CreateInvoice", "Create an invoice", K, Create { body: "InvoiceCreate", record: "Invoice" }),
         op("get", "/api/v1/bills", "Public API", "v1ListBills", "List bills with line items", K, V1List("Bill")),
         op("post", "/api/v1/bills", "Public API", "v1CreateBill", "Create a bill", K, Create { body: "BillCreate", record: "Bill" }),
+        op("get", "/api/v1/credit-notes", "Public API", "v1ListCreditNotes", "List credit notes with line items", K, V1List("CreditNote")),
+        op("post", "/api/v1/credit-notes", "Public API", "v1CreateCreditNote", "Create a credit note", K, Create { body: "CreditNoteCreate", record: "CreditNote" }),
         op("get", "/api/v1/contacts", "Public API", "v1ListContacts", "List contacts", K, V1List("Contact")),
         op("post", "/api/v1/contacts", "Public API", "v1CreateContact", "Create a contact", K, Create { body: "ContactCreate", record: "Contact" }),
         op("get", "/api/v1/products", "Public API", "v1ListProducts", "List products with stock levels", K, V1List("Product")),

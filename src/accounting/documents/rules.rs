@@ -19,7 +19,10 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
 
 use super::kind::{DocKind, NumberRule};
-use super::record::{from_row, list_from, list_sql, CreateDocument, Document, UpdateDocument};
+use super::credits;
+use super::record::{
+    columns, from_row, list_from, list_sql, CreateDocument, Document, Link, UpdateDocument,
+};
 use super::stock;
 use crate::accounting::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, one_of,
@@ -71,8 +74,14 @@ fn default_location(conn: &Connection, entity: Option<&str>) -> AppResult<Option
         .flatten())
 }
 
+/// One document of a kind without its lines (404 when unknown or foreign).
+fn one(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
+    let (from, cols) = (list_from(kind), columns(kind));
+    list_sql(&from, &cols).one(conn, scope, kind.label(), id, |r| from_row(kind, r))
+}
+
 pub fn get(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
-    let d = list_sql(&list_from(kind)).one(conn, scope, kind.label(), id, from_row)?;
+    let d = one(conn, scope, kind, id)?;
     with_lines(conn, kind, d)
 }
 
@@ -85,8 +94,9 @@ pub fn list(
     page: Page,
     order: Order,
 ) -> AppResult<Vec<Document>> {
-    list_sql(&list_from(kind))
-        .run(conn, scope, which, page, order, from_row)?
+    let (from, cols) = (list_from(kind), columns(kind));
+    list_sql(&from, &cols)
+        .run(conn, scope, which, page, order, |r| from_row(kind, r))?
         .into_iter()
         .map(|d| with_lines(conn, kind, d))
         .collect()
@@ -237,6 +247,7 @@ pub fn create(
     }
     stock::sync(tx, scope, kind, &d, ctx, &mut read, false)?;
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
+    credits::settle(tx, scope, kind, &mut d, None, ctx)?;
     Ok(d)
 }
 
@@ -300,6 +311,17 @@ fn insert(
         None => "draft".to_owned(),
     };
     let amount_paid = non_negative("amount_paid", b.amount_paid.unwrap_or(Money::ZERO))?;
+    let link = match b.link(kind).map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Some(credits::original(
+            tx,
+            scope,
+            kind,
+            raw,
+            entity.as_deref(),
+            &contact_ref.id,
+        )?),
+        None => None,
+    };
     let lines = lines::build(
         tx,
         scope,
@@ -353,6 +375,7 @@ fn insert(
         entity_id: entity,
         location_id,
         cost_of_sales: None,
+        link: Link::of(kind, link),
         created_at: ctx.now.clone(),
         updated_at: ctx.now.clone(),
         moves_stock,
@@ -389,6 +412,7 @@ fn insert(
         ],
     )?;
     lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
+    credits::write_link(tx, kind, &d)?;
     Ok(d)
 }
 
@@ -403,7 +427,11 @@ pub fn update(
 ) -> AppResult<Document> {
     let id = parse_id("id", &b.id)?;
     let mut d = get(tx, scope, kind, &id)?;
+    let before = kind.credited_by().is_some().then(|| d.clone());
+    let old_link = d.link.id.clone();
+    let old_contact = d.contact_id.clone();
     let was_posted = kind.is_posted(&d.status);
+    let sent_link = b.link(kind).map(|l| l.map(str::to_owned));
     if let Some(raw) = b.contact_id.as_deref() {
         let (r, name) = contact(tx, scope, raw)?;
         check_refs(d.entity_id.as_deref(), &[&r])?;
@@ -465,6 +493,25 @@ pub fn update(
             return Err(duplicate(kind, n));
         }
     }
+    if let Some(l) = sent_link {
+        d.link.id = l
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned);
+    }
+    if let Some(raw) = d.link.id.clone() {
+        if d.link.id != old_link || d.contact_id != old_contact || kind.is_posted(&d.status) {
+            d.link.id = Some(credits::original(
+                tx,
+                scope,
+                kind,
+                &raw,
+                d.entity_id.as_deref(),
+                &d.contact_id,
+            )?);
+        }
+    }
     let lines_replaced = b.lines.is_some();
     if let Some(inputs) = b.lines {
         d.lines = lines::build(
@@ -520,11 +567,17 @@ pub fn update(
         stock::sync(tx, scope, kind, &d, ctx, &mut read, issue_date_changed)?;
     }
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
+    if let Some(before) = &before {
+        credits::guard_original(tx, kind, before, &d)?;
+    }
+    credits::write_link(tx, kind, &d)?;
+    credits::settle(tx, scope, kind, &mut d, old_link.as_deref(), ctx)?;
     Ok(d)
 }
 
 pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppResult<()> {
-    let d = list_sql(&list_from(kind)).one(tx, scope, kind.label(), id, from_row)?;
+    let d = one(tx, scope, kind, id)?;
+    credits::guard_delete(tx, kind, &d)?;
     if kind.is_posted(&d.status) && stock::has_movements(tx, &d.id)? {
         return Err(AppError::conflict(format!(
             "{} {} is posted and has moved stock: void it before deleting it",
