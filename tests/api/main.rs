@@ -19,6 +19,7 @@ mod api_keys;
 mod app;
 mod auth;
 mod config;
+mod credits;
 mod connectors;
 mod damage;
 mod database;
