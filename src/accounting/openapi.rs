@@ -521,9 +521,20 @@ const CREDIT_KINDS: [CreditNames; 2] = [
         record: "CreditNote",
         create: "CreditNoteCreate",
         update: "CreditNoteUpdate",
-        ids: ["listCreditNotes", "createCreditNote", "updateCreditNote", "deleteCreditNote"],
-        summaries: ["List credit notes with lines", "Create a credit note", "Update a credit note", "Delete a credit note"],
-        number: "CN-0001, CN-0002, ... per entity when omitted; unique per entity ignoring case (409).",
+        ids: [
+            "listCreditNotes",
+            "createCreditNote",
+            "updateCreditNote",
+            "deleteCreditNote",
+        ],
+        summaries: [
+            "List credit notes with lines",
+            "Create a credit note",
+            "Update a credit note",
+            "Delete a credit note",
+        ],
+        number:
+            "CN-0001, CN-0002, ... per entity when omitted; unique per entity ignoring case (409).",
     },
     CreditNames {
         kind: DocKind::SupplierCredit,
@@ -532,8 +543,18 @@ const CREDIT_KINDS: [CreditNames; 2] = [
         record: "SupplierCredit",
         create: "SupplierCreditCreate",
         update: "SupplierCreditUpdate",
-        ids: ["listSupplierCredits", "createSupplierCredit", "updateSupplierCredit", "deleteSupplierCredit"],
-        summaries: ["List supplier credits with lines", "Create a supplier credit", "Update a supplier credit", "Delete a supplier credit"],
+        ids: [
+            "listSupplierCredits",
+            "createSupplierCredit",
+            "updateSupplierCredit",
+            "deleteSupplierCredit",
+        ],
+        summaries: [
+            "List supplier credits with lines",
+            "Create a supplier credit",
+            "Update a supplier credit",
+            "Delete a supplier credit",
+        ],
         number: "The supplier's number; null when omitted; unique per entity and supplier (409).",
     },
 ];
@@ -585,7 +606,8 @@ fn credit_schemas(n: &CreditNames) -> Vec<(&'static str, Value)> {
         r.push(json!(field));
     }
     rec["properties"]["amount_credited"] = money("The part of this credit applied to the document it credits: its total while posted and linked, else 0.");
-    rec["properties"]["amount_due"] = money("total − amount_paid (refunds) − amount_credited: what is left to refund.");
+    rec["properties"]["amount_due"] =
+        money("total − amount_paid (refunds) − amount_credited: what is left to refund.");
     let mut create = document_create(n.kind.statuses(), n.number);
     create["properties"][field] = opt_ref(&what);
     let mut update = document_update(n.kind.statuses());

@@ -36,8 +36,7 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
 /// (docs/accounting.md#amount-due).
 fn credited(conn: &Connection) -> Result<Vec<String>, String> {
     let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
-    let found =
-        crate::accounting::documents::credited_breaches(&tx).map_err(|e| e.to_string())?;
+    let found = crate::accounting::documents::credited_breaches(&tx).map_err(|e| e.to_string())?;
     Ok(found.into_iter().map(|b| format!("credits: {b}")).collect())
 }
 

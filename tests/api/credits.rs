@@ -118,9 +118,7 @@ impl Shop {
     }
 
     fn get(&self, path: &str, id: &Value) -> Value {
-        let (s, v) = self
-            .t
-            .get(&format!("{path}?id={}", id.as_str().unwrap()));
+        let (s, v) = self.t.get(&format!("{path}?id={}", id.as_str().unwrap()));
         assert_eq!(s, Status::Ok, "{v}");
         v["data"][0].clone()
     }
@@ -178,7 +176,10 @@ fn credit_notes_are_numbered_cn_per_entity_and_supplier_credits_carry_the_suppli
     assert!(assert_error(&r, Status::Conflict).contains("supplier"));
     // Invoices and bills do not answer a link field.
     let inv = s.invoice("draft", json!([]));
-    assert!(inv.get("invoice_id").is_none() && inv.get("bill_id").is_none(), "{inv}");
+    assert!(
+        inv.get("invoice_id").is_none() && inv.get("bill_id").is_none(),
+        "{inv}"
+    );
 }
 
 #[test]
@@ -251,19 +252,24 @@ fn a_credit_note_may_credit_only_a_posted_invoice_of_its_own_entity_and_customer
 }
 
 #[test]
-fn a_posted_linked_credit_adds_its_total_to_the_invoice_through_post_edit_relink_void_and_delete()
-{
+fn a_posted_linked_credit_adds_its_total_to_the_invoice_through_post_edit_relink_void_and_delete() {
     let s = shop();
     let inv = s.invoice("sent", json!([service(100)])); // £120
     let other = s.invoice("sent", json!([service(50)])); // £60
     let cn = s.created_credit_note(json!({ "invoice_id": inv["id"], "lines": [service(10)] }));
     // A draft applies nothing.
     assert_eq!(dec(&cn["amount_credited"]), d("0"));
-    assert_eq!(dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]), d("0"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("0")
+    );
 
     // Posted: £12 credited, the invoice's due falls by as much; the credit has nothing
     // left to refund.
-    let (st, v) = s.put("/api/credit-notes", json!({ "id": cn["id"], "status": "posted" }));
+    let (st, v) = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "posted" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(dec(&v["data"]["amount_credited"]), d("12"));
     assert_eq!(dec(&v["data"]["amount_due"]), d("0"));
@@ -278,7 +284,10 @@ fn a_posted_linked_credit_adds_its_total_to_the_invoice_through_post_edit_relink
         json!({ "id": cn["id"], "lines": [service(20)] }),
     );
     assert_eq!(st, Status::Ok, "{v}");
-    assert_eq!(dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]), d("24"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("24")
+    );
 
     // Relinked to another invoice: the first gets it back, the second takes it.
     let (st, v) = s.put(
@@ -286,21 +295,39 @@ fn a_posted_linked_credit_adds_its_total_to_the_invoice_through_post_edit_relink
         json!({ "id": cn["id"], "invoice_id": other["id"] }),
     );
     assert_eq!(st, Status::Ok, "{v}");
-    assert_eq!(dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]), d("0"));
-    assert_eq!(dec(&s.get("/api/invoices", &other["id"])["amount_credited"]), d("24"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("0")
+    );
+    assert_eq!(
+        dec(&s.get("/api/invoices", &other["id"])["amount_credited"]),
+        d("24")
+    );
 
     // A posted linked credit cannot be deleted: it is voided first.
     let r = s.t.delete("/api/credit-notes", json!({ "id": cn["id"] }));
     assert!(assert_error(&r, Status::Conflict).contains("void it"));
-    let (st, v) = s.put("/api/credit-notes", json!({ "id": cn["id"], "status": "void" }));
+    let (st, v) = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "void" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(dec(&v["data"]["amount_credited"]), d("0"));
-    assert_eq!(dec(&s.get("/api/invoices", &other["id"])["amount_credited"]), d("0"));
-    assert_eq!(dec(&s.get("/api/invoices", &other["id"])["amount_due"]), d("60"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &other["id"])["amount_credited"]),
+        d("0")
+    );
+    assert_eq!(
+        dec(&s.get("/api/invoices", &other["id"])["amount_due"]),
+        d("60")
+    );
     s.check();
 
     // Unlinked (null), then deleted.
-    let (st, v) = s.put("/api/credit-notes", json!({ "id": cn["id"], "invoice_id": null }));
+    let (st, v) = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "invoice_id": null }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(v["data"]["invoice_id"], Value::Null);
     let (st, v) = s.t.delete("/api/credit-notes", json!({ "id": cn["id"] }));
@@ -357,29 +384,50 @@ fn an_invoice_with_a_posted_credit_is_not_voided_redrafted_recontacted_lowered_o
         json!({ "invoice_id": inv["id"], "status": "posted", "lines": [service(50)] }),
     );
     for status in ["void", "draft"] {
-        let r = s.put("/api/invoices", json!({ "id": inv["id"], "status": status }));
+        let r = s.put(
+            "/api/invoices",
+            json!({ "id": inv["id"], "status": status }),
+        );
         assert!(assert_error(&r, Status::Conflict).contains("CN-0001"));
     }
     let carl = contact(&s.t, &s.entity, "Carl", "customer");
-    let r = s.put("/api/invoices", json!({ "id": inv["id"], "contact_id": carl }));
+    let r = s.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "contact_id": carl }),
+    );
     assert_error(&r, Status::Conflict);
-    let r = s.put("/api/invoices", json!({ "id": inv["id"], "lines": [service(40)] }));
+    let r = s.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "lines": [service(40)] }),
+    );
     assert_error(&r, Status::Conflict);
     // Paid stays posted: allowed.
-    let (st, v) = s.put("/api/invoices", json!({ "id": inv["id"], "status": "paid" }));
+    let (st, v) = s.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "status": "paid" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     let r = s.t.delete("/api/invoices", json!({ "id": inv["id"] }));
     assert!(assert_error(&r, Status::Conflict).contains("credit note"));
 
     // Once the credit is void the invoice may be voided; still named, it is not deleted.
-    let (st, v) = s.put("/api/credit-notes", json!({ "id": cn["id"], "status": "void" }));
+    let (st, v) = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "void" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
-    let (st, v) = s.put("/api/invoices", json!({ "id": inv["id"], "status": "void" }));
+    let (st, v) = s.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "status": "void" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     let r = s.t.delete("/api/invoices", json!({ "id": inv["id"] }));
     assert_error(&r, Status::Conflict);
     // A void credit cannot be posted against a void invoice.
-    let r = s.put("/api/credit-notes", json!({ "id": cn["id"], "status": "posted" }));
+    let r = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "posted" }),
+    );
     assert!(assert_error(&r, Status::Conflict).contains("void"));
     let (st, v) = s.t.delete("/api/credit-notes", json!({ "id": cn["id"] }));
     assert_eq!(st, Status::Ok, "{v}");
@@ -397,7 +445,10 @@ fn a_credit_note_takes_goods_back_at_the_cost_its_invoice_booked_and_voiding_sen
     let mug = s.stocked("Blue mug", 10, "4");
     let inv = s.invoice("sent", json!([line(&mug, 3)]));
     // A purchase at £8 since moves the cost price away from the £4 the sale booked.
-    s.bill("awaiting_payment", json!([{ "product_id": mug, "quantity": 10, "unit_price": 8 }]));
+    s.bill(
+        "awaiting_payment",
+        json!([{ "product_id": mug, "quantity": 10, "unit_price": 8 }]),
+    );
     let (_, p) = s.t.get(&format!("/api/products?id={mug}"));
     let cost_now = dec(&p["data"][0]["cost_price"]);
     assert!(cost_now > d("6"), "{p}");
@@ -418,11 +469,17 @@ fn a_credit_note_takes_goods_back_at_the_cost_its_invoice_booked_and_voiding_sen
 
     // Unlinked: at the product's cost now.
     let loose = s.created_credit_note(json!({ "status": "posted", "lines": [line(&mug, 1)] }));
-    let ms = movements(&s.t, &format!("?documentId={}", loose["id"].as_str().unwrap()));
+    let ms = movements(
+        &s.t,
+        &format!("?documentId={}", loose["id"].as_str().unwrap()),
+    );
     assert_eq!(dec(&ms[0]["unit_cost"]), cost_now);
 
     // Voided: the goods leave again, at the cost they came back at.
-    let (st, v) = s.put("/api/credit-notes", json!({ "id": cn["id"], "status": "void" }));
+    let (st, v) = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "void" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(qty_at(&s.t, &mug, &s.floor), d("18"));
     let ms = movements(&s.t, &format!("?documentId={}", cn["id"].as_str().unwrap()));
@@ -457,7 +514,10 @@ fn a_posted_supplier_credit_sends_goods_back_and_voiding_it_brings_them_in_again
                 "lines": [line(&mug, 50)] }),
     );
     assert_error(&r, Status::Conflict);
-    let (st, v) = s.put("/api/supplier-credits", json!({ "id": sc["id"], "status": "void" }));
+    let (st, v) = s.put(
+        "/api/supplier-credits",
+        json!({ "id": sc["id"], "status": "void" }),
+    );
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(qty_at(&s.t, &mug, &s.floor), d("15"));
     let b = s.get("/api/bills", &bill["id"]);
@@ -498,7 +558,10 @@ fn the_public_api_creates_and_lists_credit_notes_with_the_same_rules() {
     assert_eq!(st, Status::Ok, "{v}");
     assert_eq!(v["data"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["limit"], json!(50));
-    assert_eq!(dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]), d("6"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("6")
+    );
     s.check();
 }
 
@@ -532,7 +595,11 @@ fn posting_a_credit_writes_its_event_and_the_invoices_in_the_same_transaction() 
         .rev()
         .find(|(t, _)| t == "invoice.updated")
         .unwrap();
-    assert!(last_invoice.1.contains("\"amount_credited\":6"), "{}", last_invoice.1);
+    assert!(
+        last_invoice.1.contains("\"amount_credited\":6"),
+        "{}",
+        last_invoice.1
+    );
     let (_, hooks) = s.t.get("/api/webhooks");
     let names: Vec<&str> = hooks["event_types"]
         .as_array()
@@ -563,6 +630,9 @@ fn the_check_names_a_document_whose_amount_credited_disagrees_with_its_credits()
     .unwrap();
     let found = stockbook::accounting::documents::credited_breaches(&conn).unwrap();
     assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found[0].contains("Invoice INV-0001") && found[0].contains("say 6"), "{found:?}");
+    assert!(
+        found[0].contains("Invoice INV-0001") && found[0].contains("say 6"),
+        "{found:?}"
+    );
     assert!(found[1].contains("Credit note CN-0001"), "{found:?}");
 }

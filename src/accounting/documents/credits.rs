@@ -170,7 +170,11 @@ fn applied_to(kind: DocKind, d: &Document, id: &str) -> Money {
 }
 
 /// The first posted credit linked to `original_id`, by its name, if any.
-fn posted_credit(conn: &Connection, credit: DocKind, original_id: &str) -> AppResult<Option<String>> {
+fn posted_credit(
+    conn: &Connection,
+    credit: DocKind,
+    original_id: &str,
+) -> AppResult<Option<String>> {
     first_credit(conn, credit, original_id, true)
 }
 
@@ -198,7 +202,8 @@ fn first_credit(
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    Ok(found.map(|(id, number)| format!("{} {}", credit.label().to_lowercase(), number.unwrap_or(id))))
+    Ok(found
+        .map(|(id, number)| format!("{} {}", credit.label().to_lowercase(), number.unwrap_or(id))))
 }
 
 /// Refuses (409) a change of an original (`before` → `after`) that its posted credits

@@ -22,9 +22,7 @@ mod rules;
 mod stock;
 
 pub use credits::credited_breaches;
-pub use kind::{
-    Direction, DocKind, NumberRule, BILL_STATUSES, CREDIT_STATUSES, INVOICE_STATUSES,
-};
+pub use kind::{Direction, DocKind, NumberRule, BILL_STATUSES, CREDIT_STATUSES, INVOICE_STATUSES};
 pub use record::{CreateDocument, Document, UpdateDocument};
 pub use resource::{routes, Bills, CreditNotes, Invoices, Kind, Priced, SupplierCredits};
 pub use rules::{

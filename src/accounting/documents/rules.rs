@@ -18,8 +18,8 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
 
-use super::kind::{DocKind, NumberRule};
 use super::credits;
+use super::kind::{DocKind, NumberRule};
 use super::record::{
     columns, from_row, list_from, list_sql, CreateDocument, Document, Link, UpdateDocument,
 };

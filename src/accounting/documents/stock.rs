@@ -81,8 +81,7 @@ fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, Str
         if kind == "sale" {
             h.sold -= qty.value();
             h.cost -= qty.value() * cost.unwrap_or(Price::ZERO).value();
-        } else if let (true, Some(cost)) = (kind == "return" && qty.value() > Decimal::ZERO, cost)
-        {
+        } else if let (true, Some(cost)) = (kind == "return" && qty.value() > Decimal::ZERO, cost) {
             h.back += qty.value();
             h.back_cost += qty.value() * cost.value();
         }
