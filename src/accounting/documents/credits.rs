@@ -15,8 +15,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::kind::DocKind;
-use super::record::Document;
-use super::rules;
+use super::record::{one, Document};
 use crate::ctx::Ctx;
 use crate::db::decimal::Money;
 use crate::error::{AppError, AppResult};
@@ -42,7 +41,7 @@ pub(super) fn original(
         return Err(AppError::internal("a link on a kind that credits nothing"));
     };
     let id = parse_id(field, raw)?;
-    let o = rules::get(conn, scope, original_kind, &id)?;
+    let o = one(conn, scope, original_kind, &id)?;
     if o.entity_id.as_deref() != entity {
         return Err(AppError::invalid(
             field,
@@ -100,8 +99,8 @@ fn credited(conn: &Connection, credit: DocKind, original_id: &str) -> AppResult<
 
 /// After a credit's row and lines are written: its own `amount_credited`, then that of
 /// the original it credited before the request (`before`) and of the one it credits now,
-/// each refused (409) when it would go beyond what that original has due. An original
-/// whose `amount_credited` changes gets its `<kind>.updated` event.
+/// each refused (409) when it would go beyond what that original has due. Returns the
+/// originals whose `amount_credited` changed (the caller writes their events).
 pub(super) fn settle(
     tx: &Transaction,
     scope: &Scope,
@@ -109,9 +108,10 @@ pub(super) fn settle(
     d: &mut Document,
     before: Option<&str>,
     ctx: &Ctx,
-) -> AppResult<()> {
+) -> AppResult<Vec<String>> {
+    let mut changed = Vec::new();
     let Some((original_kind, _)) = kind.credits() else {
-        return Ok(());
+        return Ok(changed);
     };
     d.amount_credited = applied(kind, d);
     d.amount_due = d.total - d.amount_paid - d.amount_credited;
@@ -127,7 +127,7 @@ pub(super) fn settle(
         }
     }
     for id in originals {
-        let o = rules::get(tx, scope, original_kind, id)?;
+        let o = one(tx, scope, original_kind, id)?;
         let new = credited(tx, kind, id)?;
         if new == o.amount_credited {
             continue;
@@ -147,17 +147,9 @@ pub(super) fn settle(
             original_kind.table()
         ))?
         .execute(params![new, ctx.now, id])?;
-        let o = rules::get(tx, scope, original_kind, id)?;
-        crate::webhooks::outbox::emit(
-            tx,
-            &scope.owner_id,
-            o.entity_id.as_deref(),
-            original_kind.event(),
-            &o,
-            &ctx.now,
-        )?;
+        changed.push(id.to_owned());
     }
-    Ok(())
+    Ok(changed)
 }
 
 /// What credit `d` applies to original `id`.

@@ -218,6 +218,17 @@ pub(super) fn list_from(kind: DocKind) -> String {
     format!("{} t JOIN contacts c ON c.id = t.contact_id", kind.table())
 }
 
+/// One document of a kind without its lines (404 when unknown or foreign).
+pub(super) fn one(
+    conn: &rusqlite::Connection,
+    scope: &crate::scope::Scope,
+    kind: DocKind,
+    id: &str,
+) -> crate::error::AppResult<Document> {
+    let (from, cols) = (list_from(kind), columns(kind));
+    list_sql(&from, &cols).one(conn, scope, kind.label(), id, |r| from_row(kind, r))
+}
+
 /// The list query over [`list_from`] and [`columns`].
 pub(super) fn list_sql<'a>(from: &'a str, columns: &'a str) -> ListSql<'a> {
     ListSql {

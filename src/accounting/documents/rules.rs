@@ -1,5 +1,7 @@
-//! The rules of priced documents (invoices, bills): one set of functions over a
-//! [`DocKind`] (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals).
+//! The rules of priced documents (invoices, bills, credit notes, supplier credits): one
+//! set of functions over a [`DocKind`] (docs/accounting.md#invoices-and-bills,
+//! docs/accounting.md#line-totals); a credit's link and `amount_credited` are kept by
+//! [`super::credits`] (docs/accounting.md#credit-notes-and-supplier-credits).
 //!
 //! - `contact_id` is required; `issue_date` defaults to today, `due_date` to the issue
 //!   date + 30 days (and may not be earlier than it).
@@ -21,7 +23,7 @@ use time::Duration;
 use super::credits;
 use super::kind::{DocKind, NumberRule};
 use super::record::{
-    columns, from_row, list_from, list_sql, CreateDocument, Document, Link, UpdateDocument,
+    columns, from_row, list_from, list_sql, one, CreateDocument, Document, Link, UpdateDocument,
 };
 use super::stock;
 use crate::accounting::common::{
@@ -72,12 +74,6 @@ fn default_location(conn: &Connection, entity: Option<&str>) -> AppResult<Option
         )
         .optional()?
         .flatten())
-}
-
-/// One document of a kind without its lines (404 when unknown or foreign).
-fn one(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
-    let (from, cols) = (list_from(kind), columns(kind));
-    list_sql(&from, &cols).one(conn, scope, kind.label(), id, |r| from_row(kind, r))
 }
 
 pub fn get(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
@@ -247,8 +243,35 @@ pub fn create(
     }
     stock::sync(tx, scope, kind, &d, ctx, &mut read, false)?;
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
-    credits::settle(tx, scope, kind, &mut d, None, ctx)?;
+    let changed = credits::settle(tx, scope, kind, &mut d, None, ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
     Ok(d)
+}
+
+/// The `<kind>.updated` event of each original whose `amount_credited` a credit of `kind`
+/// changed (docs/webhooks.md#events).
+fn originals_changed(
+    tx: &Transaction,
+    scope: &Scope,
+    kind: DocKind,
+    ids: &[String],
+    ctx: &Ctx,
+) -> AppResult<()> {
+    let Some((original, _)) = kind.credits() else {
+        return Ok(());
+    };
+    for id in ids {
+        let o = get(tx, scope, original, id)?;
+        crate::webhooks::outbox::emit(
+            tx,
+            &scope.owner_id,
+            o.entity_id.as_deref(),
+            original.event(),
+            &o,
+            &ctx.now,
+        )?;
+    }
+    Ok(())
 }
 
 /// Creates an invoice or a bill as history (imports): `numbering` decides what an
@@ -571,7 +594,8 @@ pub fn update(
         credits::guard_original(tx, kind, before, &d)?;
     }
     credits::write_link(tx, kind, &d)?;
-    credits::settle(tx, scope, kind, &mut d, old_link.as_deref(), ctx)?;
+    let changed = credits::settle(tx, scope, kind, &mut d, old_link.as_deref(), ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
     Ok(d)
 }
 

@@ -1,5 +1,5 @@
-//! How invoices and bills move stock (docs/documents-stock.md#the-one-rule;
-//! docs/documents-stock.md).
+//! How invoices, bills, credit notes and supplier credits move stock
+//! (docs/documents-stock.md#the-one-rule; docs/documents-stock.md).
 //!
 //! The whole rule is one invariant, kept after every request: for each *posted* document
 //! ([`DocKind::posted_statuses`]: invoice `sent`/`paid`, bill `awaiting_payment`/`paid`)
@@ -17,6 +17,11 @@
 //!   sale cost of that product, so a reduced line takes back the cost it booked.
 //! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net over their
 //!   quantity (4 dp); stock back is a `return` without cost.
+//! - Credit note stock in is a `return` at the average unit cost its invoice's sales
+//!   booked for the product (the product's cost price when unlinked or none was sold);
+//!   stock back out is a `return` at the credit note's own average cost of what it took
+//!   in. Supplier credit stock out, and back in, is a `return` without cost
+//!   (docs/documents-stock.md#costs).
 //! - `reference` is the document's number, `date` the document's `issue_date`; a change
 //!   of the issue date of a posted document takes back what its movements hold on other
 //!   dates on those dates and writes the effect on the new one, and what a document no
