@@ -234,6 +234,9 @@ fn a_credit_note_may_credit_only_a_posted_invoice_of_its_own_entity_and_customer
 
     let c = s.created_credit_note(json!({ "invoice_id": sent["id"] }));
     assert_eq!(c["invoice_id"], sent["id"]);
+    // Moving the credit to another customer while it names the invoice is refused too.
+    let r = s.t.put("/api/credit-notes", json!({ "id": c["id"], "contact_id": carl }));
+    assert!(assert_error(&r, Status::BadRequest).contains("another customer"));
 
     // A bill is not an invoice: a supplier credit links bills only.
     let bill = s.bill("awaiting_payment", json!([service(10)]));
@@ -635,4 +638,47 @@ fn the_check_names_a_document_whose_amount_credited_disagrees_with_its_credits()
         "{found:?}"
     );
     assert!(found[1].contains("Credit note CN-0001"), "{found:?}");
+}
+
+#[test]
+fn a_credit_written_as_history_is_applied_to_its_invoice_as_a_created_one_is() {
+    let s = shop();
+    let inv = s.invoice("sent", json!([service(100)]));
+    let scope = s.t.db.read_sync(|c| {
+        Ok(c.query_row(
+            "SELECT owner_id FROM invoices WHERE id = ?1",
+            [inv["id"].as_str().unwrap()],
+            |r| r.get::<_, String>(0),
+        )?)
+    });
+    let owner = scope.unwrap();
+    let entity = s.entity.clone();
+    let customer = s.customer.clone();
+    let invoice_id = inv["id"].as_str().unwrap().to_owned();
+    let cn =
+        s.t.db
+            .write_sync(move |tx| {
+                let body: stockbook::accounting::documents::CreateDocument =
+                    serde_json::from_value(json!({
+                        "contact_id": customer, "entity_id": entity, "status": "posted",
+                        "invoice_id": invoice_id, "provider": "xero",
+                        "lines": [{ "description": "Refund", "quantity": 1, "unit_price": 10 }],
+                    }))
+                    .unwrap();
+                stockbook::accounting::documents::create_with(
+                    tx,
+                    &stockbook::scope::Scope::user(owner),
+                    stockbook::accounting::documents::DocKind::CreditNote,
+                    body,
+                    &stockbook::ctx::Ctx::at(time::OffsetDateTime::now_utc(), false),
+                    stockbook::accounting::documents::Numbering::KeepNull,
+                )
+            })
+            .unwrap();
+    assert_eq!(cn.number, None);
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("12")
+    );
+    s.check();
 }

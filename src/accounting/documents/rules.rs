@@ -274,9 +274,11 @@ fn originals_changed(
     Ok(())
 }
 
-/// Creates an invoice or a bill as history (imports): `numbering` decides what an
-/// invoice without a number gets; the document never moves stock, and takes no default
-/// location (docs/import.md, docs/documents-stock.md#the-one-rule).
+/// Creates a document as history (imports): `numbering` decides what an invoice (credit
+/// note) without a number gets; the document never moves stock, and takes no default
+/// location (docs/import.md, docs/documents-stock.md#the-one-rule). A posted credit
+/// linked to its original is applied to it as on create
+/// (docs/accounting.md#credit-notes-and-supplier-credits).
 pub fn create_with(
     tx: &Transaction,
     scope: &Scope,
@@ -285,7 +287,10 @@ pub fn create_with(
     ctx: &Ctx,
     numbering: Numbering,
 ) -> AppResult<Document> {
-    insert(tx, scope, kind, b, ctx, numbering, false)
+    let mut d = insert(tx, scope, kind, b, ctx, numbering, false)?;
+    let changed = credits::settle(tx, scope, kind, &mut d, None, ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
+    Ok(d)
 }
 
 fn insert(
