@@ -235,7 +235,10 @@ fn a_credit_note_may_credit_only_a_posted_invoice_of_its_own_entity_and_customer
     let c = s.created_credit_note(json!({ "invoice_id": sent["id"] }));
     assert_eq!(c["invoice_id"], sent["id"]);
     // Moving the credit to another customer while it names the invoice is refused too.
-    let r = s.t.put("/api/credit-notes", json!({ "id": c["id"], "contact_id": carl }));
+    let r = s.t.put(
+        "/api/credit-notes",
+        json!({ "id": c["id"], "contact_id": carl }),
+    );
     assert!(assert_error(&r, Status::BadRequest).contains("another customer"));
 
     // A bill is not an invoice: a supplier credit links bills only.

@@ -29,7 +29,7 @@ fn name(kind: DocKind, d: &Document) -> String {
 /// Resolves the document a credit of `kind` names in its link field: 400 when not a
 /// UUID, 404 when unknown or foreign, 400 when of another entity or contact, 409 when
 /// not posted.
-pub(super) fn original(
+fn original(
     conn: &Connection,
     scope: &Scope,
     kind: DocKind,
@@ -68,6 +68,96 @@ pub(super) fn original(
         )));
     }
     Ok(o.id)
+}
+
+/// The link a create sends (blank: none), resolved by [`original`].
+pub(super) fn link_sent(
+    conn: &Connection,
+    scope: &Scope,
+    kind: DocKind,
+    sent: Option<&str>,
+    entity: Option<&str>,
+    contact_id: &str,
+) -> AppResult<Option<String>> {
+    match sent.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Ok(Some(original(conn, scope, kind, raw, entity, contact_id)?)),
+        None => Ok(None),
+    }
+}
+
+/// What an update of a document needs to keep its credits right: the link and contact
+/// it had, the link the request sent, and (originals) the document as it was.
+pub(super) struct Change {
+    old_link: Option<String>,
+    old_contact: String,
+    sent: Option<Option<String>>,
+    before: Option<Document>,
+}
+
+impl Change {
+    /// Taken before the request changes `d`; `sent` is the kind's link field as sent.
+    pub(super) fn start(kind: DocKind, d: &Document, sent: Option<Option<&str>>) -> Self {
+        Self {
+            old_link: d.link.id.clone(),
+            old_contact: d.contact_id.clone(),
+            sent: sent.map(|l| l.map(str::to_owned)),
+            before: kind.credited_by().is_some().then(|| d.clone()),
+        }
+    }
+
+    /// Applies the link sent (null or blank unlinks) and checks the link against the
+    /// credit as it now stands when the link or the contact changed, or the credit is
+    /// posted ([`original`]).
+    pub(super) fn relink(
+        &self,
+        conn: &Connection,
+        scope: &Scope,
+        kind: DocKind,
+        d: &mut Document,
+    ) -> AppResult<()> {
+        if let Some(l) = &self.sent {
+            d.link.id = l
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned);
+        }
+        if let Some(raw) = d.link.id.clone() {
+            if d.link.id != self.old_link
+                || d.contact_id != self.old_contact
+                || kind.is_posted(&d.status)
+            {
+                let id = original(
+                    conn,
+                    scope,
+                    kind,
+                    &raw,
+                    d.entity_id.as_deref(),
+                    &d.contact_id,
+                )?;
+                d.link.id = Some(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// After the document's row is written: an original's guard ([`guard_original`]), a
+    /// credit's link column and [`settle`]. Returns the originals whose `amount_credited`
+    /// changed.
+    pub(super) fn finish(
+        self,
+        tx: &Transaction,
+        scope: &Scope,
+        kind: DocKind,
+        d: &mut Document,
+        ctx: &Ctx,
+    ) -> AppResult<Vec<String>> {
+        if let Some(before) = &self.before {
+            guard_original(tx, kind, before, d)?;
+        }
+        write_link(tx, kind, d)?;
+        settle(tx, scope, kind, d, self.old_link.as_deref(), ctx)
+    }
 }
 
 /// The credit's own `amount_credited`: its total while posted and linked, else 0.
@@ -201,7 +291,7 @@ fn first_credit(
 /// Refuses (409) a change of an original (`before` → `after`) that its posted credits
 /// forbid: leaving the posted statuses, another contact, or a total below what is paid
 /// and credited.
-pub(super) fn guard_original(
+fn guard_original(
     conn: &Connection,
     kind: DocKind,
     before: &Document,

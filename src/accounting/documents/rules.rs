@@ -339,17 +339,14 @@ fn insert(
         None => "draft".to_owned(),
     };
     let amount_paid = non_negative("amount_paid", b.amount_paid.unwrap_or(Money::ZERO))?;
-    let link = match b.link(kind).map(str::trim).filter(|s| !s.is_empty()) {
-        Some(raw) => Some(credits::original(
-            tx,
-            scope,
-            kind,
-            raw,
-            entity.as_deref(),
-            &contact_ref.id,
-        )?),
-        None => None,
-    };
+    let link = credits::link_sent(
+        tx,
+        scope,
+        kind,
+        b.link(kind),
+        entity.as_deref(),
+        &contact_ref.id,
+    )?;
     let lines = lines::build(
         tx,
         scope,
@@ -455,11 +452,8 @@ pub fn update(
 ) -> AppResult<Document> {
     let id = parse_id("id", &b.id)?;
     let mut d = get(tx, scope, kind, &id)?;
-    let before = kind.credited_by().is_some().then(|| d.clone());
-    let old_link = d.link.id.clone();
-    let old_contact = d.contact_id.clone();
+    let credit = credits::Change::start(kind, &d, b.link(kind));
     let was_posted = kind.is_posted(&d.status);
-    let sent_link = b.link(kind).map(|l| l.map(str::to_owned));
     if let Some(raw) = b.contact_id.as_deref() {
         let (r, name) = contact(tx, scope, raw)?;
         check_refs(d.entity_id.as_deref(), &[&r])?;
@@ -521,25 +515,7 @@ pub fn update(
             return Err(duplicate(kind, n));
         }
     }
-    if let Some(l) = sent_link {
-        d.link.id = l
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned);
-    }
-    if let Some(raw) = d.link.id.clone() {
-        if d.link.id != old_link || d.contact_id != old_contact || kind.is_posted(&d.status) {
-            d.link.id = Some(credits::original(
-                tx,
-                scope,
-                kind,
-                &raw,
-                d.entity_id.as_deref(),
-                &d.contact_id,
-            )?);
-        }
-    }
+    credit.relink(tx, scope, kind, &mut d)?;
     let lines_replaced = b.lines.is_some();
     if let Some(inputs) = b.lines {
         d.lines = lines::build(
@@ -595,11 +571,7 @@ pub fn update(
         stock::sync(tx, scope, kind, &d, ctx, &mut read, issue_date_changed)?;
     }
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
-    if let Some(before) = &before {
-        credits::guard_original(tx, kind, before, &d)?;
-    }
-    credits::write_link(tx, kind, &d)?;
-    let changed = credits::settle(tx, scope, kind, &mut d, old_link.as_deref(), ctx)?;
+    let changed = credit.finish(tx, scope, kind, &mut d, ctx)?;
     originals_changed(tx, scope, kind, &changed, ctx)?;
     Ok(d)
 }
