@@ -685,3 +685,23 @@ fn a_credit_written_as_history_is_applied_to_its_invoice_as_a_created_one_is() {
     );
     s.check();
 }
+
+#[test]
+fn a_refunded_credit_is_not_applied_to_an_invoice_as_well() {
+    let s = shop();
+    let inv = s.invoice("sent", json!([service(100)]));
+    let cn = s.created_credit_note(
+        json!({ "status": "posted", "lines": [service(10)], "amount_paid": 12 }),
+    );
+    assert_eq!(dec(&cn["amount_due"]), d("0"));
+    let r = s.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "invoice_id": inv["id"] }),
+    );
+    assert!(assert_error(&r, Status::Conflict).contains("refunded"));
+    assert_eq!(
+        dec(&s.get("/api/invoices", &inv["id"])["amount_credited"]),
+        d("0")
+    );
+    s.check();
+}

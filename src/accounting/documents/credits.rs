@@ -5,7 +5,8 @@
 //! - A credit may name the document it credits ([`DocKind::credits`]): one of the caller's
 //!   (404 otherwise), of the credit's entity and contact (400), posted (409).
 //! - A credit's own `amount_credited` is the part applied to its original: its total while
-//!   posted and linked, else 0. An original's `amount_credited` is the sum of its posted
+//!   posted and linked, else 0; so a posted linked credit has nothing left to refund, and
+//!   one with refunds (`amount_paid`) cannot be applied (409). An original's `amount_credited` is the sum of its posted
 //!   credits' totals, written by the transaction that changes one of them ([`settle`]);
 //!   a change that would take it beyond what the original has due is 409.
 //! - An original with posted credits stays as they found it: voiding it, returning it to
@@ -205,6 +206,14 @@ pub(super) fn settle(
     };
     d.amount_credited = applied(kind, d);
     d.amount_due = d.total - d.amount_paid - d.amount_credited;
+    if d.amount_due < Money::ZERO && d.amount_credited > Money::ZERO {
+        return Err(AppError::conflict(format!(
+            "{} has {} refunded: applied to {} as well, it would credit more than its total",
+            name(kind, d),
+            d.amount_paid,
+            original_kind.a_noun()
+        )));
+    }
     tx.prepare_cached(&format!(
         "UPDATE {} SET amount_credited = ?1 WHERE id = ?2",
         kind.table()
