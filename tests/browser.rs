@@ -848,6 +848,62 @@ fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_i
 }
 
 #[test]
+fn a_credit_note_raised_from_an_invoice_takes_two_items_back_and_shows_on_the_invoice() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "credits@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    let jane = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    )["id"]
+        .clone();
+    let inv = b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": jane, "entity_id": entity, "status": "sent", "location_id": shop,
+               "lines": [{"product_id": mug, "quantity": 3}]}),
+    );
+    assert_eq!(stock_at(&b, &mug, &shop), "2");
+
+    // "Credit" on the invoice opens a credit note with its lines, linked to it.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".view tbody", "Credit");
+    b.wait_text(".view h1", "Credit notes");
+    b.wait_text("dialog", "New credit note");
+    b.wait_text("#doc-link", "Credits invoice INV-0001");
+    let loc = b.wait("dialog select[name=location_id]");
+    assert_eq!(b.prop(&loc, "value"), json!(shop));
+    // Two of the three come back.
+    b.type_into("dialog input[name='lines[0].quantity']", "2");
+    b.select("dialog select[name=status]", "Posted");
+    b.wait_text("#doc-stock", "brings 2 × Blue mug into Shop floor");
+    b.screenshot("credit-note");
+    b.click_button("dialog", "Create credit note");
+    b.wait_page_text("Credit note CN-0001 saved: total £20.40.");
+    assert_eq!(stock_at(&b, &mug, &shop), "4");
+
+    // The invoice shows what was credited and what is still due.
+    let got = b.api_ok(
+        "GET",
+        &format!("/api/invoices?id={}", inv["id"].as_str().unwrap()),
+        json!(null),
+    );
+    assert_eq!(got[0]["amount_credited"], json!(20.4));
+    assert_eq!(got[0]["amount_due"], json!(10.2));
+    open(&b, "#/invoices", "Invoices");
+    b.wait_text(".view tbody", "£20.40");
+    b.click_button(".view tbody", "Edit");
+    b.wait_text("#doc-due", "credited £20.40: £10.20 due.");
+}
+
+#[test]
 fn a_bill_awaiting_payment_brings_stock_in_and_moves_the_cost() {
     let Some(b) = start() else { return };
     let entity = signed_up(&b, "bills@example.com");

@@ -1,12 +1,15 @@
 //! Property tests of documents moving stock (docs/documents-stock.md#the-one-rule) and of
 //! stock as at a date (docs/documents-stock.md#stock-as-at-a-date).
 //!
-//! 1. Random sequences of invoice and bill creates, status changes, line edits, location
+//! 1. Random sequences of invoice, bill, credit note and supplier credit creates (a credit
+//!    linked to an invoice or bill or not, docs/accounting.md#credit-notes-and-supplier-credits),
+//!    status changes, line edits, location
 //!    changes, issue date changes (docs/documents-stock.md#dates) and deletes,
 //!    interleaved with plain movements, transfer orders and stock takes, with and without
 //!    `allow_negative_stock`. After EACH step the docs/ledger.md#invariants and
 //!    docs/documents-stock.md#the-one-rule hold (read through the API,
-//!    `common::invariants`), the ledger check finds nothing (stock over time,
+//!    `common::invariants`, with every `amount_credited` the sum of its posted credits and
+//!    no credited `amount_due` below zero), the ledger and credit checks find nothing (stock over time,
 //!    docs/ledger.md#stock-over-time, included without `allow_negative_stock`), every
 //!    answer is a success or a 409, and a refused request changed nothing at all.
 //! 2. Random ledgers over several days (movements, purchases with a unit cost, cost
@@ -33,14 +36,39 @@ const PRODUCTS: usize = 2;
 const LOCATIONS: usize = 2;
 const INVOICE_STATUSES: [&str; 4] = ["draft", "sent", "paid", "void"];
 const BILL_STATUSES: [&str; 4] = ["draft", "awaiting_payment", "paid", "void"];
+const CREDIT_STATUSES: [&str; 4] = ["draft", "posted", "posted", "void"];
+
+/// The kinds of document, by index: invoice, bill, credit note, supplier credit.
+const PATHS: [&str; 4] = [
+    "/api/invoices",
+    "/api/bills",
+    "/api/credit-notes",
+    "/api/supplier-credits",
+];
+
+fn status_of(kind: usize, i: usize) -> &'static str {
+    match kind {
+        0 => INVOICE_STATUSES[i],
+        1 => BILL_STATUSES[i],
+        _ => CREDIT_STATUSES[i],
+    }
+}
+
+/// Purchases (bills, supplier credits) are the supplier's; sales the customer's.
+fn is_purchase(kind: usize) -> bool {
+    kind % 2 == 1
+}
 
 #[derive(Debug, Clone)]
 enum Op {
     Create {
-        bill: bool,
+        /// An index of [`PATHS`].
+        kind: usize,
         status: usize,
         lines: Vec<(usize, i64)>,
         location: Option<usize>,
+        /// Credits: the document of the credited kind it names, if any.
+        link: Option<usize>,
     },
     Status {
         doc: usize,
@@ -88,8 +116,9 @@ fn lines() -> impl Strategy<Value = Vec<(usize, i64)>> {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (any::<bool>(), 0..4usize, lines(), prop::option::weighted(0.8, 0..LOCATIONS))
-            .prop_map(|(bill, status, lines, location)| Op::Create { bill, status, lines, location }),
+        4 => (0..4usize, 0..4usize, lines(), prop::option::weighted(0.8, 0..LOCATIONS),
+              prop::option::weighted(0.7, 0..8usize))
+            .prop_map(|(kind, status, lines, location, link)| Op::Create { kind, status, lines, location, link }),
         4 => (0..8usize, 0..4usize).prop_map(|(doc, status)| Op::Status { doc, status }),
         2 => (0..8usize, lines()).prop_map(|(doc, lines)| Op::Lines { doc, lines }),
         2 => (0..8usize, prop::option::weighted(0.8, 0..LOCATIONS))
@@ -112,8 +141,8 @@ struct World {
     locations: Vec<String>,
     customer: String,
     supplier: String,
-    /// (is a bill, id) of every document created (deleted ones stay; a request for them is 404).
-    docs: Vec<(bool, String)>,
+    /// (kind, id) of every document created (deleted ones stay; a request for them is 404).
+    docs: Vec<(usize, String)>,
 }
 
 fn fail(msg: String) -> TestCaseError {
@@ -194,7 +223,7 @@ impl World {
         l.map_or(Value::Null, |l| json!(self.locations[l]))
     }
 
-    fn doc(&self, i: usize) -> Option<&(bool, String)> {
+    fn doc(&self, i: usize) -> Option<&(usize, String)> {
         if self.docs.is_empty() {
             None
         } else {
@@ -202,12 +231,19 @@ impl World {
         }
     }
 
-    fn path(bill: bool) -> &'static str {
-        if bill {
-            "/api/bills"
-        } else {
-            "/api/invoices"
-        }
+    /// The `i`th document (round) of `kind`, if any.
+    fn doc_of(&self, kind: usize, i: usize) -> Option<&String> {
+        let of: Vec<&String> = self
+            .docs
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, id)| id)
+            .collect();
+        (!of.is_empty()).then(|| of[i % of.len()])
+    }
+
+    fn path(kind: usize) -> &'static str {
+        PATHS[kind]
     }
 
     /// Everything a refused request must leave as it was.
@@ -218,6 +254,8 @@ impl World {
             "/api/products",
             "/api/invoices",
             "/api/bills",
+            "/api/credit-notes",
+            "/api/supplier-credits",
             "/api/transfer-orders",
         ]
         .iter()
@@ -251,56 +289,59 @@ fn single(
 fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
     match op {
         Op::Create {
-            bill,
+            kind,
             status,
             lines,
             location,
+            link,
         } => {
-            let body = json!({
-                "contact_id": if *bill { &w.supplier } else { &w.customer },
+            let mut body = json!({
+                "contact_id": if is_purchase(*kind) { &w.supplier } else { &w.customer },
                 "entity_id": w.entity,
-                "status": if *bill { BILL_STATUSES[*status] } else { INVOICE_STATUSES[*status] },
+                "status": status_of(*kind, *status),
                 "lines": w.lines(lines),
                 "location_id": w.location(*location),
             });
-            if let Some(v) = single(w, "create", |w| w.t.post(World::path(*bill), body))? {
+            if *kind >= 2 {
+                if let Some(original) = link.and_then(|i| w.doc_of(kind - 2, i)) {
+                    let field = if *kind == 2 { "invoice_id" } else { "bill_id" };
+                    body[field] = json!(original);
+                }
+            }
+            if let Some(v) = single(w, "create", |w| w.t.post(World::path(*kind), body))? {
                 w.docs
-                    .push((*bill, v["data"]["id"].as_str().unwrap().to_owned()));
+                    .push((*kind, v["data"]["id"].as_str().unwrap().to_owned()));
             }
         }
         Op::Status { doc, status } => {
-            let Some((bill, id)) = w.doc(*doc).cloned() else {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
                 return Ok(());
             };
-            let s = if bill {
-                BILL_STATUSES[*status]
-            } else {
-                INVOICE_STATUSES[*status]
-            };
+            let s = status_of(kind, *status);
             single(w, "status", |w| {
-                w.t.put(World::path(bill), json!({ "id": id, "status": s }))
+                w.t.put(World::path(kind), json!({ "id": id, "status": s }))
             })?;
         }
         Op::Lines { doc, lines } => {
-            let Some((bill, id)) = w.doc(*doc).cloned() else {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
                 return Ok(());
             };
             let body = json!({ "id": id, "lines": w.lines(lines) });
-            single(w, "lines", |w| w.t.put(World::path(bill), body))?;
+            single(w, "lines", |w| w.t.put(World::path(kind), body))?;
         }
         Op::Location { doc, location } => {
-            let Some((bill, id)) = w.doc(*doc).cloned() else {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
                 return Ok(());
             };
             let body = json!({ "id": id, "location_id": w.location(*location) });
-            single(w, "location", |w| w.t.put(World::path(bill), body))?;
+            single(w, "location", |w| w.t.put(World::path(kind), body))?;
         }
         Op::Delete { doc } => {
-            let Some((bill, id)) = w.doc(*doc).cloned() else {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
                 return Ok(());
             };
             // Posted with movements: refused, whatever else holds.
-            let (_, list) = w.t.get(World::path(bill));
+            let (_, list) = w.t.get(World::path(kind));
             let current = list["data"]
                 .as_array()
                 .unwrap()
@@ -308,7 +349,7 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 .find(|d| d["id"] == json!(id))
                 .cloned();
             let deleted = single(w, "delete", |w| {
-                w.t.delete(World::path(bill), json!({ "id": id }))
+                w.t.delete(World::path(kind), json!({ "id": id }))
             })?;
             if let (Some(d), Some(_)) = (current, deleted) {
                 let moved = d["location_id"].is_string()
@@ -322,13 +363,13 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             }
         }
         Op::IssueDate { doc, days_back } => {
-            let Some((bill, id)) = w.doc(*doc).cloned() else {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
                 return Ok(());
             };
             let day = (w.t.clock.today() - time::Duration::days(*days_back)).to_string();
             // A due date before the new issue date is no part of this test.
             let body = json!({ "id": id, "issue_date": day, "due_date": "9999-12-31" });
-            single(w, "issue date", |w| w.t.put(World::path(bill), body))?;
+            single(w, "issue date", |w| w.t.put(World::path(kind), body))?;
         }
         Op::Move {
             product,
@@ -420,6 +461,13 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
             "the ledger check after {:?}: {:?}",
             op,
             breaches
+        );
+        let credited = stockbook::accounting::documents::credited_breaches(&conn).unwrap();
+        prop_assert!(
+            credited.is_empty(),
+            "the credit check after {:?}: {:?}",
+            op,
+            credited
         );
     }
     Ok(())

@@ -26,7 +26,7 @@ const STOCK_REFUSED: &str = "Not enough stock at the location for what the chang
 /// The operations of the accounting records (session API).
 #[rustfmt::skip]
 pub fn operations() -> Vec<Operation> {
-    vec![
+    let mut ops = vec![
         op("get", "/api/contacts", "Contacts", "listContacts", "List contacts", S, FilteredList("Contact", &[ByEntity, ById])),
         op("post", "/api/contacts", "Contacts", "createContact", "Create a contact", S, Create { body: "ContactCreate", record: "Contact" }),
         op("put", "/api/contacts", "Contacts", "updateContact", "Update a contact", S, Update { body: "ContactUpdate", record: "Contact" }),
@@ -77,7 +77,9 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/recurring-invoices", "Recurring invoices", "createRecurringInvoice", "Create a recurring invoice template", S, Create { body: "RecurringInvoiceCreate", record: "RecurringInvoice" }),
         op("put", "/api/recurring-invoices", "Recurring invoices", "updateRecurringInvoice", "Update a recurring invoice template", S, Update { body: "RecurringInvoiceUpdate", record: "RecurringInvoice" }),
         op("delete", "/api/recurring-invoices", "Recurring invoices", "deleteRecurringInvoice", "Delete a recurring invoice template", S, Delete),
-    ]
+    ];
+    ops.extend(CREDIT_KINDS.iter().flat_map(credit_operations));
+    ops
 }
 
 fn entity_field() -> Value {
@@ -258,6 +260,13 @@ fn document_update(statuses: &[&str]) -> Value {
 /// The accounting records and their bodies.
 #[rustfmt::skip]
 pub fn schemas() -> Vec<(&'static str, Value)> {
+    let mut all = documented_schemas();
+    all.extend(CREDIT_KINDS.iter().flat_map(credit_schemas));
+    all
+}
+
+#[rustfmt::skip]
+fn documented_schemas() -> Vec<(&'static str, Value)> {
     let inv_number =
         "INV-0001, INV-0002, ... per entity when omitted; unique per entity ignoring case (409).";
     let bill_number =
@@ -534,4 +543,121 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("provider_ref", nullable(string())),
         ])),
     ]
+}
+
+/// What the OpenAPI document calls a kind of credit; everything else about it comes from
+/// its [`DocKind`] facts (docs/accounting.md#credit-notes-and-supplier-credits).
+struct CreditNames {
+    kind: DocKind,
+    path: &'static str,
+    tag: &'static str,
+    record: &'static str,
+    create: &'static str,
+    update: &'static str,
+    /// list, create, update, delete
+    ids: [&'static str; 4],
+    summaries: [&'static str; 4],
+    number: &'static str,
+}
+
+const CREDIT_KINDS: [CreditNames; 2] = [
+    CreditNames {
+        kind: DocKind::CreditNote,
+        path: "/api/credit-notes",
+        tag: "Credit notes",
+        record: "CreditNote",
+        create: "CreditNoteCreate",
+        update: "CreditNoteUpdate",
+        ids: [
+            "listCreditNotes",
+            "createCreditNote",
+            "updateCreditNote",
+            "deleteCreditNote",
+        ],
+        summaries: [
+            "List credit notes with lines",
+            "Create a credit note",
+            "Update a credit note",
+            "Delete a credit note",
+        ],
+        number:
+            "CN-0001, CN-0002, ... per entity when omitted; unique per entity ignoring case (409).",
+    },
+    CreditNames {
+        kind: DocKind::SupplierCredit,
+        path: "/api/supplier-credits",
+        tag: "Supplier credits",
+        record: "SupplierCredit",
+        create: "SupplierCreditCreate",
+        update: "SupplierCreditUpdate",
+        ids: [
+            "listSupplierCredits",
+            "createSupplierCredit",
+            "updateSupplierCredit",
+            "deleteSupplierCredit",
+        ],
+        summaries: [
+            "List supplier credits with lines",
+            "Create a supplier credit",
+            "Update a supplier credit",
+            "Delete a supplier credit",
+        ],
+        number: "The supplier's number; null when omitted; unique per entity and supplier (409).",
+    },
+];
+
+/// Where a credit's rules are written.
+const CREDIT_RULES: &[&str] = &[
+    "docs/accounting.md#credit-notes-and-supplier-credits",
+    "docs/documents-stock.md#the-one-rule",
+    "docs/documents-stock.md#costs",
+];
+
+/// The four session operations of a kind of credit.
+fn credit_operations(n: &CreditNames) -> Vec<Operation> {
+    let [list, create, update, delete] = n.ids;
+    let [list_s, create_s, update_s, delete_s] = n.summaries;
+    let refused = "The credited document is not posted, the credit goes beyond what it has due, or not enough stock / an inactive product as on invoices and bills";
+    vec![
+        op("get", n.path, n.tag, list, list_s, S, FilteredList(n.record, &[ByEntity, ById])),
+        op("post", n.path, n.tag, create, create_s, S, Create { body: n.create, record: n.record })
+            .rules(CREDIT_RULES)
+            .refused(refused),
+        op("put", n.path, n.tag, update, update_s, S, Update { body: n.update, record: n.record })
+            .rules(CREDIT_RULES)
+            .refused(refused),
+        op("delete", n.path, n.tag, delete, delete_s, S, Delete)
+            .rules(CREDIT_RULES)
+            .refused("The credit is posted against a document, or posted and has moved stock: void it first"),
+    ]
+}
+
+/// The record, create and update schemas of a kind of credit: a document's, with the
+/// link to the credited document.
+fn credit_schemas(n: &CreditNames) -> Vec<(&'static str, Value)> {
+    let Some((original, field)) = n.kind.credits() else {
+        return Vec::new();
+    };
+    let what = format!(
+        "The {} credited: {} of the caller of the same entity and contact (400), posted (409).",
+        original.label().to_lowercase(),
+        original.a_noun()
+    );
+    let mut rec = document(n.kind, n.number);
+    rec["properties"][field] = {
+        let mut v = nullable(uuid());
+        v["description"] = json!(format!("{what} Null when unlinked."));
+        v
+    };
+    if let Some(r) = rec["required"].as_array_mut() {
+        r.push(json!(field));
+    }
+    rec["properties"]["amount_credited"] = money("The part of this credit applied to the document it credits: its total while posted and linked, else 0.");
+    rec["properties"]["amount_due"] =
+        money("total − amount_paid (refunds) − amount_credited: what is left to refund.");
+    let mut create = document_create(n.kind.statuses(), n.number);
+    create["properties"][field] = opt_ref(&what);
+    let mut update = document_update(n.kind.statuses());
+    update["properties"][field] = opt_ref(&format!("{what} Unlinks when"));
+    vec![(n.record, rec), (n.create, create), (n.update, update)]
 }

@@ -898,6 +898,8 @@ impl<'a> Writer<'a> {
                 provider_ref: doc.provider_ref.clone(),
                 entity_id: Some(self.entity.clone()),
                 location_id: None,
+                invoice_id: None,
+                bill_id: None,
             },
             &self.ctx,
             Numbering::KeepNull,
@@ -997,10 +999,17 @@ mod sql {
     const SAME_BILL: &str = "SELECT id FROM bills
         WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
 
+    const SAME_CREDIT_NOTE: &str = "SELECT id FROM credit_notes
+        WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
+    const SAME_SUPPLIER_CREDIT: &str = "SELECT id FROM supplier_credits
+        WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
+
     pub fn same_document(kind: DocKind) -> &'static str {
         match kind {
             DocKind::Invoice => SAME_INVOICE,
             DocKind::Bill => SAME_BILL,
+            DocKind::CreditNote => SAME_CREDIT_NOTE,
+            DocKind::SupplierCredit => SAME_SUPPLIER_CREDIT,
         }
     }
 

@@ -35,7 +35,16 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
     found.extend(
         crate::accounting::payments::breaches(conn).map_err(|e| format!("payment check: {e}"))?,
     );
+    found.extend(credited(conn).map_err(|e| format!("credit check: {e}"))?);
     Ok(found)
+}
+
+/// Every invoice, bill and credit whose `amount_credited` disagrees with its credits
+/// (docs/accounting.md#amount-due).
+fn credited(conn: &Connection) -> Result<Vec<String>, String> {
+    let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
+    let found = crate::accounting::documents::credited_breaches(&tx).map_err(|e| e.to_string())?;
+    Ok(found.into_iter().map(|b| format!("credits: {b}")).collect())
 }
 
 /// Every row the server could not read (docs/operations.md#damaged-records), read in one

@@ -30,7 +30,7 @@ pub use guard::ApiKey;
 pub use rate_limit::RateLimiter;
 
 use crate::accounting::contacts::{Contacts, CreateContact};
-use crate::accounting::documents::{Bills, CreateDocument, Invoices};
+use crate::accounting::documents::{Bills, CreateDocument, CreditNotes, Invoices};
 use crate::accounting::employees::Employees;
 use crate::accounting::expense_categories::ExpenseCategories;
 use crate::accounting::resource::{self, read_list, Resource};
@@ -58,6 +58,8 @@ pub fn routes() -> Vec<Route> {
         create_bill,
         payments::list,
         payments::create,
+        credit_notes,
+        create_credit_note,
         contacts,
         create_contact,
         products_list,
@@ -130,6 +132,23 @@ async fn create_bill(
     config: &State<AppConfig>,
 ) -> AppResult<Created<<Bills as Resource>::Record>> {
     resource::create::<Bills>(key.scope(), body.into_inner(), db, Ctx::new(clock, config)).await
+}
+
+#[get("/credit-notes?<q..>")]
+async fn credit_notes(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
+    list::<CreditNotes>(key, q, db).await
+}
+
+#[post("/credit-notes", data = "<body>")]
+async fn create_credit_note(
+    key: ApiKey,
+    body: JsonBody<CreateDocument>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+    config: &State<AppConfig>,
+) -> AppResult<Created<<CreditNotes as Resource>::Record>> {
+    resource::create::<CreditNotes>(key.scope(), body.into_inner(), db, Ctx::new(clock, config))
+        .await
 }
 
 #[get("/contacts?<q..>")]

@@ -18,6 +18,8 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/v1/payments", "Public API", "v1CreatePayment", "Record a payment on an invoice or bill", K, Create { body: "PaymentCreate", record: "Payment" })
             .rules(crate::accounting::payments::openapi::RULES)
             .refused(crate::accounting::payments::openapi::REFUSED),
+        op("get", "/api/v1/credit-notes", "Public API", "v1ListCreditNotes", "List credit notes with line items", K, V1List("CreditNote")),
+        op("post", "/api/v1/credit-notes", "Public API", "v1CreateCreditNote", "Create a credit note", K, Create { body: "CreditNoteCreate", record: "CreditNote" }),
         op("get", "/api/v1/contacts", "Public API", "v1ListContacts", "List contacts", K, V1List("Contact")),
         op("post", "/api/v1/contacts", "Public API", "v1CreateContact", "Create a contact", K, Create { body: "ContactCreate", record: "Contact" }),
         op("get", "/api/v1/products", "Public API", "v1ListProducts", "List products with stock levels", K, V1List("Product")),

@@ -32,7 +32,7 @@ pub struct EventType {
 /// the web app lists them: the one list of them. The checks of a webhook's `events`
 /// ([`EVENT_TYPES`]), the webhook list's `event_types` (which the web app's form reads)
 /// and the API description ([`SUBSCRIBABLE`]) are all derived from it.
-pub const EVENTS: [EventType; 7] = [
+pub const EVENTS: [EventType; 9] = [
     EventType {
         name: STOCK_MOVEMENT_CREATED,
         description: "A stock movement is recorded",
@@ -56,6 +56,14 @@ pub const EVENTS: [EventType; 7] = [
     EventType {
         name: BILL_UPDATED,
         description: "A bill is created or changes",
+    },
+    EventType {
+        name: CREDIT_NOTE_UPDATED,
+        description: "A credit note is created or changes",
+    },
+    EventType {
+        name: SUPPLIER_CREDIT_UPDATED,
+        description: "A supplier credit is created or changes",
     },
     EventType {
         name: IMPORT_FINISHED,
@@ -94,6 +102,8 @@ pub const TRANSFER_ORDER_UPDATED: &str = "transfer_order.updated";
 pub const STOCK_TAKE_COMPLETED: &str = "stock_take.completed";
 pub const INVOICE_UPDATED: &str = "invoice.updated";
 pub const BILL_UPDATED: &str = "bill.updated";
+pub const CREDIT_NOTE_UPDATED: &str = "credit_note.updated";
+pub const SUPPLIER_CREDIT_UPDATED: &str = "supplier_credit.updated";
 pub const IMPORT_FINISHED: &str = "import.finished";
 /// The test event of `POST /api/webhooks/test`, sent to one webhook whatever it subscribes.
 pub const PING: &str = "ping";

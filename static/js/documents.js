@@ -1,5 +1,6 @@
-// Invoices and bills (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals): the
-// list and the form with lines and live totals. Both pages are this one module with their own
+// Invoices, bills, credit notes and supplier credits (docs/accounting.md#invoices-and-bills,
+// docs/accounting.md#credit-notes-and-supplier-credits, docs/accounting.md#line-totals): the
+// list and the form with lines and live totals. Every kind's page is this one module with its own
 // words; their status values, and which of them are posted, are the server's (vocab.js). The
 // form shows the location stock moves at, what posting it does to stock and a warning when
 // stock is short (docs/documents-stock.md#the-one-rule); a posted invoice shows its cost of
@@ -8,7 +9,7 @@
 
 import { del, get, post, put } from "./api.js";
 import { format, money, moneyFromPence, pence, scaled } from "./decimal.js";
-import { amountFromPence, amountIn, currencyBody, currencyFields, HOME, poundsPence } from "./currency.js";
+import { amountIn, currencyBody, currencyFields, HOME, poundsPence } from "./currency.js";
 import { linesEditor } from "./lines.js";
 import { paymentsPanel } from "./payments.js";
 import { scoped, state } from "./state.js";
@@ -21,8 +22,11 @@ import { lineTreatments, options, postedStatuses, values } from "./vocab.js";
 
 /**
  * `page`: `{path, schema, noun, title, contactLabel, contactTypes, direction, priceOf,
- * numberHint, intro}`; `schema` names the record in the OpenAPI document, whose `status`
- * gives the kind's `statuses` and `posted` ones.
+ * numberHint, intro, locationHint, credit?, link?}`; `schema` names the record in the OpenAPI
+ * document, whose `status` gives the kind's `statuses` and `posted` ones. `credit: {hash,
+ * label}`: posted documents get that action, which opens the credit's page with
+ * `?credit=<id>`; `link: {field, path, noun}`: the page's documents credit one of `path`'s,
+ * named in `field`, and `?credit=<id>` opens a new one prefilled from it.
  */
 export async function documentsPage(root, ctx, page) {
   let kind = page;
@@ -72,10 +76,14 @@ export async function documentsPage(root, ctx, page) {
         { label: "Net", num: true, cell: (d) => amountIn(d.subtotal, d.currency) },
         { label: "VAT", num: true, cell: (d) => amountIn(d.vat_total, d.currency) },
         { label: "Total", num: true, cell: (d) => amountIn(d.total, d.currency) },
-        ...(kind.direction < 0 ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
-        { label: "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountFromPence(pence(d.amount_due) ?? 0n, d.currency)) },
+        ...(kind.direction < 0 && !kind.link ? [{ label: "Margin", num: true, cell: (d) => marginText(d) ?? "—" }] : []),
+        ...(kind.credit ? [{ label: "Credited", num: true, cell: (d) => amountIn(d.amount_credited ?? "0", d.currency) }] : []),
+        { label: kind.link ? "To refund" : "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountIn(d.amount_due, d.currency)) },
         { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
+          kind.credit && kind.posted.includes(d.status)
+            ? h("button", { type: "button", class: "secondary small", "aria-label": `${kind.credit.label} ${d.number || kind.noun}`, onclick: () => ctx.go(`${kind.credit.hash}?credit=${encodeURIComponent(d.id)}`) }, kind.credit.label)
+            : null,
           h("button", { type: "button", class: "danger secondary small", "aria-label": `Delete ${d.number || kind.noun}`, onclick: () => remove(d) }, "Delete")) },
       ],
     }),
@@ -83,8 +91,8 @@ export async function documentsPage(root, ctx, page) {
   fill(area, list.element);
   const load = list.load;
 
-  async function edit(doc) {
-    const saved = await documentDialog(kind, contacts, locations, doc);
+  async function edit(doc, seed = null) {
+    const saved = await documentDialog(kind, contacts, locations, doc, seed);
     if (saved) {
       toast(`${capital(kind.noun)} ${saved.number || ""} saved: total ${amountIn(saved.total, saved.currency)}.`);
       load();
@@ -109,6 +117,18 @@ export async function documentsPage(root, ctx, page) {
     edit(null);
   });
   await load();
+  // `#/credit-notes?credit=<invoice id>` (the invoice's "Credit"): a new credit note with
+  // the invoice's customer, location and lines, linked to it; the user keeps what comes back.
+  const credited = kind.link && ctx.query.get("credit");
+  if (credited) {
+    try {
+      const [original] = (await get(kind.link.path, scoped({ id: credited }))).data;
+      if (original && ctx.alive()) edit(null, creditSeed(kind, original));
+    } catch (e) {
+      toast(e.message, "error");
+    }
+    return;
+  }
   // `#/invoices?open=<id>` (a link from a product's documents) opens that document,
   // on whichever page of the list it is.
   const wanted = ctx.query.get("open");
@@ -127,6 +147,21 @@ const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 function netPence(d) {
   if (!d.currency || d.currency === HOME) return pence(d.subtotal) ?? 0n;
   return (d.lines || []).reduce((s, l) => s + poundsPence(pence(l.net) ?? 0n, d.exchange_rate), 0n);
+}
+
+/** A new credit of `kind` for `original`: its contact, location, currency and lines,
+ * linked to it. */
+function creditSeed(kind, original) {
+  return {
+    contact_id: original.contact_id,
+    location_id: original.location_id,
+    currency: original.currency,
+    exchange_rate: original.exchange_rate,
+    lines: (original.lines || []).map(({ id, net, vat, total, ...l }) => l),
+    notes: `Credit for ${kind.link.noun} ${original.number || ""}`.trim(),
+    [kind.link.field]: original.id,
+    linkedNumber: original.number || original.id,
+  };
 }
 
 /** "£12.30 (41%)": sales net (in pounds) minus cost of sales, for a posted invoice with a
@@ -222,8 +257,10 @@ function stockEffect(kind, form, editor, locations, doc, area) {
   update();
 }
 
-function documentDialog(kind, contacts, locations, doc) {
+function documentDialog(kind, contacts, locations, doc, seed = null) {
   const editing = !!doc;
+  // What the form starts from: the document, or a new one's seed (a credit from its original).
+  const init = doc ?? seed;
   let editor;
   return formDialog({
     title: editing ? `Edit ${kind.noun} ${doc.number || ""}` : `New ${kind.noun}`,
@@ -234,28 +271,39 @@ function documentDialog(kind, contacts, locations, doc) {
       const others = contacts.filter((c) => !kind.contactTypes.includes(c.type));
       const options = [{ value: "", label: "Choose…" },
         ...[...preferred, ...others].map((c) => ({ value: c.id, label: `${c.name}${kind.contactTypes.includes(c.type) ? "" : ` (${c.type})`}` }))];
-      editor = linesEditor({ lines: doc?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME, treatments: kind.treatments });
-      const locId = editing ? doc.location_id : state.entity.default_location_id;
+      editor = linesEditor({ lines: init?.lines || [], priceOf: kind.priceOf, currency: () => val(form, "currency") || HOME, treatments: kind.treatments });
+      const locId = init ? init.location_id : state.entity.default_location_id;
       const locationOptions = [{ value: "", label: "None: no stock moves" },
         ...locations.filter((l) => l.status !== "inactive" || l.id === locId).map((l) => ({ value: l.id, label: l.name }))];
       const effect = h("div", { id: "doc-stock", "aria-live": "polite" });
       const margin = editing && marginText(doc);
       form.append(
         h("div", { class: "form-grid" },
-          field({ label: kind.contactLabel, name: "contact_id", type: "select", options, value: doc?.contact_id ?? "", required: true }),
+          field({ label: kind.contactLabel, name: "contact_id", type: "select", options, value: init?.contact_id ?? "", required: true }),
           field({ label: "Number", name: "number", value: doc?.number ?? "", hint: kind.numberHint }),
           field({ label: "Issue date", name: "issue_date", type: "date", value: doc?.issue_date ?? today() }),
           field({ label: "Due date", name: "due_date", type: "date", value: doc?.due_date ?? "", hint: editing ? null : "Left blank: 30 days after issue." }),
           field({ label: "Status", name: "status", type: "select", options: kind.statuses, value: doc?.status ?? "draft" }),
-          editing ? null : field({ label: "Amount paid", name: "amount_paid", value: "", inputmode: "decimal", hint: "In the document's currency; recorded as one payment dated today." }),
-          ...currencyFields(kind.currencies, doc),
-          field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment." })),
+          editing ? null : field({ label: kind.link ? "Refunded" : "Amount paid", name: "amount_paid", value: "", inputmode: "decimal", hint: "In the document's currency; recorded as one payment dated today." }),
+          ...currencyFields(kind.currencies, init),
+          field({ label: "Location", name: "location_id", type: "select", options: locationOptions, value: locId ?? "", hint: kind.locationHint ?? (kind.direction < 0 ? "Stock is taken from here when the invoice is sent." : "Stock arrives here when the bill is awaiting payment.") })),
         h("h3", {}, "Lines"),
         editor,
         h("h3", {}, "Stock"),
         effect,
-        ...(editing ? [h("h3", {}, "Payments"), paymentsPanel(kind, doc, (d) => { form.elements.namedItem("status").value = d.status; })] : []),
-        field({ label: "Notes", name: "notes", type: "textarea", value: doc?.notes ?? "", rows: 2 }));
+        ...(editing ? [h("h3", {}, kind.link ? "Refunds" : "Payments"), paymentsPanel(kind, doc, (d) => { form.elements.namedItem("status").value = d.status; })] : []),
+        field({ label: "Notes", name: "notes", type: "textarea", value: init?.notes ?? "", rows: 2 }));
+      const linked = kind.link && init?.[kind.link.field];
+      if (linked) {
+        form.querySelector(".form-grid").after(h("p", { id: "doc-link" },
+          `Credits ${kind.link.noun} ${init.linkedNumber ?? doc?.[kind.link.field] ?? ""}. `,
+          "Remove the lines that do not come back and lower the quantities of those that come back in part."));
+      }
+      if (editing && kind.credit && doc.status !== "void") {
+        const m = (x) => amountIn(x ?? "0", doc.currency);
+        form.querySelector(".form-grid").after(h("p", { id: "doc-due" },
+          `Total ${m(doc.total)}, paid ${m(doc.amount_paid)}, credited ${m(doc.amount_credited)}: ${m(doc.amount_due)} due.`));
+      }
       // After the details, before the lines (form.append is the DOM's: no nulls).
       if (margin) form.querySelector(".form-grid").after(h("p", { id: "doc-margin" }, `Sales ${moneyFromPence(netPence(doc))}, cost of sales ${money(doc.cost_of_sales)}, margin ${margin}.`));
       stockEffect(kind, form, editor, locations, doc, effect);
@@ -273,6 +321,7 @@ function documentDialog(kind, contacts, locations, doc) {
       if (val(form, "amount_paid") !== "") body.amount_paid = numberOrText(val(form, "amount_paid"));
       body.location_id = val(form, "location_id") || null;
       currencyBody(form, body);
+      if (!editing && kind.link && seed?.[kind.link.field]) body[kind.link.field] = seed[kind.link.field];
       if (editing) {
         body.id = doc.id;
         return (await put(kind.path, body)).data;

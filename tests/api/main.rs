@@ -20,6 +20,7 @@ mod app;
 mod auth;
 mod config;
 mod connectors;
+mod credits;
 mod damage;
 mod database;
 mod documents_stock;

@@ -259,7 +259,7 @@ pub fn try_check_invariants(
 
 /// Is a document with this status posted (docs/documents-stock.md#the-one-rule)?
 pub fn is_posted(status: &str) -> bool {
-    matches!(status, "sent" | "paid" | "awaiting_payment")
+    matches!(status, "sent" | "paid" | "awaiting_payment" | "posted")
 }
 
 /// The invariant of docs/documents-stock.md#the-one-rule, through the API: for each posted
@@ -281,11 +281,28 @@ pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), S
         *moved.entry((doc.clone(), product, location)).or_default() += dec(&m["qty"]);
     }
     let mut wanted: BTreeMap<(String, String, String), Decimal> = BTreeMap::new();
+    // original id → (Σ total of its posted credits, its amount_credited, its amount_due)
+    let mut credited: BTreeMap<String, Decimal> = BTreeMap::new();
+    let mut originals: Vec<(String, Decimal, Decimal)> = Vec::new();
     for (path, sign) in [
         ("/api/invoices", Decimal::NEGATIVE_ONE),
         ("/api/bills", Decimal::ONE),
+        ("/api/credit-notes", Decimal::ONE),
+        ("/api/supplier-credits", Decimal::NEGATIVE_ONE),
     ] {
         for d in get_list(t, path, entity_id)? {
+            let posted = is_posted(d["status"].as_str().unwrap_or_default());
+            match (d.get("invoice_id").or_else(|| d.get("bill_id")), posted) {
+                (Some(Value::String(original)), true) => {
+                    *credited.entry(original.clone()).or_default() += dec(&d["total"]);
+                }
+                (None, _) => originals.push((
+                    id_of(&d["id"], "document")?,
+                    dec(&d["amount_credited"]),
+                    dec(&d["amount_due"]),
+                )),
+                _ => {}
+            }
             let id = id_of(&d["id"], "document")?;
             let status = d["status"].as_str().unwrap_or_default();
             let Some(location) = d["location_id"].as_str() else {
@@ -301,6 +318,19 @@ pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), S
                         .or_default() += sign * dec(&l["quantity"]);
                 }
             }
+        }
+    }
+    // docs/accounting.md#amount-due: an original's amount_credited is the sum of its
+    // posted credits, and never takes its amount_due below zero.
+    for (id, has, due) in originals {
+        let should = credited.get(&id).copied().unwrap_or_default();
+        if has != should {
+            return Err(format!(
+                "document {id} has amount_credited {has}, its posted credits sum to {should}"
+            ));
+        }
+        if due < Decimal::ZERO && !should.is_zero() {
+            return Err(format!("document {id} is credited below zero due ({due})"));
         }
     }
     for (key, w) in &wanted {

@@ -15,6 +15,10 @@ use crate::accounting::lines::{LineRules, PriceSource};
 pub enum DocKind {
     Invoice,
     Bill,
+    /// A credit to a customer, optionally against one of its invoices.
+    CreditNote,
+    /// A credit from a supplier, optionally against one of its bills.
+    SupplierCredit,
 }
 
 /// Which way a posted document moves stock at its location.
@@ -26,6 +30,14 @@ pub enum Direction {
     /// Stock in as a `purchase` at the lines' net over their quantity; taken back as a
     /// `return` without cost.
     In,
+    /// Goods a customer sends back (credit notes): stock in as a `return` at the unit cost
+    /// the credited invoice's sale booked for the product (the product's cost price when
+    /// unlinked or the invoice sold none); taken back as a `return` at the document's own
+    /// average cost of what it took in.
+    ReturnIn,
+    /// Goods sent back to a supplier (supplier credits): stock out as a `return` without
+    /// cost, and back in the same way.
+    ReturnOut,
 }
 
 /// What a document without a `number` gets, and what a number must be unique among.
@@ -40,13 +52,20 @@ pub enum NumberRule {
 
 impl DocKind {
     /// Every kind, in the order the routes are mounted.
-    pub const ALL: [DocKind; 2] = [DocKind::Invoice, DocKind::Bill];
+    pub const ALL: [DocKind; 4] = [
+        DocKind::Invoice,
+        DocKind::Bill,
+        DocKind::CreditNote,
+        DocKind::SupplierCredit,
+    ];
 
-    /// The document table (migration V3); its lines are in [`Self::lines_table`].
+    /// The document table (migration V3; credits V23); its lines are in [`Self::lines_table`].
     pub const fn table(self) -> &'static str {
         match self {
             Self::Invoice => "invoices",
             Self::Bill => "bills",
+            Self::CreditNote => "credit_notes",
+            Self::SupplierCredit => "supplier_credits",
         }
     }
 
@@ -54,6 +73,8 @@ impl DocKind {
         match self {
             Self::Invoice => "invoice_lines",
             Self::Bill => "bill_lines",
+            Self::CreditNote => "credit_note_lines",
+            Self::SupplierCredit => "supplier_credit_lines",
         }
     }
 
@@ -62,6 +83,8 @@ impl DocKind {
         match self {
             Self::Invoice => "/invoices",
             Self::Bill => "/bills",
+            Self::CreditNote => "/credit-notes",
+            Self::SupplierCredit => "/supplier-credits",
         }
     }
 
@@ -70,6 +93,8 @@ impl DocKind {
         match self {
             Self::Invoice => "Invoice",
             Self::Bill => "Bill",
+            Self::CreditNote => "Credit note",
+            Self::SupplierCredit => "Supplier credit",
         }
     }
 
@@ -78,14 +103,16 @@ impl DocKind {
         match self {
             Self::Invoice => "an invoice",
             Self::Bill => "a bill",
+            Self::CreditNote => "a credit note",
+            Self::SupplierCredit => "a supplier credit",
         }
     }
 
     /// What the document's contact is to it: `customer` or `supplier`.
     pub const fn contact_role(self) -> &'static str {
         match self {
-            Self::Invoice => "customer",
-            Self::Bill => "supplier",
+            Self::Invoice | Self::CreditNote => "customer",
+            Self::Bill | Self::SupplierCredit => "supplier",
         }
     }
 
@@ -94,6 +121,7 @@ impl DocKind {
         match self {
             Self::Invoice => &["draft", "sent", "paid", "void"],
             Self::Bill => &["draft", "awaiting_payment", "paid", "void"],
+            Self::CreditNote | Self::SupplierCredit => &["draft", "posted", "void"],
         }
     }
 
@@ -103,6 +131,7 @@ impl DocKind {
         match self {
             Self::Invoice => &["sent", "paid"],
             Self::Bill => &["awaiting_payment", "paid"],
+            Self::CreditNote | Self::SupplierCredit => &["posted"],
         }
     }
 
@@ -114,21 +143,24 @@ impl DocKind {
         match self {
             Self::Invoice => Direction::Out,
             Self::Bill => Direction::In,
+            Self::CreditNote => Direction::ReturnIn,
+            Self::SupplierCredit => Direction::ReturnOut,
         }
     }
 
     pub const fn numbering(self) -> NumberRule {
         match self {
             Self::Invoice => NumberRule::Sequence { prefix: "INV-" },
-            Self::Bill => NumberRule::PerContact,
+            Self::Bill | Self::SupplierCredit => NumberRule::PerContact,
+            Self::CreditNote => NumberRule::Sequence { prefix: "CN-" },
         }
     }
 
     /// Which product price a line naming a product takes when it has no `unit_price`.
     pub const fn price_source(self) -> PriceSource {
         match self {
-            Self::Invoice => PriceSource::UnitPrice,
-            Self::Bill => PriceSource::CostPrice,
+            Self::Invoice | Self::CreditNote => PriceSource::UnitPrice,
+            Self::Bill | Self::SupplierCredit => PriceSource::CostPrice,
         }
     }
 
@@ -136,8 +168,8 @@ impl DocKind {
     /// for the VAT (docs/accounting.md#vat-treatment).
     pub const fn allows_reverse_charge(self) -> bool {
         match self {
-            Self::Invoice => false,
-            Self::Bill => true,
+            Self::Invoice | Self::CreditNote => false,
+            Self::Bill | Self::SupplierCredit => true,
         }
     }
 
@@ -149,6 +181,8 @@ impl DocKind {
             line_noun: match self {
                 Self::Invoice => "an invoice line",
                 Self::Bill => "a bill line",
+                Self::CreditNote => "a credit note line",
+                Self::SupplierCredit => "a supplier credit line",
             },
         }
     }
@@ -159,6 +193,8 @@ impl DocKind {
         match self {
             Self::Invoice => "invoice",
             Self::Bill => "bill",
+            Self::CreditNote => "credit_note",
+            Self::SupplierCredit => "supplier_credit",
         }
     }
 
@@ -169,6 +205,8 @@ impl DocKind {
         match self {
             Self::Invoice => Some(("sent", "paid")),
             Self::Bill => Some(("awaiting_payment", "paid")),
+            // A credit's status is the client's: posted or void, refunded or not.
+            Self::CreditNote | Self::SupplierCredit => None,
         }
     }
 
@@ -177,6 +215,36 @@ impl DocKind {
         match self {
             Self::Invoice => crate::webhooks::outbox::INVOICE_UPDATED,
             Self::Bill => crate::webhooks::outbox::BILL_UPDATED,
+            Self::CreditNote => crate::webhooks::outbox::CREDIT_NOTE_UPDATED,
+            Self::SupplierCredit => crate::webhooks::outbox::SUPPLIER_CREDIT_UPDATED,
+        }
+    }
+
+    /// The kind a document of this kind credits, and the field (and column) naming the
+    /// credited document: credit notes credit invoices (`invoice_id`), supplier credits
+    /// bills (`bill_id`) (docs/accounting.md#credit-notes-and-supplier-credits).
+    pub const fn credits(self) -> Option<(DocKind, &'static str)> {
+        match self {
+            Self::Invoice | Self::Bill => None,
+            Self::CreditNote => Some((Self::Invoice, "invoice_id")),
+            Self::SupplierCredit => Some((Self::Bill, "bill_id")),
+        }
+    }
+
+    /// The kind whose documents credit this one: the converse of [`Self::credits`].
+    pub const fn credited_by(self) -> Option<DocKind> {
+        match self {
+            Self::Invoice => Some(Self::CreditNote),
+            Self::Bill => Some(Self::SupplierCredit),
+            Self::CreditNote | Self::SupplierCredit => None,
+        }
+    }
+
+    /// The sign of a posted line's quantity in the stock it moves: −1 out, +1 in.
+    pub const fn stock_sign(self) -> i8 {
+        match self.direction() {
+            Direction::Out | Direction::ReturnOut => -1,
+            Direction::In | Direction::ReturnIn => 1,
         }
     }
 }
@@ -185,6 +253,7 @@ impl DocKind {
 /// [`DocKind::statuses`].
 pub const INVOICE_STATUSES: &[&str] = DocKind::Invoice.statuses();
 pub const BILL_STATUSES: &[&str] = DocKind::Bill.statuses();
+pub const CREDIT_STATUSES: &[&str] = DocKind::CreditNote.statuses();
 
 #[cfg(test)]
 mod tests {
@@ -198,6 +267,36 @@ mod tests {
             for s in kind.posted_statuses() {
                 assert!(kind.statuses().contains(s), "{kind:?} {s}");
             }
+        }
+    }
+
+    #[test]
+    fn credits_and_credited_by_are_each_others_converse() {
+        for kind in DocKind::ALL {
+            if let Some((original, _)) = kind.credits() {
+                assert_eq!(original.credited_by(), Some(kind));
+            }
+            if let Some(credit) = kind.credited_by() {
+                assert_eq!(credit.credits().map(|c| c.0), Some(kind));
+            }
+        }
+    }
+
+    /// `stockbook check` (src/inventory/check.rs) cannot read the kinds (inventory sits
+    /// below accounting), so it keeps its own table of them: this holds it to the facts.
+    #[test]
+    fn the_ledger_check_knows_every_kind_as_the_kinds_say() {
+        let table = crate::inventory::check::DOCUMENT_KINDS;
+        assert_eq!(table.len(), DocKind::ALL.len());
+        for kind in DocKind::ALL {
+            let k = table
+                .iter()
+                .find(|k| k.table == kind.table())
+                .unwrap_or_else(|| panic!("{kind:?} missing from the ledger check"));
+            assert_eq!(k.lines, kind.lines_table());
+            assert_eq!(k.label, kind.label());
+            assert_eq!(k.posted, kind.posted_statuses());
+            assert_eq!(k.sign, i128::from(kind.stock_sign()));
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Priced documents with lines: invoices and bills, and the kinds to come (credit notes,
-//! supplier credits), as one resource over a [`DocKind`]
+//! Priced documents with lines: invoices, bills, credit notes and supplier credits, as one
+//! resource over a [`DocKind`]
 //! (docs/accounting.md#invoices-and-bills, docs/architecture.md#adding-a-resource).
 //!
 //! The files form a DAG, leaves first:
@@ -9,18 +9,22 @@
 //! - `record.rs`: the [`Document`] record, its bodies and its row;
 //! - `stock.rs`: how a posted document moves stock (docs/documents-stock.md#the-one-rule);
 //! - `rules.rs`: list, get, create, update, delete over a kind;
+//! - `credits.rs`: a credit's link to the document it credits and the `amount_credited`
+//!   both keep (beside `rules.rs`, which calls it and which it calls back to read);
 //! - `resource.rs`: the [`resource::Resource`](crate::accounting::resource::Resource)
 //!   per kind, its session routes, and the one line that adds a kind.
 
+mod credits;
 mod kind;
 mod record;
 mod resource;
 mod rules;
 mod stock;
 
-pub use kind::{Direction, DocKind, NumberRule, BILL_STATUSES, INVOICE_STATUSES};
+pub use credits::credited_breaches;
+pub use kind::{Direction, DocKind, NumberRule, BILL_STATUSES, CREDIT_STATUSES, INVOICE_STATUSES};
 pub use record::{CreateDocument, Document, UpdateDocument};
-pub use resource::{routes, Bills, Invoices, Kind, Priced};
+pub use resource::{routes, Bills, CreditNotes, Invoices, Kind, Priced, SupplierCredits};
 pub use rules::{
     create, create_with, delete, format_number, get, highest_number_sql, list, Numbering,
     DEFAULT_TERMS_DAYS,

@@ -42,6 +42,11 @@ pub struct Document {
     /// Invoices posted with a location: Σ -qty × unit_cost of their movements (2 dp);
     /// null otherwise, and always on bills.
     pub cost_of_sales: Option<Money>,
+    /// Credits only: the credited document, as `invoice_id` (credit notes) or `bill_id`
+    /// (supplier credits); absent from the other kinds' answers
+    /// (docs/accounting.md#credit-notes-and-supplier-credits).
+    #[serde(flatten)]
+    pub link: Link,
     pub created_at: String,
     pub updated_at: String,
     /// False for imported documents: they never move stock.
@@ -49,13 +54,49 @@ pub struct Document {
     pub moves_stock: bool,
 }
 
-pub(super) const COLUMNS: &str =
-    "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
+/// The link of a credit to the document it credits: `field` is the kind's
+/// ([`DocKind::credits`]), none for invoices and bills. Answers show it as one field,
+/// `"invoice_id": ...` or `"bill_id": ...`, null when unlinked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Link {
+    pub field: Option<&'static str>,
+    pub id: Option<String>,
+}
+
+impl Link {
+    pub fn of(kind: DocKind, id: Option<String>) -> Self {
+        Self {
+            field: kind.credits().map(|(_, f)| f),
+            id,
+        }
+    }
+}
+
+impl Serialize for Link {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(usize::from(self.field.is_some())))?;
+        if let Some(f) = self.field {
+            m.serialize_entry(f, &self.id)?;
+        }
+        m.end()
+    }
+}
+
+/// The columns of a kind's list, in [`from_row`]'s order; the last is the credited
+/// document of a credit (null for the other kinds).
+pub(super) fn columns(kind: DocKind) -> String {
+    let link = kind.credits().map_or("NULL", |(_, f)| f);
+    format!(
+        "t.id, t.number, t.contact_id, c.name, t.issue_date, t.due_date, t.status,
     t.notes, t.subtotal, t.vat_total, t.total, t.amount_paid, t.provider, t.provider_ref,
     t.entity_id, t.created_at, t.updated_at, t.location_id, t.moves_stock, t.amount_credited,
-    t.currency, t.exchange_rate";
+    t.currency, t.exchange_rate, t.{link}"
+    )
+    .replace("t.NULL", "NULL")
+}
 
-pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
+pub(super) fn from_row(kind: DocKind, r: &Row<'_>) -> rusqlite::Result<Document> {
     let total: Money = r.get(10)?;
     let amount_paid: Money = r.get(11)?;
     let amount_credited: Money = r.get(19)?;
@@ -82,6 +123,7 @@ pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
         entity_id: r.get(14)?,
         location_id: r.get(17)?,
         cost_of_sales: None,
+        link: Link::of(kind, r.get(22)?),
         created_at: r.get(15)?,
         updated_at: r.get(16)?,
         moves_stock: r.get(18)?,
@@ -122,6 +164,22 @@ pub struct CreateDocument {
     /// Absent: the entity's default location; null: none.
     #[serde(default, deserialize_with = "nullable")]
     pub location_id: Option<Option<String>>,
+    /// Credit notes: the invoice credited (other kinds ignore it).
+    #[serde(default)]
+    pub invoice_id: Option<String>,
+    /// Supplier credits: the bill credited (other kinds ignore it).
+    #[serde(default)]
+    pub bill_id: Option<String>,
+}
+
+impl CreateDocument {
+    /// The link field of `kind` as sent (none for kinds that credit nothing).
+    pub(super) fn link(&self, kind: DocKind) -> Option<&str> {
+        match kind.credits()?.1 {
+            "invoice_id" => self.invoice_id.as_deref(),
+            _ => self.bill_id.as_deref(),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,6 +215,23 @@ pub struct UpdateDocument {
     pub provider_ref: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub location_id: Option<Option<String>>,
+    /// Credit notes: the invoice credited; null unlinks.
+    #[serde(default, deserialize_with = "nullable")]
+    pub invoice_id: Option<Option<String>>,
+    /// Supplier credits: the bill credited; null unlinks.
+    #[serde(default, deserialize_with = "nullable")]
+    pub bill_id: Option<Option<String>>,
+}
+
+impl UpdateDocument {
+    /// The link field of `kind` as sent: absent, null or an id.
+    pub(super) fn link(&self, kind: DocKind) -> Option<Option<&str>> {
+        let sent = match kind.credits()?.1 {
+            "invoice_id" => self.invoice_id.as_ref(),
+            _ => self.bill_id.as_ref(),
+        };
+        sent.map(Option::as_deref)
+    }
 }
 
 /// The `FROM` of a kind's list: its table, aliased `t`, with the contact's name.
@@ -164,11 +239,22 @@ pub(super) fn list_from(kind: DocKind) -> String {
     format!("{} t JOIN contacts c ON c.id = t.contact_id", kind.table())
 }
 
-/// The list query over [`list_from`].
-pub(super) fn list_sql(from: &str) -> ListSql<'_> {
+/// One document of a kind without its lines (404 when unknown or foreign).
+pub(super) fn one(
+    conn: &rusqlite::Connection,
+    scope: &crate::scope::Scope,
+    kind: DocKind,
+    id: &str,
+) -> crate::error::AppResult<Document> {
+    let (from, cols) = (list_from(kind), columns(kind));
+    list_sql(&from, &cols).one(conn, scope, kind.label(), id, |r| from_row(kind, r))
+}
+
+/// The list query over [`list_from`] and [`columns`].
+pub(super) fn list_sql<'a>(from: &'a str, columns: &'a str) -> ListSql<'a> {
     ListSql {
         from,
-        columns: COLUMNS,
+        columns,
         session_order: "t.issue_date DESC, t.seq DESC",
     }
 }

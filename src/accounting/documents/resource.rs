@@ -1,5 +1,6 @@
 //! Priced documents as one [`Resource`] over their [`DocKind`]: `/api/invoices`,
-//! `/api/bills` and their `/api/v1` lists and creates (docs/accounting.md#invoices-and-bills,
+//! `/api/bills`, `/api/credit-notes`, `/api/supplier-credits` and their `/api/v1` lists
+//! and creates (docs/accounting.md#invoices-and-bills,
 //! docs/conventions.md#collection-paths). The rules are in [`super::rules`]; everything
 //! that differs per kind is a fact of [`DocKind`].
 //!
@@ -119,6 +120,8 @@ macro_rules! priced_kinds {
 priced_kinds! {
     invoices: Invoices = Invoice, "/invoices?<q..>", "/invoices";
     bills: Bills = Bill, "/bills?<q..>", "/bills";
+    credit_notes: CreditNotes = CreditNote, "/credit-notes?<q..>", "/credit-notes";
+    supplier_credits: SupplierCredits = SupplierCredit, "/supplier-credits?<q..>", "/supplier-credits";
 }
 
 #[cfg(test)]

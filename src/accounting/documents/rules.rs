@@ -1,5 +1,7 @@
-//! The rules of priced documents (invoices, bills): one set of functions over a
-//! [`DocKind`] (docs/accounting.md#invoices-and-bills, docs/accounting.md#line-totals).
+//! The rules of priced documents (invoices, bills, credit notes, supplier credits): one
+//! set of functions over a [`DocKind`] (docs/accounting.md#invoices-and-bills,
+//! docs/accounting.md#line-totals); a credit's link and `amount_credited` are kept by
+//! [`super::credits`] (docs/accounting.md#credit-notes-and-supplier-credits).
 //!
 //! - `contact_id` is required; `issue_date` defaults to today, `due_date` to the issue
 //!   date + 30 days (and may not be earlier than it).
@@ -21,8 +23,11 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use time::Duration;
 
+use super::credits;
 use super::kind::{DocKind, NumberRule};
-use super::record::{from_row, list_from, list_sql, CreateDocument, Document, UpdateDocument};
+use super::record::{
+    columns, from_row, list_from, list_sql, one, CreateDocument, Document, Link, UpdateDocument,
+};
 use super::stock;
 use crate::accounting::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
@@ -78,7 +83,7 @@ fn default_location(conn: &Connection, entity: Option<&str>) -> AppResult<Option
 }
 
 pub fn get(conn: &Connection, scope: &Scope, kind: DocKind, id: &str) -> AppResult<Document> {
-    let d = list_sql(&list_from(kind)).one(conn, scope, kind.label(), id, from_row)?;
+    let d = one(conn, scope, kind, id)?;
     with_lines(conn, kind, d)
 }
 
@@ -91,8 +96,9 @@ pub fn list(
     page: Page,
     order: Order,
 ) -> AppResult<Vec<Document>> {
-    list_sql(&list_from(kind))
-        .run(conn, scope, which, page, order, from_row)?
+    let (from, cols) = (list_from(kind), columns(kind));
+    list_sql(&from, &cols)
+        .run(conn, scope, which, page, order, |r| from_row(kind, r))?
         .into_iter()
         .map(|d| with_lines(conn, kind, d))
         .collect()
@@ -243,12 +249,45 @@ pub fn create(
     }
     stock::sync(tx, scope, kind, &d, ctx, &mut read, false)?;
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
+    let changed = credits::settle(tx, scope, kind, &mut d, None, ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
     Ok(d)
 }
 
-/// Creates an invoice or a bill as history (imports): `numbering` decides what an
-/// invoice without a number gets; the document never moves stock, and takes no default
-/// location (docs/import.md, docs/documents-stock.md#the-one-rule).
+/// The `<kind>.updated` event of each original whose `amount_credited` a credit of `kind`
+/// changed (docs/webhooks.md#events).
+fn originals_changed(
+    tx: &Transaction,
+    scope: &Scope,
+    kind: DocKind,
+    ids: &[String],
+    ctx: &Ctx,
+) -> AppResult<()> {
+    let Some((original, _)) = kind.credits() else {
+        return Ok(());
+    };
+    for id in ids {
+        // A credit moves what the original owes: its status follows the money
+        // (docs/accounting.md#status-follows-money).
+        payments::follow_money(tx, original, id)?;
+        let o = get(tx, scope, original, id)?;
+        crate::webhooks::outbox::emit(
+            tx,
+            &scope.owner_id,
+            o.entity_id.as_deref(),
+            original.event(),
+            &o,
+            &ctx.now,
+        )?;
+    }
+    Ok(())
+}
+
+/// Creates a document as history (imports): `numbering` decides what an invoice (credit
+/// note) without a number gets; the document never moves stock, and takes no default
+/// location (docs/import.md, docs/documents-stock.md#the-one-rule). A posted credit
+/// linked to its original is applied to it as on create
+/// (docs/accounting.md#credit-notes-and-supplier-credits).
 pub fn create_with(
     tx: &Transaction,
     scope: &Scope,
@@ -257,7 +296,10 @@ pub fn create_with(
     ctx: &Ctx,
     numbering: Numbering,
 ) -> AppResult<Document> {
-    insert(tx, scope, kind, b, ctx, numbering, false)
+    let mut d = insert(tx, scope, kind, b, ctx, numbering, false)?;
+    let changed = credits::settle(tx, scope, kind, &mut d, None, ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
+    Ok(d)
 }
 
 fn insert(
@@ -319,6 +361,14 @@ fn insert(
         None => "draft".to_owned(),
     };
     payments::check_sent(sent, ctx)?;
+    let link = credits::link_sent(
+        tx,
+        scope,
+        kind,
+        b.link(kind),
+        entity.as_deref(),
+        &contact_ref.id,
+    )?;
     let lines = lines::build(
         tx,
         scope,
@@ -374,6 +424,7 @@ fn insert(
         entity_id: entity,
         location_id,
         cost_of_sales: None,
+        link: Link::of(kind, link),
         created_at: ctx.now.clone(),
         updated_at: ctx.now.clone(),
         moves_stock,
@@ -413,6 +464,7 @@ fn insert(
         ],
     )?;
     lines::replace(tx, kind.lines_table(), &d.id, &d.lines)?;
+    credits::write_link(tx, kind, &d)?;
     let mut d = d;
     let paid_date = if moves_stock {
         PaidDate::Today
@@ -440,6 +492,7 @@ pub fn update(
     };
     payments::check_sent(sent, ctx)?;
     let mut d = get(tx, scope, kind, &id)?;
+    let credit = credits::Change::start(kind, &d, b.link(kind));
     let was_posted = kind.is_posted(&d.status);
     if let Some(raw) = b.contact_id.as_deref() {
         let (r, name) = contact(tx, scope, raw)?;
@@ -512,6 +565,7 @@ pub fn update(
             return Err(duplicate(kind, n));
         }
     }
+    credit.relink(tx, scope, kind, &mut d)?;
     let lines_replaced = b.lines.is_some();
     if let Some(inputs) = b.lines {
         d.lines = lines::build(tx, scope, d.entity_id.as_deref(), inputs, kind.line_rules())?;
@@ -564,12 +618,15 @@ pub fn update(
         stock::sync(tx, scope, kind, &d, ctx, &mut read, issue_date_changed)?;
     }
     d.cost_of_sales = stock::cost_of_sales(tx, kind, &d)?;
+    let changed = credit.finish(tx, scope, kind, &mut d, ctx)?;
+    originals_changed(tx, scope, kind, &changed, ctx)?;
     Ok(d)
 }
 
 pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppResult<()> {
-    let d = list_sql(&list_from(kind)).one(tx, scope, kind.label(), id, from_row)?;
+    let d = one(tx, scope, kind, id)?;
     check_unlocked(tx, d.entity_id.as_deref(), &d.issue_date)?;
+    credits::guard_delete(tx, kind, &d)?;
     if kind.is_posted(&d.status) && stock::has_movements(tx, &d.id)? {
         return Err(AppError::conflict(format!(
             "{} {} is posted and has moved stock: void it before deleting it",

@@ -1,5 +1,5 @@
-//! How invoices and bills move stock (docs/documents-stock.md#the-one-rule;
-//! docs/documents-stock.md).
+//! How invoices, bills, credit notes and supplier credits move stock
+//! (docs/documents-stock.md#the-one-rule; docs/documents-stock.md).
 //!
 //! The whole rule is one invariant, kept after every request: for each *posted* document
 //! ([`DocKind::posted_statuses`]: invoice `sent`/`paid`, bill `awaiting_payment`/`paid`)
@@ -18,6 +18,11 @@
 //! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net in pounds (each
 //!   line's net × the bill's `exchange_rate`, to 2 dp, docs/accounting.md#currencies)
 //!   over their quantity (4 dp); stock back is a `return` without cost.
+//! - Credit note stock in is a `return` at the average unit cost its invoice's sales
+//!   booked for the product (the product's cost price when unlinked or none was sold);
+//!   stock back out is a `return` at the credit note's own average cost of what it took
+//!   in. Supplier credit stock out, and back in, is a `return` without cost
+//!   (docs/documents-stock.md#costs).
 //! - `reference` is the document's number, `date` the document's `issue_date`; a change
 //!   of the issue date of a posted document takes back what its movements hold on other
 //!   dates on those dates and writes the effect on the new one, and what a document no
@@ -42,12 +47,9 @@ use crate::inventory::lookup::{LocationRef, ProductRef};
 use crate::inventory::{location_ref, product_ref};
 use crate::scope::Scope;
 
-/// +1 for stock in (bills), -1 for stock out (invoices).
+/// +1 for stock in (bills, credit notes), -1 for stock out (invoices, supplier credits).
 fn sign(kind: DocKind) -> Decimal {
-    match kind.direction() {
-        Direction::Out => Decimal::NEGATIVE_ONE,
-        Direction::In => Decimal::ONE,
-    }
+    Decimal::from(kind.stock_sign())
 }
 
 /// What a document's movements hold, per (product, location).
@@ -57,6 +59,10 @@ struct Held {
     /// Σ -qty × unit_cost and Σ -qty of its sales (invoices), per product.
     cost: Decimal,
     sold: Decimal,
+    /// Σ qty × unit_cost and Σ qty of its returns that brought stock in at a cost (credit
+    /// notes).
+    back_cost: Decimal,
+    back: Decimal,
     /// Σ qty per movement date (`YYYY-MM-DD`).
     by_date: BTreeMap<String, Decimal>,
 }
@@ -81,6 +87,9 @@ fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, Str
         if kind == "sale" {
             h.sold -= qty.value();
             h.cost -= qty.value() * cost.unwrap_or(Price::ZERO).value();
+        } else if let (true, Some(cost)) = (kind == "return" && qty.value() > Decimal::ZERO, cost) {
+            h.back += qty.value();
+            h.back_cost += qty.value() * cost.value();
         }
     }
     Ok(out)
@@ -273,6 +282,30 @@ pub fn sync(
                 (MovementType::Purchase, unit, Origin::Client)
             }
             (Direction::In, false) => (MovementType::Return, None, Origin::System),
+            (Direction::ReturnIn, true) => {
+                let booked = match d.link.id.as_deref() {
+                    Some(original) => sale_cost(tx, original, product_id)?,
+                    None => None,
+                };
+                let unit = booked.unwrap_or(product.cost_price);
+                (MovementType::Return, Some(unit), Origin::Client)
+            }
+            (Direction::ReturnIn, false) => {
+                let (cost, back) = have
+                    .iter()
+                    .filter(|((p, _), _)| p == product_id)
+                    .fold((Decimal::ZERO, Decimal::ZERO), |(c, b), (_, h)| {
+                        (c + h.back_cost, b + h.back)
+                    });
+                let unit = if back > Decimal::ZERO {
+                    Price::rounded(cost / back)
+                } else {
+                    product.cost_price
+                };
+                (MovementType::Return, Some(unit), Origin::System)
+            }
+            (Direction::ReturnOut, false) => (MovementType::Return, None, Origin::Client),
+            (Direction::ReturnOut, true) => (MovementType::Return, None, Origin::System),
         };
         ledger::apply_document_movement(
             tx,
@@ -293,6 +326,19 @@ pub fn sync(
         )?;
     }
     Ok(())
+}
+
+/// The average unit cost the sales of document `original` (an invoice) booked for a
+/// product, none when it sold none: what a credit note against it takes the goods back at
+/// (docs/documents-stock.md#costs).
+fn sale_cost(conn: &Connection, original: &str, product_id: &str) -> AppResult<Option<Price>> {
+    let (cost, sold) = held(conn, original)?
+        .iter()
+        .filter(|((p, _), _)| p == product_id)
+        .fold((Decimal::ZERO, Decimal::ZERO), |(c, s), (_, h)| {
+            (c + h.cost, s + h.sold)
+        });
+    Ok((sold > Decimal::ZERO).then(|| Price::rounded(cost / sold)))
 }
 
 /// Does the document have any movement (then, while posted, it cannot be deleted)?

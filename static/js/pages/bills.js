@@ -14,5 +14,6 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   direction: 1,
   priceOf: (p) => p.cost_price,
   numberHint: "The supplier's own invoice number.",
+  credit: { hash: "#/supplier-credits", label: "Credit" },
   intro: "Purchase invoices from your suppliers.",
 });

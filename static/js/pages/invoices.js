@@ -14,5 +14,6 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   direction: -1,
   priceOf: (p) => p.unit_price,
   numberHint: "Left blank, the next number is used (INV-0001…).",
+  credit: { hash: "#/credit-notes", label: "Credit" },
   intro: "Sales invoices. Line amounts and totals follow HMRC rounding: each line's net and VAT to the penny.",
 });
