@@ -29,12 +29,14 @@ UPDATE products SET vat_treatment =
     CASE vat_rate WHEN 0 THEN 'zero' WHEN 500 THEN 'reduced' ELSE 'standard' END;
 
 -- Expense categories: the default treatment of their expenses (null: none). The standard
--- set (src/entities.rs) marks staff costs and rates outside the scope of VAT, and
--- insurance and bank charges exempt.
+-- set (src/entities.rs) marks staff costs outside the scope of VAT, and insurance and bank
+-- charges exempt. An existing entity's "Rent and rates" gets none: rent may be exempt or
+-- standard-rated, rates are outside the scope; its expenses take their treatment from
+-- their VAT (docs/accounting.md#vat-treatment).
 ALTER TABLE expense_categories ADD COLUMN vat_treatment TEXT
     CHECK (vat_treatment IN ('standard', 'reduced', 'zero', 'exempt', 'outside_scope', 'reverse_charge'));
 UPDATE expense_categories SET vat_treatment = 'outside_scope'
-    WHERE standard = 1 AND code IN ('7000', '7100');
+    WHERE standard = 1 AND code = '7000';
 UPDATE expense_categories SET vat_treatment = 'exempt'
     WHERE standard = 1 AND code IN ('7800', '7900');
 

@@ -65,13 +65,16 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
 /// The standard expense categories created with every entity: HMRC's allowable-expense
 /// groups for the self-employed and small companies, with nominal codes, and the VAT
 /// treatment their expenses take by default (docs/accounting.md#vat-treatment): staff
-/// costs (wages, PAYE/NI) and rates are outside the scope of VAT, insurance and bank
-/// charges exempt. Migration V21 gives existing entities' standard categories the same.
+/// costs (wages, PAYE/NI), business rates and other taxes are outside the scope of VAT,
+/// insurance and bank charges exempt; rent has none (it may be exempt or standard-rated,
+/// as the landlord chose). Migration V21 gives existing entities' standard categories
+/// their treatments.
 pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str, Option<&str>)] = &[
     ("5000", "Cost of goods sold", None),
     ("6100", "Advertising and marketing", None),
     ("7000", "Staff costs", Some("outside_scope")),
-    ("7100", "Rent and rates", Some("outside_scope")),
+    ("7100", "Rent", None),
+    ("7103", "Business rates", Some("outside_scope")),
     ("7200", "Utilities", None),
     ("7300", "Vehicle and travel", None),
     ("7400", "Travel and subsistence", None),
@@ -85,6 +88,7 @@ pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str, Option<&str>)] = &[
     ("8100", "Training", None),
     ("8200", "Entertainment (not allowable)", None),
     ("8300", "Depreciation", None),
+    ("8400", "Other taxes and duties", Some("outside_scope")),
     ("8900", "Other expenses", None),
 ];
 

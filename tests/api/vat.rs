@@ -382,7 +382,9 @@ fn the_standard_categories_carry_their_treatments() {
     let (t, e) = app_with_entity();
     for (name, treatment) in [
         ("Staff costs", json!("outside_scope")),
-        ("Rent and rates", json!("outside_scope")),
+        ("Rent", Value::Null),
+        ("Business rates", json!("outside_scope")),
+        ("Other taxes and duties", json!("outside_scope")),
         ("Insurance", json!("exempt")),
         ("Bank charges and interest", json!("exempt")),
         ("Office costs and stationery", Value::Null),
