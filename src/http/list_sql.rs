@@ -79,12 +79,19 @@ impl SelectSql<'_> {
         page: Page,
         map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
     ) -> AppResult<Vec<T>> {
+        let (sql, params) = self.sql(visible, which);
+        paged(conn, &sql, &params, page, map)
+    }
+
+    /// The page's SQL (its last two parameters are the limit and the offset) and the
+    /// parameters before them.
+    pub fn sql(&self, visible: &impl Visible, which: Which<'_>) -> (String, Vec<String>) {
         let (filter, params) = filter(visible, self.alias, which);
         let sql = format!(
             "{} {filter} ORDER BY {} LIMIT ? OFFSET ?",
             self.select, self.order_by
         );
-        paged(conn, &sql, &params, page, map)
+        (sql, params)
     }
 }
 
@@ -130,6 +137,17 @@ impl ListSql<'_> {
                 paged(conn, &sql, &params, page, map)
             }
         }
+    }
+
+    /// The SQL of a page in [`Order::Session`] and its parameters before the limit and
+    /// the offset (for a test of its query plan).
+    pub fn session_sql(&self, visible: &impl Visible, which: Which<'_>) -> (String, Vec<String>) {
+        SelectSql {
+            select: &format!("SELECT {} FROM {}", self.columns, self.from),
+            alias: "t",
+            order_by: self.session_order,
+        }
+        .sql(visible, which)
     }
 
     /// One record by id, when the caller sees it: 404 (`<label> not found: <id>`)

@@ -258,3 +258,41 @@ pub(super) fn list_sql<'a>(from: &'a str, columns: &'a str) -> ListSql<'a> {
         session_order: "t.issue_date DESC, t.seq DESC",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::list_sql::Which;
+    use crate::scope::Scope;
+
+    /// A session list page of any kind, for one entity or owner-wide, walks the
+    /// `(owner_id[, entity_id], issue_date, seq)` index of migration V24 from its end: no
+    /// sort of every record (about 50 ms a page over 100,000 invoices without it).
+    #[test]
+    fn a_session_page_walks_the_date_index_and_sorts_nothing() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::db::migrate_to(&mut conn, i32::MAX);
+        for kind in DocKind::ALL {
+            let (from, cols) = (list_from(kind), columns(kind));
+            for entity in [None, Some("e1")] {
+                let scope = Scope {
+                    owner_id: "u1".into(),
+                    entity_id: None,
+                };
+                let which = Which { entity, id: None };
+                let (sql, mut params) = list_sql(&from, &cols).session_sql(&scope, which);
+                params.extend(["101".to_owned(), "0".to_owned()]);
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+                let plan: Vec<String> = stmt
+                    .query_map(rusqlite::params_from_iter(params.iter()), |r| r.get(3))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                assert!(
+                    plan.iter().all(|step| !step.contains("TEMP B-TREE")),
+                    "{kind:?} {entity:?}: {plan:?}"
+                );
+            }
+        }
+    }
+}
