@@ -8,7 +8,7 @@
 use super::common;
 
 use common::invariants::{check_all, dec};
-use common::stock_fixtures::{cost_price, id, location, product_with, purchase, qty_at};
+use common::stock_fixtures::{cost_price, id, location, product_with, qty_at};
 use common::{app_with_entity, assert_error, session_contact, TestApp};
 use rocket::http::Status;
 use rust_decimal::Decimal;
@@ -76,6 +76,16 @@ impl Books {
             name,
             json!({ "unit_price": 10, "cost_price": common::stock_fixtures::num(cost) }),
         ))
+    }
+
+    /// `qty` units of `product` on the shop floor, `days` from today.
+    fn stock(&self, product: &str, qty: i64, days: i64) {
+        let (s, v) = self.t.post(
+            "/api/stock-movements",
+            json!({ "product_id": product, "location_id": self.floor, "type": "adjustment",
+                    "qty": qty, "date": self.day(days) }),
+        );
+        assert_eq!(s, Status::Created, "{v}");
     }
 
     fn post(&self, path: &str, mut body: Value) -> (Status, Value) {
@@ -196,5 +206,72 @@ fn a_bill_whose_goods_were_sold_is_not_re_costed_and_nothing_changes() {
     assert_error(&res, Status::Conflict);
     assert_eq!(b.t.get("/api/stock-movements").1, before);
     assert_eq!(dec(&b.get("/api/bills", &bill)["exchange_rate"]), d("0.85"));
+    b.check();
+}
+
+// ---------------------------------------------------------------------------------------
+// The gross margin
+
+fn margin(b: &Books, query: &str) -> (Value, Value) {
+    let (s, v) = b.t.get(&format!(
+        "/api/reports/gross-margin?entityId={}{query}",
+        b.entity
+    ));
+    assert_eq!(s, Status::Ok, "{v}");
+    (v["data"][0].clone(), v["summary"].clone())
+}
+
+#[test]
+fn posted_credit_notes_take_back_sales_and_cost_of_sales_on_their_issue_date() {
+    let b = books();
+    let p = b.product("Mug", "4");
+    b.stock(&p, 20, -7);
+    // 5 sold at £10 three days ago: sales £50, cost £20.
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "issue_date": b.day(-3),
+                "lines": [line(Some(&p), 5, "10", 20)] }),
+    );
+    // 2 credited back today at the invoice's cost (£4): −£20 sales, −£8 cost.
+    b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"],
+                "lines": [line(Some(&p), 2, "10", 20)] }),
+    );
+    // 1 credited in euros, unlinked, at €10 × 0.8: −£8 sales, −£4 (the cost price).
+    b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "currency": "EUR", "exchange_rate": 0.8,
+                "lines": [line(Some(&p), 1, "10", 20)] }),
+    );
+    // Drafts and voided credit notes count for nothing.
+    b.create(
+        "/api/credit-notes",
+        json!({ "status": "draft", "lines": [line(Some(&p), 1, "10", 20)] }),
+    );
+    let void = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "lines": [line(Some(&p), 1, "10", 20)] }),
+    );
+    let (s, v) = b.t.put("/api/credit-notes", json!({ "id": void["id"], "status": "void" }));
+    assert_eq!(s, Status::Ok, "{v}");
+
+    let (row, summary) = margin(&b, "");
+    assert_eq!(dec(&row["quantity"]), d("2"), "{row}");
+    assert_eq!(dec(&row["sales"]), d("22"), "{row}");
+    assert_eq!(dec(&row["cost_of_sales"]), d("8"), "{row}");
+    assert_eq!(dec(&row["gross_margin"]), d("14"), "{row}");
+    assert_eq!(dec(&summary["sales"]), d("22"));
+    assert_eq!(dec(&summary["costOfSales"]), d("8"));
+    // Up to yesterday the credits are not yet issued.
+    let (row, _) = margin(&b, &format!("&dateTo={}", b.day(-1)));
+    assert_eq!(dec(&row["quantity"]), d("5"), "{row}");
+    assert_eq!(dec(&row["sales"]), d("50"), "{row}");
+    assert_eq!(dec(&row["cost_of_sales"]), d("20"), "{row}");
+    // Today alone: only the credits, a negative margin row.
+    let (row, _) = margin(&b, &format!("&dateFrom={}", b.day(0)));
+    assert_eq!(dec(&row["quantity"]), d("-3"), "{row}");
+    assert_eq!(dec(&row["sales"]), d("-28"), "{row}");
+    assert_eq!(dec(&row["cost_of_sales"]), d("-12"), "{row}");
     b.check();
 }
