@@ -275,3 +275,274 @@ fn posted_credit_notes_take_back_sales_and_cost_of_sales_on_their_issue_date() {
     assert_eq!(dec(&row["cost_of_sales"]), d("-12"), "{row}");
     b.check();
 }
+
+// ---------------------------------------------------------------------------------------
+// Refunds, credits and payments together
+
+fn money(v: &Value, field: &str) -> Decimal {
+    dec(&v[field])
+}
+
+#[test]
+fn an_unlinked_credit_note_is_refunded_up_to_its_total_and_a_linked_one_takes_no_refund() {
+    let b = books();
+    // £10 + 20 % VAT: £12 owed back.
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "lines": [line(None, 1, "10", 20)] }),
+    );
+    assert_eq!(money(&cn, "amount_due"), d("12"));
+    let (s, v) = b.pay(&cn, "5");
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(v["data"]["document_type"], "credit_note");
+    let cn_now = b.get("/api/credit-notes", &cn);
+    assert_eq!(money(&cn_now, "amount_paid"), d("5"));
+    assert_eq!(money(&cn_now, "amount_due"), d("7"));
+    // A credit's status never follows money.
+    assert_eq!(cn_now["status"], "posted");
+    // Beyond what is left: 409, nothing written.
+    let before = b.t.get("/api/payments").1;
+    assert_error(&b.pay(&cn, "7.01"), Status::Conflict);
+    assert_eq!(b.t.get("/api/payments").1, before);
+    let (s, v) = b.pay(&cn, "7");
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(b.get("/api/credit-notes", &cn)["status"], "posted");
+
+    // A credit note applied to an invoice has nothing left to refund.
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "lines": [line(None, 1, "100", 20)] }),
+    );
+    let linked = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"], "lines": [line(None, 1, "10", 20)] }),
+    );
+    assert_eq!(money(&linked, "amount_due"), d("0"));
+    let before = b.t.get("/api/payments").1;
+    assert_error(&b.pay(&linked, "1"), Status::Conflict);
+    assert_eq!(b.t.get("/api/payments").1, before);
+    assert_eq!(money(&b.get("/api/credit-notes", &linked), "amount_paid"), d("0"));
+
+    // A supplier credit is refunded by the supplier the same way.
+    let sc = b.create(
+        "/api/supplier-credits",
+        json!({ "status": "posted", "lines": [line(None, 1, "50", 20)] }),
+    );
+    let (s, v) = b.pay(&sc, "60");
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(v["data"]["document_type"], "supplier_credit");
+    assert_error(&b.pay(&sc, "0.01"), Status::Conflict);
+    b.check();
+}
+
+#[test]
+fn a_linked_credit_note_settles_an_invoice_and_voiding_it_makes_the_invoice_owe_again() {
+    let b = books();
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "lines": [line(None, 2, "50", 20)] }),
+    );
+    assert_eq!(money(&inv, "total"), d("120"));
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"], "lines": [line(None, 2, "50", 20)] }),
+    );
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(now["status"], "paid", "{now}");
+    assert_eq!(money(&now, "amount_credited"), d("120"));
+    assert_eq!(money(&now, "amount_due"), d("0"));
+    assert_eq!(money(&now, "amount_paid"), d("0"));
+    // Nothing is owed, so nothing more may be paid.
+    assert_error(&b.pay(&inv, "1"), Status::Conflict);
+    // The invoice cannot be voided under its credit: the credit goes first.
+    let before = b.get("/api/invoices", &inv);
+    let r = b.t.put("/api/invoices", json!({ "id": inv["id"], "status": "void" }));
+    assert_error(&r, Status::Conflict);
+    assert_eq!(b.get("/api/invoices", &inv), before);
+    let (s, v) = b.t.put("/api/credit-notes", json!({ "id": cn["id"], "status": "void" }));
+    assert_eq!(s, Status::Ok, "{v}");
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(now["status"], "sent", "{now}");
+    assert_eq!(money(&now, "amount_credited"), d("0"));
+    assert_eq!(money(&now, "amount_due"), d("120"));
+    // Now the invoice may be voided.
+    let (s, v) = b.t.put("/api/invoices", json!({ "id": inv["id"], "status": "void" }));
+    assert_eq!(s, Status::Ok, "{v}");
+    b.check();
+}
+
+#[test]
+fn a_part_payment_and_a_credit_note_together_settle_an_invoice() {
+    let b = books();
+    let p = b.product("Mug", "4");
+    b.stock(&p, 10, -7);
+    // 5 mugs at £10 + VAT: £60.
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "issue_date": b.day(-2), "lines": [line(Some(&p), 5, "10", 20)] }),
+    );
+    let (s, v) = b.pay(&inv, "36");
+    assert_eq!(s, Status::Created, "{v}");
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(now["status"], "sent");
+    assert_eq!(money(&now, "amount_due"), d("24"));
+    // A credit beyond what is left due is refused: 3 mugs are £36, £24 is due.
+    let before = b.get("/api/invoices", &inv);
+    let r = b.post(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"], "lines": [line(Some(&p), 3, "10", 20)] }),
+    );
+    assert_error(&r, Status::Conflict);
+    assert_eq!(b.get("/api/invoices", &inv), before);
+    assert_eq!(qty_at(&b.t, &p, &b.floor), d("5"));
+    // Two mugs back: £24, the rest.
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"], "lines": [line(Some(&p), 2, "10", 20)] }),
+    );
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(now["status"], "paid", "{now}");
+    assert_eq!(money(&now, "amount_paid"), d("36"));
+    assert_eq!(money(&now, "amount_credited"), d("24"));
+    assert_eq!(money(&now, "amount_due"), d("0"));
+    assert_eq!(qty_at(&b.t, &p, &b.floor), d("7"));
+    // Deleting the payment makes it owe again, what the credit does not cover.
+    let (_, list) = b.t.get(&format!(
+        "/api/payments?documentId={}",
+        inv["id"].as_str().unwrap()
+    ));
+    let (s, v) = b.t.delete("/api/payments", json!({ "id": list["data"][0]["id"] }));
+    assert_eq!(s, Status::Ok, "{v}");
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(now["status"], "sent", "{now}");
+    assert_eq!(money(&now, "amount_due"), d("36"));
+    assert_eq!(money(&b.get("/api/credit-notes", &cn), "amount_credited"), d("24"));
+    b.check();
+}
+
+// ---------------------------------------------------------------------------------------
+// VAT treatment and currencies on credits
+
+#[test]
+fn reverse_charge_is_taken_on_supplier_credit_lines_and_refused_on_credit_note_lines() {
+    let b = books();
+    let rc = json!({ "description": "Consulting from abroad", "quantity": 1, "unit_price": 100,
+                     "vat_treatment": "reverse_charge" });
+    let sc = b.create(
+        "/api/supplier-credits",
+        json!({ "status": "posted", "lines": [rc] }),
+    );
+    assert_eq!(sc["lines"][0]["vat_treatment"], "reverse_charge");
+    assert_eq!(dec(&sc["lines"][0]["reverse_charge_vat"]), d("20"));
+    assert_eq!(money(&sc, "vat_total"), d("0"));
+    assert_eq!(money(&sc, "total"), d("100"));
+    let before = b.t.get("/api/credit-notes").1;
+    let r = b.post("/api/credit-notes", json!({ "lines": [rc] }));
+    assert_error(&r, Status::BadRequest);
+    assert_eq!(b.t.get("/api/credit-notes").1, before);
+    // Nor may a PUT give a credit note's line the treatment.
+    let cn = b.create("/api/credit-notes", json!({ "lines": [line(None, 1, "10", 20)] }));
+    let r = b.t.put("/api/credit-notes", json!({ "id": cn["id"], "lines": [rc] }));
+    assert_error(&r, Status::BadRequest);
+    assert_eq!(b.get("/api/credit-notes", &cn)["lines"][0]["vat_treatment"], "standard");
+    b.check();
+}
+
+#[test]
+fn a_eur_credit_note_keeps_its_amounts_in_euros_and_needs_its_rate() {
+    let b = books();
+    let r = b.post(
+        "/api/credit-notes",
+        json!({ "currency": "EUR", "lines": [line(None, 1, "100", 20)] }),
+    );
+    assert_error(&r, Status::BadRequest);
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "currency": "EUR", "exchange_rate": 0.85,
+                "lines": [line(None, 1, "200", 20)] }),
+    );
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "currency": "eur", "exchange_rate": 0.86,
+                "invoice_id": inv["id"], "lines": [line(None, 1, "100", 20)] }),
+    );
+    assert_eq!(cn["currency"], "EUR");
+    assert_eq!(dec(&cn["exchange_rate"]), d("0.86"));
+    assert_eq!(money(&cn, "total"), d("120"));
+    let now = b.get("/api/invoices", &inv);
+    assert_eq!(money(&now, "amount_credited"), d("120"));
+    assert_eq!(money(&now, "amount_due"), d("120"));
+    // An unlinked one is refunded in its own currency.
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "currency": "EUR", "exchange_rate": 0.86,
+                "lines": [line(None, 1, "10", 0)] }),
+    );
+    let (s, v) = b.pay(&cn, "10");
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(money(&b.get("/api/credit-notes", &cn), "amount_due"), d("0"));
+    b.check();
+}
+
+// ---------------------------------------------------------------------------------------
+// The lock date
+
+#[test]
+fn a_credit_or_a_refund_on_a_locked_day_is_refused_naming_the_date() {
+    let b = books();
+    let locked_day = b.day(-2);
+    let inv = b.create(
+        "/api/invoices",
+        json!({ "status": "sent", "issue_date": b.day(-5), "lines": [line(None, 1, "100", 20)] }),
+    );
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "issue_date": b.day(-4), "lines": [line(None, 1, "10", 20)] }),
+    );
+    let open_cn = b.create(
+        "/api/credit-notes",
+        json!({ "status": "posted", "issue_date": b.day(-1), "lines": [line(None, 1, "10", 20)] }),
+    );
+    let (s, v) = b.t.put(
+        "/api/entities",
+        json!({ "id": b.entity, "lock_date": locked_day }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    let message = format!("The books are locked up to {locked_day}");
+    let before = (b.t.get("/api/credit-notes").1, b.t.get("/api/payments").1);
+    // A credit note dated on the locked day.
+    let r = b.post(
+        "/api/credit-notes",
+        json!({ "status": "posted", "issue_date": locked_day, "lines": [line(None, 1, "10", 20)] }),
+    );
+    assert_eq!(assert_error(&r, Status::Conflict), message);
+    // A change to one dated before it, even to link it to an open invoice.
+    let r = b.t.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "invoice_id": inv["id"] }),
+    );
+    assert_eq!(assert_error(&r, Status::Conflict), message);
+    // A refund dated on the locked day, on a credit note that is itself open.
+    let r = b.t.post(
+        "/api/payments",
+        json!({ "document_id": open_cn["id"], "amount": 1, "date": locked_day }),
+    );
+    assert_eq!(assert_error(&r, Status::Conflict), message);
+    // A payment on the invoice dated on the locked day.
+    let r = b.t.post(
+        "/api/payments",
+        json!({ "document_id": inv["id"], "amount": 1, "date": locked_day }),
+    );
+    assert_eq!(assert_error(&r, Status::Conflict), message);
+    assert_eq!(
+        (b.t.get("/api/credit-notes").1, b.t.get("/api/payments").1),
+        before
+    );
+    // The day after is open.
+    let (s, v) = b.t.post(
+        "/api/payments",
+        json!({ "document_id": open_cn["id"], "amount": 1, "date": b.day(-1) }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    b.check();
+}
