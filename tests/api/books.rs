@@ -7,7 +7,7 @@
 
 use super::common;
 
-use common::invariants::{check_all, dec};
+use common::invariants::{check_all, dec, try_check_money};
 use common::stock_fixtures::{cost_price, id, location, product_with, qty_at};
 use common::{app_with_entity, assert_error, session_contact, TestApp};
 use rocket::http::Status;
@@ -136,6 +136,7 @@ impl Books {
 
     fn check(&self) {
         check_all(&self.t, Some(&self.entity));
+        try_check_money(&self.t, Some(&self.entity)).unwrap();
         let conn = self.t.db.conn().unwrap();
         let found = stockbook::accounting::documents::credited_breaches(&conn).unwrap();
         assert!(found.is_empty(), "{found:?}");
