@@ -1435,3 +1435,97 @@ fn a_lock_date_set_in_settings_refuses_an_edit_and_a_euro_invoice_shows_its_curr
     b.wait_text("dialog", &format!("The books are locked up to {yesterday}"));
     b.screenshot("lock_date");
 }
+
+#[test]
+fn an_invoice_part_paid_and_partly_credited_shows_what_is_due_and_the_stock_then_locks() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "books@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    );
+
+    // Raise the invoice: 3 mugs at £8.50 + VAT.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".page-head", "New invoice");
+    b.select("dialog select[name=contact_id]", "Jane Buyer");
+    b.select("dialog select[name=location_id]", "Shop floor");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    b.type_into("dialog input[name='lines[0].quantity']", "3");
+    b.select("dialog select[name=status]", "Sent");
+    b.wait_text("#doc-stock", "takes 3 × Blue mug from Shop floor");
+    b.click_button("dialog", "Create invoice");
+    b.wait_page_text("Invoice INV-0001 saved: total £30.60.");
+    assert_eq!(stock_at(&b, &mug, &shop), "2");
+
+    // A part payment, recorded from the invoice.
+    b.click_button(".view tbody", "Edit");
+    b.wait_text("dialog", "Edit invoice INV-0001");
+    b.wait_text("#doc-amount-due", "£30.60 due.");
+    b.type_into("dialog input[name=payment_amount]", "10");
+    b.type_into("dialog input[name=payment_method]", "card");
+    b.click_button("dialog section.payments", "Record payment");
+    b.wait_page_text("Payment of £10 recorded.");
+    b.wait_text("#doc-amount-due", "Total £30.60, paid £10.00: £20.60 due.");
+    b.wait_text("#doc-payments", "card");
+    b.click_button("dialog", "Cancel");
+
+    // Two mugs credited back to stock from the invoice.
+    b.click_button(".view tbody", "Credit");
+    b.wait_text(".view h1", "Credit notes");
+    b.wait_text("#doc-link", "Credits invoice INV-0001");
+    b.type_into("dialog input[name='lines[0].quantity']", "2");
+    b.select("dialog select[name=status]", "Posted");
+    b.wait_text("#doc-stock", "brings 2 × Blue mug into Shop floor");
+    b.click_button("dialog", "Create credit note");
+    b.wait_page_text("Credit note CN-0001 saved: total £20.40.");
+    assert_eq!(stock_at(&b, &mug, &shop), "4");
+
+    // The invoice owes what neither the payment nor the credit covers.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".view tbody", "Edit");
+    b.wait_text("dialog", "Edit invoice INV-0001");
+    b.wait_text(
+        "#doc-amount-due",
+        "Total £30.60, paid £10.00, credited £20.40: £0.20 due.",
+    );
+    b.screenshot("books-amount-due");
+    b.click_button("dialog", "Cancel");
+    // The product's stock: 5 bought, 3 sold, 2 back, with the sale and the return.
+    open(&b, "#/products", "Products");
+    b.wait_text(".view tbody", "Shop floor: 4");
+    b.click_button(".view tbody", "Stock");
+    b.wait_text("dialog", "Total: 4");
+    b.wait_count("#product-documents tbody tr", 2);
+    b.wait_text("#product-documents", "return");
+    b.wait_text("#product-documents", "sale");
+    b.click_button("dialog", "Cancel");
+
+    // The books are locked up to today: the invoice can no longer be changed.
+    let today = time::OffsetDateTime::now_utc().date().to_string();
+    open(&b, "#/settings", "Settings");
+    b.wait(".page-settings input[name=lock_date]");
+    b.js(
+        "document.querySelector('.page-settings input[name=lock_date]').value = arguments[0]",
+        json!([today]),
+    );
+    b.click_button(".page-settings form", "Save business details");
+    b.wait_page_text("Business details saved.");
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".view tbody", "Edit");
+    b.wait_text("dialog", "Edit invoice INV-0001");
+    b.type_into("dialog textarea[name=notes]", "Too late");
+    b.click_button("dialog", "Save changes");
+    b.wait_text("dialog", &format!("The books are locked up to {today}"));
+    let inv = &b.api_ok("GET", "/api/invoices", json!(null))[0];
+    assert_eq!(inv["notes"], json!(null));
+    assert_eq!(inv["amount_due"], json!(0.2));
+}

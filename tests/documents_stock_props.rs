@@ -4,14 +4,19 @@
 //! 1. Random sequences of invoice, bill, credit note and supplier credit creates (a credit
 //!    linked to an invoice or bill or not, docs/accounting.md#credit-notes-and-supplier-credits),
 //!    status changes, line edits, location
-//!    changes, issue date changes (docs/documents-stock.md#dates) and deletes,
+//!    changes, issue date changes (docs/documents-stock.md#dates) and deletes, payments
+//!    and refunds recorded and deleted on every kind (docs/accounting.md#payments),
 //!    interleaved with plain movements, transfer orders and stock takes, with and without
 //!    `allow_negative_stock`. After EACH step the docs/ledger.md#invariants and
 //!    docs/documents-stock.md#the-one-rule hold (read through the API,
-//!    `common::invariants`, with every `amount_credited` the sum of its posted credits and
-//!    no credited `amount_due` below zero), the ledger and credit checks find nothing (stock over time,
+//!    `common::invariants`, with every `amount_credited` the sum of its posted credits),
+//!    every document's `amount_paid` is the sum of its payments and its `amount_due` =
+//!    total − paid − credited is never below zero (docs/accounting.md#amount-due), the
+//!    ledger, credit and payment checks find nothing (stock over time,
 //!    docs/ledger.md#stock-over-time, included without `allow_negative_stock`), every
-//!    answer is a success or a 409, and a refused request changed nothing at all.
+//!    document answer is a success or a 409 (404 for a deleted one), and a refused request
+//!    (any 4xx for a payment) changed nothing at all: no document, payment, movement,
+//!    stock row or product figure.
 //! 2. Random ledgers over several days (movements, purchases with a unit cost, cost
 //!    price PUTs, bills): the valuation as at each day equals a naive replay of the
 //!    movements and of the cost prices seen at the end of each day, whole and paged; on
@@ -23,7 +28,9 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::invariants::{dec, is_posted, try_check_documents, try_check_invariants};
+use common::invariants::{
+    dec, is_posted, try_check_documents, try_check_invariants, try_check_money,
+};
 use common::stock_fixtures::{get_product, location, num};
 use common::{app_with, TestApp};
 use proptest::prelude::*;
@@ -108,6 +115,16 @@ enum Op {
         location: usize,
         count: i64,
     },
+    /// A payment (a refund on a credit) of `amount` pence; None: of exactly what is due.
+    Pay {
+        doc: usize,
+        amount: Option<i64>,
+    },
+    /// Deletes the `nth` payment of the document.
+    Unpay {
+        doc: usize,
+        nth: usize,
+    },
 }
 
 fn lines() -> impl Strategy<Value = Vec<(usize, i64)>> {
@@ -131,6 +148,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..PRODUCTS, 0..LOCATIONS, 1i64..=5, any::<bool>())
             .prop_map(|(product, from, qty, receive)| Op::Transfer { product, from, qty, receive }),
         1 => (0..LOCATIONS, 0i64..=6).prop_map(|(location, count)| Op::StockTake { location, count }),
+        4 => (0..8usize, prop::option::weighted(0.6, 1i64..=3_000))
+            .prop_map(|(doc, amount)| Op::Pay { doc, amount }),
+        1 => (0..8usize, 0..4usize).prop_map(|(doc, nth)| Op::Unpay { doc, nth }),
     ]
 }
 
@@ -257,6 +277,7 @@ impl World {
             "/api/credit-notes",
             "/api/supplier-credits",
             "/api/transfer-orders",
+            "/api/payments",
         ]
         .iter()
         .map(|p| self.t.get(p).1)
@@ -264,10 +285,21 @@ impl World {
     }
 }
 
-/// Sends one request of a document operation; checks a refusal changed nothing.
+/// Sends one request of a document operation; checks a refusal (409, or 404 for a
+/// deleted document) changed nothing.
 fn single(
     w: &mut World,
     what: &str,
+    send: impl FnOnce(&World) -> (Status, Value),
+) -> Result<Option<Value>, TestCaseError> {
+    refused_or_done(w, what, |s| s == Status::Conflict || s == Status::NotFound, send)
+}
+
+/// Sends one request; a refusal must be one `expected` allows and change nothing.
+fn refused_or_done(
+    w: &mut World,
+    what: &str,
+    expected: impl Fn(Status) -> bool,
     send: impl FnOnce(&World) -> (Status, Value),
 ) -> Result<Option<Value>, TestCaseError> {
     let before = w.fingerprint();
@@ -275,7 +307,7 @@ fn single(
     if s.code < 300 {
         return Ok(Some(v));
     }
-    if s != Status::Conflict && s != Status::NotFound {
+    if !expected(s) {
         return Err(fail(format!("{what}: unexpected {s}: {v}")));
     }
     if w.fingerprint() != before {
@@ -437,8 +469,46 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 )
             })?;
         }
+        Op::Pay { doc, amount } => {
+            let Some((kind, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            let amount = match amount {
+                Some(p) => num(&Decimal::new(*p, 2).to_string()),
+                None => {
+                    let (_, v) = w.t.get(&format!("{}?id={id}", World::path(kind)));
+                    match v["data"].get(0) {
+                        Some(d) if dec(&d["amount_due"]) > Decimal::ZERO => {
+                            d["amount_due"].clone()
+                        }
+                        _ => return Ok(()),
+                    }
+                }
+            };
+            let body = json!({ "document_id": id, "amount": amount });
+            refused_or_done(w, "payment", any_4xx, |w| w.t.post("/api/payments", body))?;
+        }
+        Op::Unpay { doc, nth } => {
+            let Some((_, id)) = w.doc(*doc).cloned() else {
+                return Ok(());
+            };
+            let (_, v) = w.t.get(&format!("/api/payments?documentId={id}"));
+            let list = v["data"].as_array().cloned().unwrap_or_default();
+            if list.is_empty() {
+                return Ok(());
+            }
+            let p = list[nth % list.len()]["id"].clone();
+            refused_or_done(w, "payment delete", any_4xx, |w| {
+                w.t.delete("/api/payments", json!({ "id": p }))
+            })?;
+        }
     }
     Ok(())
+}
+
+/// A payment may be refused with any 4xx (a deleted document's is 404, a bad one 400).
+fn any_4xx(s: Status) -> bool {
+    (400..500).contains(&s.code)
 }
 
 fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
@@ -454,6 +524,11 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
         })?;
         try_check_documents(&w.t, Some(&w.entity))
             .map_err(|e| fail(format!("documents move stock (docs/documents-stock.md#the-one-rule) broken after {op:?}: {e}")))?;
+        try_check_money(&w.t, Some(&w.entity)).map_err(|e| {
+            fail(format!(
+                "amount paid and due (docs/accounting.md#amount-due) broken after {op:?}: {e}"
+            ))
+        })?;
         let conn = w.t.db.conn().unwrap();
         let breaches = stockbook::inventory::check::ledger_breaches(&conn, allow_negative).unwrap();
         prop_assert!(
@@ -468,6 +543,13 @@ fn run(allow_negative: bool, ops: &[Op]) -> Result<(), TestCaseError> {
             "the credit check after {:?}: {:?}",
             op,
             credited
+        );
+        let paid = stockbook::accounting::payments::breaches(&conn).unwrap();
+        prop_assert!(
+            paid.is_empty(),
+            "the payment check after {:?}: {:?}",
+            op,
+            paid
         );
     }
     Ok(())

@@ -6,12 +6,15 @@
 //! changes (with and without `amount_paid`), `amount_paid` PUTs, line edits, payments
 //! recorded and deleted, and document deletes. After EACH step, for every document:
 //! `amount_paid` equals the sum of its payments (and `stockbook check`'s payment check
-//! finds nothing), `amount_due` = total − paid − credited is never negative, a `paid`
+//! finds nothing), `amount_due` = total − paid − credited is never negative
+//! (`common::invariants::try_check_money`, which the documents and stock property test
+//! in documents_stock_props.rs also runs, with credits, refunds and stock), a `paid`
 //! document owes nothing and a posted one that owes nothing after a payment is `paid`;
 //! every answer is a success or a 409, and a refused request changed nothing at all.
 
 mod common;
 
+use common::invariants::{dec, try_check_money};
 use common::{app_with, TestApp};
 use proptest::prelude::*;
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
@@ -80,10 +83,6 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn money(pence: i64) -> Value {
     serde_json::from_str(&Decimal::new(pence, 2).to_string()).unwrap()
-}
-
-fn dec(v: &Value) -> Decimal {
-    v.to_string().parse().unwrap()
 }
 
 fn fail(msg: String) -> TestCaseError {
@@ -269,45 +268,14 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The money invariants of every document, read through the API.
+/// The money invariants of every document, read through the API
+/// (`common::invariants::try_check_money`), and what status follows from them.
 fn check(w: &World, after: &Op) -> Result<(), TestCaseError> {
-    let (_, all) = w.t.get("/api/payments");
-    let payments = all["data"].as_array().unwrap();
+    try_check_money(&w.t, None).map_err(|e| fail(format!("after {after:?}: {e}")))?;
     for path in ["/api/invoices", "/api/bills"] {
         let (_, v) = w.t.get(path);
         for d in v["data"].as_array().unwrap() {
-            let id = &d["id"];
-            let sum: Decimal = payments
-                .iter()
-                .filter(|p| &p["document_id"] == id)
-                .map(|p| dec(&p["amount"]))
-                .sum();
-            let (total, paid, credited, due) = (
-                dec(&d["total"]),
-                dec(&d["amount_paid"]),
-                dec(&d["amount_credited"]),
-                dec(&d["amount_due"]),
-            );
-            prop_assert_eq!(
-                paid,
-                sum,
-                "amount_paid is not Σ payments after {:?}: {}",
-                after,
-                d
-            );
-            prop_assert_eq!(
-                due,
-                total - paid - credited,
-                "amount_due after {:?}: {}",
-                after,
-                d
-            );
-            prop_assert!(
-                due >= Decimal::ZERO,
-                "amount_due negative after {:?}: {}",
-                after,
-                d
-            );
+            let (paid, due) = (dec(&d["amount_paid"]), dec(&d["amount_due"]));
             if d["status"] == "paid" {
                 prop_assert!(due.is_zero(), "paid yet owing after {:?}: {}", after, d);
             }

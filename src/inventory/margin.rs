@@ -1,17 +1,18 @@
 //! The gross-margin report: `GET /api/reports/gross-margin?entityId&dateFrom&dateTo`
 //! (docs/documents-stock.md#costs).
 //!
-//! Over posted invoices (`sent`, `paid`) issued in the range (inclusive, all bounds
-//! optional), one row per product with invoice lines: `quantity` and `sales` (Σ line net
-//! in pounds: each line's net × its invoice's `exchange_rate`, to 2 dp,
-//! docs/accounting.md#currencies) from the lines, `cost_of_sales` from the invoices' movements (Σ -qty × unit_cost,
-//! docs/documents-stock.md#the-one-rule), `gross_margin` = sales - cost_of_sales and
+//! Over posted invoices (`sent`, `paid`) and posted credit notes issued in the range
+//! (inclusive, all bounds optional), one row per product with lines: `quantity` and
+//! `sales` (Σ line net in pounds: each line's net × its document's `exchange_rate`, to 2
+//! dp, docs/accounting.md#currencies; a credit note's lines count negative) from the
+//! lines, `cost_of_sales` from the documents' movements (Σ -qty × unit_cost: a credit
+//! note's returns take cost back, docs/documents-stock.md#the-one-rule), `gross_margin` = sales - cost_of_sales and
 //! `margin` = gross_margin / sales × 100 (0 without sales). Rows in product name order.
 //! Money is rounded to 2 dp once: each row from its exact figures, the summary from the
 //! exact sums.
 //!
-//! Two queries whatever the number of invoices (lines, then movements through the
-//! document index), summed in exact decimals, and the products' names.
+//! Two queries per kind whatever the number of documents (lines, then movements through
+//! the document index), summed in exact decimals, and the products' names.
 
 use std::collections::HashMap;
 
@@ -123,6 +124,29 @@ fn name_products(
     Ok(())
 }
 
+/// Where sales come from: posted invoices add them, posted credit notes take them back.
+struct Source {
+    table: &'static str,
+    lines: &'static str,
+    posted: &'static str,
+    sign: Decimal,
+}
+
+const SOURCES: [Source; 2] = [
+    Source {
+        table: "invoices",
+        lines: "invoice_lines",
+        posted: "i.status IN ('sent', 'paid')",
+        sign: Decimal::ONE,
+    },
+    Source {
+        table: "credit_notes",
+        lines: "credit_note_lines",
+        posted: "i.status = 'posted'",
+        sign: Decimal::NEGATIVE_ONE,
+    },
+];
+
 /// The report for `scope`, optionally one entity (already resolved) and a date range.
 pub fn gross_margin(
     conn: &Connection,
@@ -131,59 +155,63 @@ pub fn gross_margin(
     from: Option<&str>,
     to: Option<&str>,
 ) -> AppResult<(Vec<MarginRow>, MarginSummary)> {
-    let (cond, mut args) = scope.condition("i");
-    let mut filter = format!("i.status IN ('sent', 'paid') AND {cond}");
-    and_eq(&mut filter, &mut args, "i.entity_id", entity);
-    if let Some(d) = from {
-        filter.push_str(" AND i.issue_date >= ?");
-        args.push(d.to_owned());
-    }
-    if let Some(d) = to {
-        filter.push_str(" AND i.issue_date <= ?");
-        args.push(d.to_owned());
-    }
-
     let mut by_product: HashMap<String, Sums> = HashMap::new();
-    let mut stmt = conn.prepare(&format!(
-        "SELECT l.product_id, l.quantity, l.net, i.exchange_rate
-         FROM invoices i
-         JOIN invoice_lines l ON l.document_id = i.id
-         WHERE l.product_id IS NOT NULL AND {filter}"
-    ))?;
-    let mut q = stmt.query(params_from_iter(args.iter()))?;
-    while let Some(r) = q.next()? {
-        let qty: Qty = r.get(1)?;
-        let net: Money = r.get(2)?;
-        let rate: Rate = r.get(3)?;
-        let id = text_col(r, 0)?;
-        let s = match by_product.get_mut(id) {
-            Some(s) => s,
-            None => by_product.entry(id.to_owned()).or_default(),
-        };
-        s.quantity += qty.value();
-        s.sales += rate.to_pounds(net.value());
-    }
-    drop(q);
-    name_products(conn, &mut by_product, SCAN_PRODUCTS_FROM)?;
+    for source in SOURCES {
+        let (cond, mut args) = scope.condition("i");
+        let mut filter = format!("{} AND {cond}", source.posted);
+        and_eq(&mut filter, &mut args, "i.entity_id", entity);
+        if let Some(d) = from {
+            filter.push_str(" AND i.issue_date >= ?");
+            args.push(d.to_owned());
+        }
+        if let Some(d) = to {
+            filter.push_str(" AND i.issue_date <= ?");
+            args.push(d.to_owned());
+        }
+        let mut stmt = conn.prepare(&format!(
+            "SELECT l.product_id, l.quantity, l.net, i.exchange_rate
+             FROM {} i
+             JOIN {} l ON l.document_id = i.id
+             WHERE l.product_id IS NOT NULL AND {filter}",
+            source.table, source.lines
+        ))?;
+        let mut q = stmt.query(params_from_iter(args.iter()))?;
+        while let Some(r) = q.next()? {
+            let qty: Qty = r.get(1)?;
+            let net: Money = r.get(2)?;
+            let rate: Rate = r.get(3)?;
+            let id = text_col(r, 0)?;
+            let s = match by_product.get_mut(id) {
+                Some(s) => s,
+                None => by_product.entry(id.to_owned()).or_default(),
+            };
+            s.quantity += source.sign * qty.value();
+            s.sales += source.sign * rate.to_pounds(net.value());
+        }
+        drop(q);
 
-    let mut stmt = conn.prepare(&format!(
-        "SELECT m.product_id, m.qty, m.unit_cost
-         FROM invoices i
-         JOIN stock_movements m ON m.document_id = i.id
-         WHERE m.unit_cost IS NOT NULL AND {filter}"
-    ))?;
-    let mut q = stmt.query(params_from_iter(args.iter()))?;
-    while let Some(r) = q.next()? {
-        let id = text_col(r, 0)?;
-        let qty: Qty = r.get(1)?;
-        let cost: Price = r.get(2)?;
-        // A product whose lines were all removed no longer has a row; its movements sum
-        // to zero anyway (docs/documents-stock.md#the-one-rule).
-        if let Some(s) = by_product.get_mut(id) {
-            s.cost -= qty.value() * cost.value();
+        // Sales out are negative and returns in positive: Σ -qty × unit_cost is the cost
+        // of sales either way (docs/documents-stock.md#the-one-rule).
+        let mut stmt = conn.prepare(&format!(
+            "SELECT m.product_id, m.qty, m.unit_cost
+             FROM {} i
+             JOIN stock_movements m ON m.document_id = i.id
+             WHERE m.unit_cost IS NOT NULL AND {filter}",
+            source.table
+        ))?;
+        let mut q = stmt.query(params_from_iter(args.iter()))?;
+        while let Some(r) = q.next()? {
+            let id = text_col(r, 0)?;
+            let qty: Qty = r.get(1)?;
+            let cost: Price = r.get(2)?;
+            // A product whose lines were all removed no longer has a row; its movements
+            // sum to zero anyway (docs/documents-stock.md#the-one-rule).
+            if let Some(s) = by_product.get_mut(id) {
+                s.cost -= qty.value() * cost.value();
+            }
         }
     }
-    drop(q);
+    name_products(conn, &mut by_product, SCAN_PRODUCTS_FROM)?;
 
     let mut rows: Vec<(String, Sums)> = by_product.into_iter().collect();
     rows.sort_by(|a, b| name_order(&a.1.name, a.1.seq, &b.1.name, b.1.seq));

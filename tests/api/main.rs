@@ -18,6 +18,7 @@ mod api_contract;
 mod api_keys;
 mod app;
 mod auth;
+mod books;
 mod config;
 mod connectors;
 mod credits;

@@ -353,6 +353,57 @@ pub fn try_check_documents(t: &TestApp, entity_id: Option<&str>) -> Result<(), S
     Ok(())
 }
 
+/// The money of every invoice, bill, credit note and supplier credit, through the API
+/// (docs/accounting.md#payments, docs/accounting.md#amount-due): `amount_paid` is the sum
+/// of its payments (refunds on a credit), `amount_due` = `total` − `amount_paid` −
+/// `amount_credited` and never below zero, and every payment names a listed document of
+/// its `document_type`.
+pub fn try_check_money(t: &TestApp, entity_id: Option<&str>) -> Result<(), String> {
+    // (document type, document id) → Σ amount.
+    let mut paid: BTreeMap<(String, String), Decimal> = BTreeMap::new();
+    for p in get_list(t, "/api/payments", entity_id)? {
+        let kind = p["document_type"].as_str().unwrap_or_default().to_owned();
+        *paid.entry((kind, id_of(&p["document_id"], "payment document")?)).or_default() +=
+            dec(&p["amount"]);
+    }
+    for (path, kind) in [
+        ("/api/invoices", "invoice"),
+        ("/api/bills", "bill"),
+        ("/api/credit-notes", "credit_note"),
+        ("/api/supplier-credits", "supplier_credit"),
+    ] {
+        for d in get_list(t, path, entity_id)? {
+            let id = id_of(&d["id"], "document")?;
+            let sum = paid.remove(&(kind.to_owned(), id.clone())).unwrap_or_default();
+            let (total, has, credited, due) = (
+                dec(&d["total"]),
+                dec(&d["amount_paid"]),
+                dec(&d["amount_credited"]),
+                dec(&d["amount_due"]),
+            );
+            if has != sum {
+                return Err(format!(
+                    "{kind} {id} has amount_paid {has}, its payments sum to {sum}"
+                ));
+            }
+            if due != total - has - credited {
+                return Err(format!(
+                    "{kind} {id} has amount_due {due}, not total {total} - paid {has} - credited {credited}"
+                ));
+            }
+            if due < Decimal::ZERO {
+                return Err(format!("{kind} {id} owes below zero: amount_due {due}"));
+            }
+        }
+    }
+    if let Some(((kind, id), sum)) = paid.into_iter().next() {
+        return Err(format!(
+            "payments of {sum} name {kind} {id}, which is not listed as one"
+        ));
+    }
+    Ok(())
+}
+
 /// [`check_invariants_in`] and [`try_check_documents`]; panics on a breach.
 pub fn check_all(t: &TestApp, entity_id: Option<&str>) -> LedgerSnapshot {
     let snap = check_invariants_in(t, entity_id);

@@ -17,7 +17,9 @@
 //!   sale cost of that product, so a reduced line takes back the cost it booked.
 //! - Bill stock in is a `purchase` whose `unit_cost` is the lines' net in pounds (each
 //!   line's net × the bill's `exchange_rate`, to 2 dp, docs/accounting.md#currencies)
-//!   over their quantity (4 dp); stock back is a `return` without cost.
+//!   over their quantity (4 dp); stock back is a `return` without cost. When that unit
+//!   cost changes while the quantity stays (the rate, currency or prices changed), what
+//!   the movements hold is taken back whole and bought again at the new cost.
 //! - Credit note stock in is a `return` at the average unit cost its invoice's sales
 //!   booked for the product (the product's cost price when unlinked or none was sold);
 //!   stock back out is a `return` at the credit note's own average cost of what it took
@@ -30,7 +32,7 @@
 //!   (docs/documents-stock.md#dates). A posted document that would move stock after
 //!   today is refused (400), as a movement dated after today is.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
@@ -63,6 +65,9 @@ struct Held {
     /// notes).
     back_cost: Decimal,
     back: Decimal,
+    /// The unit cost of its latest purchase (bills), `Some(None)` for one without a cost;
+    /// `None` before any purchase.
+    bought_at: Option<Option<Price>>,
     /// Σ qty per movement date (`YYYY-MM-DD`).
     by_date: BTreeMap<String, Decimal>,
 }
@@ -70,7 +75,7 @@ struct Held {
 fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, String), Held>> {
     let mut stmt = conn.prepare_cached(
         "SELECT product_id, location_id, qty, unit_cost, type, date FROM stock_movements
-         WHERE document_id = ?1",
+         WHERE document_id = ?1 ORDER BY seq",
     )?;
     let mut rows = stmt.query([document_id])?;
     let mut out: BTreeMap<(String, String), Held> = BTreeMap::new();
@@ -84,7 +89,9 @@ fn held(conn: &Connection, document_id: &str) -> AppResult<BTreeMap<(String, Str
             .or_default();
         h.qty += qty.value();
         *h.by_date.entry(r.get(5)?).or_default() += qty.value();
-        if kind == "sale" {
+        if kind == "purchase" {
+            h.bought_at = Some(cost);
+        } else if kind == "sale" {
             h.sold -= qty.value();
             h.cost -= qty.value() * cost.unwrap_or(Price::ZERO).value();
         } else if let (true, Some(cost)) = (kind == "return" && qty.value() > Decimal::ZERO, cost) {
@@ -121,6 +128,14 @@ fn wanted(kind: DocKind, d: &Document) -> (BTreeMap<(String, String), Decimal>, 
 }
 
 type Nets = BTreeMap<String, (Decimal, Decimal)>;
+
+/// A bill's unit cost of a product: its lines' net in pounds over their quantity, none
+/// when that is not positive (docs/documents-stock.md#costs).
+fn purchase_cost(nets: &Nets, product_id: &str) -> Option<Price> {
+    nets.get(product_id).and_then(|(net, qty)| {
+        (*qty > Decimal::ZERO && *net >= Decimal::ZERO).then(|| Price::rounded(net / qty))
+    })
+}
 
 /// Products already read in this request, by id, for [`sync`] to take instead of reading
 /// them again (each is taken once: a second movement of the same product reads it anew).
@@ -159,6 +174,8 @@ struct Write<'k> {
     key: &'k (String, String),
     date: Date,
     qty: Decimal,
+    /// Part of a re-costing: all of the key taken back and bought again.
+    recost: bool,
 }
 
 /// What must be written so that the movements of the document hold what it asks for
@@ -167,12 +184,15 @@ struct Write<'k> {
 /// asks for a product at a location (voided, a line or the location changed), what its
 /// movements hold there on another date is taken back on that date (the reversal at the
 /// old date, the effect at the new one). Movements that hold nothing in all (a voided
-/// document's) are left as they are.
+/// document's) are left as they are. A key in `recost` (a bill whose goods now cost
+/// another amount in pounds) is taken back whole, on the dates it holds, before it is
+/// bought again at the new cost.
 fn writes<'k>(
     want: &'k BTreeMap<(String, String), Decimal>,
     have: &'k BTreeMap<(String, String), Held>,
     issue: Date,
     issue_date_changed: bool,
+    recost: &BTreeSet<&(String, String)>,
 ) -> AppResult<Vec<Write<'k>>> {
     let issue_text = issue.to_string();
     let mut keys: Vec<&(String, String)> = want.keys().chain(have.keys()).collect();
@@ -183,16 +203,19 @@ fn writes<'k>(
         let w = want.get(key).copied().unwrap_or_default();
         let h = have.get(key);
         let mut h_total = h.map_or(Decimal::ZERO, |h| h.qty);
+        let recosted = recost.contains(key);
         // Taken back on the dates they hold: everything, when the document no longer asks
-        // for this product here; when its date changes, what sits on other dates.
-        if !h_total.is_zero() && (w.is_zero() || issue_date_changed) {
+        // for this product here or it is re-costed; when its date changes, what sits on
+        // other dates.
+        if !h_total.is_zero() && (w.is_zero() || issue_date_changed || recosted) {
             for (date, q) in h.map(|h| &h.by_date).into_iter().flatten() {
-                if *date != issue_text && !q.is_zero() {
+                if (recosted || *date != issue_text) && !q.is_zero() {
                     let date = parse_date("issue_date", date)?;
                     out.push(Write {
                         key,
                         date,
                         qty: -*q,
+                        recost: recosted,
                     });
                     h_total -= *q;
                 }
@@ -203,13 +226,20 @@ fn writes<'k>(
                 key,
                 date: issue,
                 qty: w - h_total,
+                recost: recosted,
             });
         }
     }
     // Stock that comes in first: a reversal at the old date must not be judged without
     // the stock the effect at the new date gives back, and the other way round
-    // (docs/ledger.md#stock-over-time).
-    out.sort_by_key(|w| w.qty < Decimal::ZERO);
+    // (docs/ledger.md#stock-over-time). Except a re-costing's take-back: it goes first,
+    // so the purchase at the new cost is averaged with the stock without the old one
+    // (docs/documents-stock.md#costs).
+    out.sort_by_key(|w| match (w.recost, w.qty < Decimal::ZERO) {
+        (true, true) => 0,
+        (_, false) => 1,
+        (false, true) => 2,
+    });
     Ok(out)
 }
 
@@ -228,7 +258,23 @@ pub fn sync(
     let (want, nets) = wanted(kind, d);
     let have = held(tx, &d.id)?;
     let issue = parse_date("issue_date", &d.issue_date)?;
-    let planned = writes(&want, &have, issue, issue_date_changed)?;
+    // A bill whose goods now cost another amount in pounds (its rate, currency or prices
+    // changed) buys them again at that cost (docs/documents-stock.md#costs).
+    let recost: BTreeSet<&(String, String)> = if kind.direction() == Direction::In {
+        want.iter()
+            .filter(|(key, w)| {
+                !w.is_zero()
+                    && have.get(*key).is_some_and(|h| {
+                        !h.qty.is_zero()
+                            && h.bought_at.is_some_and(|c| c != purchase_cost(&nets, &key.0))
+                    })
+            })
+            .map(|(key, _)| key)
+            .collect()
+    } else {
+        BTreeSet::new()
+    };
+    let planned = writes(&want, &have, issue, issue_date_changed, &recost)?;
     if planned.iter().any(|w| w.date > ctx.today) {
         return Err(AppError::invalid(
             "issue_date",
@@ -245,6 +291,7 @@ pub fn sync(
         key,
         date,
         qty: diff,
+        recost: _,
     } in planned
     {
         let (product_id, location_id) = key;
@@ -274,13 +321,11 @@ pub fn sync(
                 };
                 (MovementType::Return, Some(unit), Origin::System)
             }
-            (Direction::In, true) => {
-                let unit = nets.get(product_id).and_then(|(net, qty)| {
-                    (*qty > Decimal::ZERO && *net >= Decimal::ZERO)
-                        .then(|| Price::rounded(net / qty))
-                });
-                (MovementType::Purchase, unit, Origin::Client)
-            }
+            (Direction::In, true) => (
+                MovementType::Purchase,
+                purchase_cost(&nets, product_id),
+                Origin::Client,
+            ),
             (Direction::In, false) => (MovementType::Return, None, Origin::System),
             (Direction::ReturnIn, true) => {
                 let booked = match d.link.id.as_deref() {
