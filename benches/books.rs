@@ -203,7 +203,13 @@ fn main() {
         }
         (server.user_id(), entity, id(&l), contacts)
     };
-    seed_products(&db, &owner, &entity, std::slice::from_ref(&location), PRODUCTS);
+    seed_products(
+        &db,
+        &owner,
+        &entity,
+        std::slice::from_ref(&location),
+        PRODUCTS,
+    );
     seed_invoices(&db, &owner, &entity, &contacts);
     let products: Vec<String> = {
         let c = rusqlite::Connection::open(&db).unwrap();

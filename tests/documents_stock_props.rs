@@ -292,7 +292,12 @@ fn single(
     what: &str,
     send: impl FnOnce(&World) -> (Status, Value),
 ) -> Result<Option<Value>, TestCaseError> {
-    refused_or_done(w, what, |s| s == Status::Conflict || s == Status::NotFound, send)
+    refused_or_done(
+        w,
+        what,
+        |s| s == Status::Conflict || s == Status::NotFound,
+        send,
+    )
 }
 
 /// Sends one request; a refusal must be one `expected` allows and change nothing.
@@ -478,9 +483,7 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 None => {
                     let (_, v) = w.t.get(&format!("{}?id={id}", World::path(kind)));
                     match v["data"].get(0) {
-                        Some(d) if dec(&d["amount_due"]) > Decimal::ZERO => {
-                            d["amount_due"].clone()
-                        }
+                        Some(d) if dec(&d["amount_due"]) > Decimal::ZERO => d["amount_due"].clone(),
                         _ => return Ok(()),
                     }
                 }

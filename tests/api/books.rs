@@ -106,7 +106,9 @@ impl Books {
     }
 
     fn get(&self, path: &str, doc: &Value) -> Value {
-        let (s, v) = self.t.get(&format!("{path}?id={}", doc["id"].as_str().unwrap()));
+        let (s, v) = self
+            .t
+            .get(&format!("{path}?id={}", doc["id"].as_str().unwrap()));
         assert_eq!(s, Status::Ok, "{v}");
         v["data"][0].clone()
     }
@@ -159,12 +161,16 @@ fn changing_a_posted_bills_exchange_rate_re_costs_its_stock() {
                 "lines": [line(Some(&p), 10, "20", 20)] }),
     );
     assert_eq!(b.valuation_cost(&p), (d("17"), d("170")));
-    let (s, v) = b.t.put("/api/bills", json!({ "id": bill["id"], "exchange_rate": 0.9 }));
+    let (s, v) = b.t.put(
+        "/api/bills",
+        json!({ "id": bill["id"], "exchange_rate": 0.9 }),
+    );
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(b.valuation_cost(&p), (d("18"), d("180")));
     assert_eq!(qty_at(&b.t, &p, &b.floor), d("10"));
     // Back to pounds: £20 a unit.
-    let (s, v) = b.t.put("/api/bills", json!({ "id": bill["id"], "currency": "GBP" }));
+    let (s, v) =
+        b.t.put("/api/bills", json!({ "id": bill["id"], "currency": "GBP" }));
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(b.valuation_cost(&p), (d("20"), d("200")));
     assert_eq!(cost_price(&b.t, &p), d("20"));
@@ -203,7 +209,10 @@ fn a_bill_whose_goods_were_sold_is_not_re_costed_and_nothing_changes() {
         json!({ "status": "sent", "lines": [line(Some(&p), 10, "30", 20)] }),
     );
     let before = b.t.get("/api/stock-movements").1;
-    let res = b.t.put("/api/bills", json!({ "id": bill["id"], "exchange_rate": 0.9 }));
+    let res = b.t.put(
+        "/api/bills",
+        json!({ "id": bill["id"], "exchange_rate": 0.9 }),
+    );
     assert_error(&res, Status::Conflict);
     assert_eq!(b.t.get("/api/stock-movements").1, before);
     assert_eq!(dec(&b.get("/api/bills", &bill)["exchange_rate"]), d("0.85"));
@@ -254,7 +263,10 @@ fn posted_credit_notes_take_back_sales_and_cost_of_sales_on_their_issue_date() {
         "/api/credit-notes",
         json!({ "status": "posted", "lines": [line(Some(&p), 1, "10", 20)] }),
     );
-    let (s, v) = b.t.put("/api/credit-notes", json!({ "id": void["id"], "status": "void" }));
+    let (s, v) = b.t.put(
+        "/api/credit-notes",
+        json!({ "id": void["id"], "status": "void" }),
+    );
     assert_eq!(s, Status::Ok, "{v}");
 
     let (row, summary) = margin(&b, "");
@@ -322,7 +334,10 @@ fn an_unlinked_credit_note_is_refunded_up_to_its_total_and_a_linked_one_takes_no
     let before = b.t.get("/api/payments").1;
     assert_error(&b.pay(&linked, "1"), Status::Conflict);
     assert_eq!(b.t.get("/api/payments").1, before);
-    assert_eq!(money(&b.get("/api/credit-notes", &linked), "amount_paid"), d("0"));
+    assert_eq!(
+        money(&b.get("/api/credit-notes", &linked), "amount_paid"),
+        d("0")
+    );
 
     // A supplier credit is refunded by the supplier the same way.
     let sc = b.create(
@@ -357,17 +372,26 @@ fn a_linked_credit_note_settles_an_invoice_and_voiding_it_makes_the_invoice_owe_
     assert_error(&b.pay(&inv, "1"), Status::Conflict);
     // The invoice cannot be voided under its credit: the credit goes first.
     let before = b.get("/api/invoices", &inv);
-    let r = b.t.put("/api/invoices", json!({ "id": inv["id"], "status": "void" }));
+    let r = b.t.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "status": "void" }),
+    );
     assert_error(&r, Status::Conflict);
     assert_eq!(b.get("/api/invoices", &inv), before);
-    let (s, v) = b.t.put("/api/credit-notes", json!({ "id": cn["id"], "status": "void" }));
+    let (s, v) = b.t.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "status": "void" }),
+    );
     assert_eq!(s, Status::Ok, "{v}");
     let now = b.get("/api/invoices", &inv);
     assert_eq!(now["status"], "sent", "{now}");
     assert_eq!(money(&now, "amount_credited"), d("0"));
     assert_eq!(money(&now, "amount_due"), d("120"));
     // Now the invoice may be voided.
-    let (s, v) = b.t.put("/api/invoices", json!({ "id": inv["id"], "status": "void" }));
+    let (s, v) = b.t.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "status": "void" }),
+    );
     assert_eq!(s, Status::Ok, "{v}");
     b.check();
 }
@@ -412,12 +436,16 @@ fn a_part_payment_and_a_credit_note_together_settle_an_invoice() {
         "/api/payments?documentId={}",
         inv["id"].as_str().unwrap()
     ));
-    let (s, v) = b.t.delete("/api/payments", json!({ "id": list["data"][0]["id"] }));
+    let (s, v) =
+        b.t.delete("/api/payments", json!({ "id": list["data"][0]["id"] }));
     assert_eq!(s, Status::Ok, "{v}");
     let now = b.get("/api/invoices", &inv);
     assert_eq!(now["status"], "sent", "{now}");
     assert_eq!(money(&now, "amount_due"), d("36"));
-    assert_eq!(money(&b.get("/api/credit-notes", &cn), "amount_credited"), d("24"));
+    assert_eq!(
+        money(&b.get("/api/credit-notes", &cn), "amount_credited"),
+        d("24")
+    );
     b.check();
 }
 
@@ -442,10 +470,19 @@ fn reverse_charge_is_taken_on_supplier_credit_lines_and_refused_on_credit_note_l
     assert_error(&r, Status::BadRequest);
     assert_eq!(b.t.get("/api/credit-notes").1, before);
     // Nor may a PUT give a credit note's line the treatment.
-    let cn = b.create("/api/credit-notes", json!({ "lines": [line(None, 1, "10", 20)] }));
-    let r = b.t.put("/api/credit-notes", json!({ "id": cn["id"], "lines": [rc] }));
+    let cn = b.create(
+        "/api/credit-notes",
+        json!({ "lines": [line(None, 1, "10", 20)] }),
+    );
+    let r = b.t.put(
+        "/api/credit-notes",
+        json!({ "id": cn["id"], "lines": [rc] }),
+    );
     assert_error(&r, Status::BadRequest);
-    assert_eq!(b.get("/api/credit-notes", &cn)["lines"][0]["vat_treatment"], "standard");
+    assert_eq!(
+        b.get("/api/credit-notes", &cn)["lines"][0]["vat_treatment"],
+        "standard"
+    );
     b.check();
 }
 
@@ -473,6 +510,22 @@ fn a_eur_credit_note_keeps_its_amounts_in_euros_and_needs_its_rate() {
     let now = b.get("/api/invoices", &inv);
     assert_eq!(money(&now, "amount_credited"), d("120"));
     assert_eq!(money(&now, "amount_due"), d("120"));
+    // A credit in pounds against the euro invoice would take £ off a € debt: 400, and the
+    // invoice keeps its currency while the credit stands (409).
+    let before = b.t.get("/api/credit-notes").1;
+    let r = b.post(
+        "/api/credit-notes",
+        json!({ "status": "posted", "invoice_id": inv["id"], "lines": [line(None, 1, "10", 20)] }),
+    );
+    let m = assert_error(&r, Status::BadRequest);
+    assert!(m.contains("invoice_id") && m.contains("EUR"), "{m}");
+    assert_eq!(b.t.get("/api/credit-notes").1, before);
+    let r = b.t.put(
+        "/api/invoices",
+        json!({ "id": inv["id"], "currency": "GBP" }),
+    );
+    assert!(assert_error(&r, Status::Conflict).contains("currency"));
+    assert_eq!(b.get("/api/invoices", &inv)["currency"], "EUR");
     // An unlinked one is refunded in its own currency.
     let cn = b.create(
         "/api/credit-notes",
@@ -481,7 +534,10 @@ fn a_eur_credit_note_keeps_its_amounts_in_euros_and_needs_its_rate() {
     );
     let (s, v) = b.pay(&cn, "10");
     assert_eq!(s, Status::Created, "{v}");
-    assert_eq!(money(&b.get("/api/credit-notes", &cn), "amount_due"), d("0"));
+    assert_eq!(
+        money(&b.get("/api/credit-notes", &cn), "amount_due"),
+        d("0")
+    );
     b.check();
 }
 

@@ -363,8 +363,9 @@ pub fn try_check_money(t: &TestApp, entity_id: Option<&str>) -> Result<(), Strin
     let mut paid: BTreeMap<(String, String), Decimal> = BTreeMap::new();
     for p in get_list(t, "/api/payments", entity_id)? {
         let kind = p["document_type"].as_str().unwrap_or_default().to_owned();
-        *paid.entry((kind, id_of(&p["document_id"], "payment document")?)).or_default() +=
-            dec(&p["amount"]);
+        *paid
+            .entry((kind, id_of(&p["document_id"], "payment document")?))
+            .or_default() += dec(&p["amount"]);
     }
     for (path, kind) in [
         ("/api/invoices", "invoice"),
@@ -374,7 +375,9 @@ pub fn try_check_money(t: &TestApp, entity_id: Option<&str>) -> Result<(), Strin
     ] {
         for d in get_list(t, path, entity_id)? {
             let id = id_of(&d["id"], "document")?;
-            let sum = paid.remove(&(kind.to_owned(), id.clone())).unwrap_or_default();
+            let sum = paid
+                .remove(&(kind.to_owned(), id.clone()))
+                .unwrap_or_default();
             let (total, has, credited, due) = (
                 dec(&d["total"]),
                 dec(&d["amount_paid"]),

@@ -227,6 +227,21 @@ pub(super) fn settle(
     }
     for id in originals {
         let o = one(tx, scope, original_kind, id)?;
+        // A credit takes off what its original owes in the original's own money
+        // (docs/accounting.md#credit-notes-and-supplier-credits).
+        if d.link.id.as_deref() == Some(id) && o.currency != d.currency {
+            let (_, field) = kind.credits().unwrap_or((original_kind, "link"));
+            return Err(AppError::invalid(
+                field,
+                format!(
+                    "{} is in {}: a credit against it must be in {} too, not {}",
+                    name(original_kind, &o),
+                    o.currency,
+                    o.currency,
+                    d.currency
+                ),
+            ));
+        }
         let new = credited(tx, kind, id)?;
         if new == o.amount_credited {
             continue;
@@ -298,8 +313,8 @@ fn first_credit(
 }
 
 /// Refuses (409) a change of an original (`before` → `after`) that its posted credits
-/// forbid: leaving the posted statuses, another contact, or a total below what is paid
-/// and credited.
+/// forbid: leaving the posted statuses, another contact, another currency, or a total
+/// below what is paid and credited.
 fn guard_original(
     conn: &Connection,
     kind: DocKind,
@@ -323,6 +338,9 @@ fn guard_original(
     }
     if after.contact_id != before.contact_id {
         return refuse(&format!("its {} cannot change", kind.contact_role()));
+    }
+    if after.currency != before.currency {
+        return refuse("its currency cannot change");
     }
     if after.amount_due < Money::ZERO {
         return refuse("its total cannot fall below what is paid and credited");

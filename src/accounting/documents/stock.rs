@@ -266,7 +266,8 @@ pub fn sync(
                 !w.is_zero()
                     && have.get(*key).is_some_and(|h| {
                         !h.qty.is_zero()
-                            && h.bought_at.is_some_and(|c| c != purchase_cost(&nets, &key.0))
+                            && h.bought_at
+                                .is_some_and(|c| c != purchase_cost(&nets, &key.0))
                     })
             })
             .map(|(key, _)| key)
