@@ -66,10 +66,16 @@ pub fn xero(code: &str) -> Option<TaxCode> {
 /// (outside the scope), T20 reverse charge 20 %, T21 CIS reverse charge 20 %, T22 services
 /// sold to EC customers (zero), T23 zero-rated EC services bought (zero), T24
 /// standard-rated EC services bought (reverse charge 20 %), T26 CIS reverse charge 5 %.
+///
+/// Sage Accounting prints a rate's name and its percentage (`Standard 20.00%`,
+/// `Lower Rate 5.00%`, `Zero Rated 0.00%`, `Exempt 0.00%`, `No VAT`, `Reverse Charge
+/// 20.00%`): the name gives the treatment, the percentage the rate.
 pub fn sage(code: &str) -> Option<TaxCode> {
     use Treatment as T;
     let k = key(code);
-    let n: u32 = k.strip_prefix('t')?.parse().ok()?;
+    let Some(n) = k.strip_prefix('t').and_then(|n| n.parse::<u32>().ok()) else {
+        return sage_accounting(&k);
+    };
     Some(match n {
         0 | 4 | 7 | 22 | 23 => (pct(0), T::Zero),
         1 => (pct(20), T::Standard),
@@ -80,6 +86,34 @@ pub fn sage(code: &str) -> Option<TaxCode> {
         9 => (pct(0), T::OutsideScope),
         _ => return None,
     })
+}
+
+/// A Sage Accounting rate name with an optional percentage after it.
+fn sage_accounting(k: &str) -> Option<TaxCode> {
+    use Treatment as T;
+    let (name, rate) = match k.rsplit_once(' ') {
+        Some((name, pct)) if pct.ends_with('%') => {
+            let v = crate::db::decimal::parse_decimal(pct.trim_end_matches('%'))?;
+            (name.trim(), Some(Percent::new(v).ok()?))
+        }
+        _ => (k, None),
+    };
+    let t = match name {
+        "standard" | "standard rate" => T::Standard,
+        "lower rate" | "reduced" | "reduced rate" => T::Reduced,
+        "zero rated" | "zero" => T::Zero,
+        "exempt" => T::Exempt,
+        "no vat" | "outside the scope" | "outside scope" => T::OutsideScope,
+        "reverse charge" | "domestic reverse charge" => T::ReverseCharge,
+        _ => return None,
+    };
+    if t.carries_no_vat() && rate.is_some_and(|r| !r.is_zero()) {
+        return None;
+    }
+    Some((
+        rate.or_else(|| t.carries_no_vat().then_some(Percent::ZERO)),
+        t,
+    ))
 }
 
 /// QuickBooks Online UK tax codes as its exports print them: `20.0% S`, `5.0% R`,
@@ -190,11 +224,16 @@ mod tests {
             ("Outside scope", "0", T::OutsideScope),
             ("outside_scope", "0", T::OutsideScope),
             ("Reverse charge", "-", T::ReverseCharge),
+            ("Standard 20.00%", "20", T::Standard),
+            ("Lower Rate 5.00%", "5", T::Reduced),
+            ("Zero Rated 0.00%", "0", T::Zero),
+            ("Exempt 0.00%", "0", T::Exempt),
+            ("Reverse Charge 20.00%", "20", T::ReverseCharge),
         ];
         for (code, rate, treatment) in cases {
             assert_eq!(t(code), Some((rate.to_owned(), treatment)), "{code}");
         }
-        for plain in ["20", "20%", "Standard 20%", "T3", "banana"] {
+        for plain in ["20", "20%", "T3", "banana", "Exempt 20%"] {
             assert_eq!(t(plain), None, "{plain}");
         }
     }

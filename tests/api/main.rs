@@ -32,6 +32,7 @@ mod identifiers;
 mod import_api;
 mod import_books;
 mod import_csv;
+mod import_layouts_books;
 mod import_parse;
 mod input_bounds;
 mod limits_text;

@@ -500,7 +500,10 @@ fn payment(r: &mut Row<'_>) -> Option<PaymentRow> {
         None
     };
     let document_type = r.parse(Field::DocumentType, parse_paid_document);
-    let document_number = r.text(Field::DocumentNumber);
+    let document_number = r.text(Field::DocumentNumber).or_else(|| {
+        r.first_aux(Aux::DocumentNumberFallback)
+            .map(|(_, s)| s.to_owned())
+    });
     let document_ref = r.text(Field::DocumentRef);
     if document_number.is_none() && document_ref.is_none() {
         let column = r.ctx.cols.of(Field::DocumentNumber).first().copied();

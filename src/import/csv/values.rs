@@ -457,10 +457,13 @@ pub fn parse_rate(cell: &str) -> Result<Rate, String> {
 /// `supplier_credit` (spaces and case ignored).
 pub fn parse_paid_document(cell: &str) -> Result<PaidDocument, String> {
     match words(cell).replace([' ', '_', '-'], "").as_str() {
-        "invoice" | "invoices" => Ok(PaidDocument::Invoice),
-        "bill" | "bills" => Ok(PaidDocument::Bill),
-        "creditnote" | "creditnotes" => Ok(PaidDocument::CreditNote),
-        "suppliercredit" | "suppliercredits" => Ok(PaidDocument::SupplierCredit),
+        // Xero's `PaymentType`s: receivable, payable, and their credit notes' refunds.
+        "invoice" | "invoices" | "accrecpayment" => Ok(PaidDocument::Invoice),
+        "bill" | "bills" | "accpaypayment" => Ok(PaidDocument::Bill),
+        "creditnote" | "creditnotes" | "arcreditpayment" => Ok(PaidDocument::CreditNote),
+        "suppliercredit" | "suppliercredits" | "apcreditpayment" => {
+            Ok(PaidDocument::SupplierCredit)
+        }
         _ => Err(format!(
             "`{}` is not a document type (invoice, bill, credit_note, supplier_credit)",
             cell.trim()
