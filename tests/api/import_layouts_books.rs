@@ -173,11 +173,15 @@ fn sage_accounting_rate_names_keep_their_treatments_and_cr_notes_become_credit_n
 }
 
 #[test]
-fn quickbooks_tax_codes_keep_their_treatments() {
+fn quickbooks_tax_codes_keep_their_treatments_and_a_multicurrency_invoice_its_rate() {
     let (t, entity) = app_with_entity();
     let csv = fixture("quickbooks/invoices_books.csv");
-    imported(&run(&t, &entity, "quickbooks", "invoices", &csv), 1);
-    let inv = &list(&t, "invoices", &entity)[0];
+    imported(&run(&t, &entity, "quickbooks", "invoices", &csv), 2);
+    let invoices = list(&t, "invoices", &entity);
+    let inv = by_number(&invoices, "2001");
     assert_eq!(treatments(inv), FIVE);
     assert_eq!(inv["total"], json!(252), "{inv}");
+    let eur = by_number(&invoices, "2002");
+    assert_eq!(eur["currency"], json!("EUR"), "{eur}");
+    assert_eq!(eur["exchange_rate"], json!(0.8567), "{eur}");
 }

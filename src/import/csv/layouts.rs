@@ -434,6 +434,10 @@ const QBO_INVOICES: &[(&str, Target)] = &[
     ("*ItemTaxCode", T(F::LineVatRate)),
     ("ItemTaxAmount", A(X::LineVat)),
     ("Service Date", Skip),
+    // A multicurrency company's columns, when the file has them [I]: the currency and its
+    // rate in home currency per unit.
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
 ];
 
 // --- Sage Accounting (Business Cloud) ---------------------------------------------------
@@ -988,7 +992,9 @@ const QBO_BILLS: &[(&str, Target)] = &[
     ("Line Amount", A(X::LineAmount)),
     ("Line Tax Code", T(F::LineVatRate)),
     ("Line Tax Amount", A(X::LineVat)),
-    ("Currency Code", Skip),
+    ("Currency Code", T(F::Currency)),
+    // A multicurrency company's rate (home currency per unit), when the file has it [I].
+    ("Exchange Rate", T(F::ExchangeRate)),
 ];
 
 /// Sage Accounting's purchases quick entry file: the purchase twin of the sales file read
