@@ -235,3 +235,33 @@ fn without_a_tax_column_the_vat_is_what_the_documents_own_totals_say() {
     assert_eq!(treatments(by_number(&docs, "INV-4")), ["Unknown 0 zero"]);
     assert_eq!(by_number(&docs, "INV-4")["total"], json!(10));
 }
+
+#[test]
+fn credits_and_payments_find_their_document_by_the_sources_reference() {
+    let (t, entity) = app_with_entity();
+    let inv = "number,contact_name,issue_date,line_description,line_unit_price,line_vat_rate,\
+               status,provider_ref\n\
+               INV-1,Alpha Ltd,01/03/2024,Widgets,100,0,sent,src-inv-1\n";
+    clean(&run(&t, &entity, "invoices", inv), 1, 0);
+    // The numbers name nothing the entity holds; the references do.
+    let cn = "number,contact_name,issue_date,line_description,line_unit_price,line_vat_rate,\
+              status,original_number,original_ref\n\
+              CN-1,Alpha Ltd,02/03/2024,Widgets back,10,0,posted,NOPE,src-inv-1\n";
+    clean(&run(&t, &entity, "credit_notes", cn), 1, 0);
+    let pay = "document_ref,document_number,date,amount,provider_ref\n\
+               src-inv-1,NOPE,03/03/2024,30,pay-1\n";
+    clean(&run(&t, &entity, "payments", pay), 1, 0);
+    // The same payment id again, on another date: the same payment.
+    let moved = "document_ref,date,amount,provider_ref\n\
+                 src-inv-1,04/03/2024,30,pay-1\n";
+    clean(&run(&t, &entity, "payments", moved), 0, 1);
+    let invoice = &list(&t, "invoices", &entity)[0];
+    assert_eq!(
+        list(&t, "credit-notes", &entity)[0]["invoice_id"],
+        invoice["id"]
+    );
+    assert_eq!(invoice["amount_paid"], json!(30), "{invoice}");
+    assert_eq!(invoice["amount_credited"], json!(10), "{invoice}");
+    let p = &list(&t, "payments", &entity)[0];
+    assert_eq!(p["reference"], json!("pay-1"), "{p}");
+}
