@@ -881,7 +881,13 @@ impl<'a> Writer<'a> {
                 ));
             }
         } else if rows.iter().all(|(_, l)| l.source_vat.is_some()) && !rows.is_empty() {
-            let vat: Money = rows.iter().filter_map(|(_, l)| l.source_vat).sum();
+            // A reverse-charge line's VAT, which a source may state (Sage's notional VAT),
+            // is the buyer's and not in the document's VAT total.
+            let vat: Money = rows
+                .iter()
+                .filter(|(_, l)| l.line_vat_treatment != Some(Treatment::ReverseCharge))
+                .filter_map(|(_, l)| l.source_vat)
+                .sum();
             if vat != totals.vat_total {
                 return Err(Fail::App(AppError::bad_request(format!(
                     "its lines' VAT comes to {}, not the {} the source states; nothing of it \

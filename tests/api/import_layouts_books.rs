@@ -144,8 +144,10 @@ fn sage50_audit_trail_keeps_t_codes_and_imports_sc_and_pc_rows_as_credits() {
     let bills = list(&t, "bills", &entity);
     let rc = by_number(&bills, "F-5521");
     assert_eq!(treatments(rc), ["Lathe parts from Lyon 20 reverse_charge"]);
-    // T8: the buyer accounts for the VAT, so it is not owed to the supplier.
+    // T8: the buyer accounts for the (notional) VAT the row states, so it is not owed
+    // to the supplier.
     assert_eq!(rc["total"], json!(200), "{rc}");
+    assert_eq!(rc["lines"][0]["reverse_charge_vat"], json!(40), "{rc}");
     let cn = &list(&t, "credit-notes", &entity)[0];
     assert_eq!(cn["number"], json!("CN5"));
     assert_eq!(cn["total"], json!(24), "{cn}");
