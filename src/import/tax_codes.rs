@@ -36,8 +36,17 @@ pub fn xero(code: &str) -> Option<TaxCode> {
         | "eczrinput" | "eczrinputservices" | "exempt export" => (pct(0), T::Zero),
         "exemptoutput" | "exemptinput" | "exemptexpenses" | "exemptincome" => (pct(0), T::Exempt),
         "none" | "no vat" | "novat" | "gstonimports" => (pct(0), T::OutsideScope),
-        "reversecharges" | "ecacquisitions" | "drchargesupply20" | "drcharge20"
-        | "drchargesupply" | "drcharge" => (pct(20), T::ReverseCharge),
+        "reversecharges" | "ecacquisitions" | "drcharge20" | "drcharge" => {
+            (pct(20), T::ReverseCharge)
+        }
+        // The supplier's side of the domestic reverse charge: no VAT charged, the net in
+        // the sales box like a zero-rated supply (an invoice line cannot be
+        // `reverse_charge`).
+        "drchargesupply20"
+        | "drchargesupply5"
+        | "drchargesupply"
+        | "domestic reverse charge @ 20% (vat on income)"
+        | "domestic reverse charge @ 5% (vat on income)" => (pct(0), T::Zero),
         "20% (vat on income)"
         | "20% (vat on expenses)"
         | "20% (vat on capital sales)"
@@ -199,6 +208,8 @@ mod tests {
             ("NONE", "0", T::OutsideScope),
             ("REVERSECHARGES", "20", T::ReverseCharge),
             ("ECZROUTPUT", "0", T::Zero),
+            ("DRCHARGESUPPLY20", "0", T::Zero),
+            ("DRCHARGE20", "20", T::ReverseCharge),
             ("20% (VAT on Income)", "20", T::Standard),
             ("5% (VAT on Expenses)", "5", T::Reduced),
             ("Zero Rated Income", "0", T::Zero),
