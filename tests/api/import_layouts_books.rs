@@ -193,7 +193,10 @@ fn sage_accounting_purchase_cr_notes_become_supplier_credits() {
     let (t, entity) = app_with_entity();
     let csv = fixture("sage_accounting/bills.csv");
     imported(&run(&t, &entity, "sage_accounting", "bills", &csv), 4);
-    imported(&run(&t, &entity, "sage_accounting", "supplier_credits", &csv), 1);
+    imported(
+        &run(&t, &entity, "sage_accounting", "supplier_credits", &csv),
+        1,
+    );
     let sc = &list(&t, "supplier-credits", &entity)[0];
     assert_eq!(sc["number"], json!("CN-0112"), "{sc}");
     assert_eq!(sc["total"], json!(29.4), "{sc}");
