@@ -66,6 +66,11 @@ const IMPORT_API_PLATFORMS: [&str; 7] = [
 #[rustfmt::skip]
 pub fn schemas() -> Vec<(&'static str, Value)> {
     let import_types: Vec<&str> = EntityType::ALL.iter().map(|t| t.as_str()).collect();
+    let migrate_types: Vec<&str> = crate::connectors::DataType::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .chain(["all"])
+        .collect();
     vec![
         ("ImportPreviewBody", object(&["csv"], vec![
             ("mode", json!({ "type": "string", "enum": ["csv"], "default": "csv" })),
@@ -141,9 +146,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         ("ImportMigrateBody", object(&["mode", "platform", "entityType", "entity_id"], vec![
             ("mode", one_of_values(&["api", "oauth"], "`oauth` for freeagent, `api` for the others.")),
             ("platform", one_of_values(&IMPORT_API_PLATFORMS, "")),
-            ("entityType", one_of_values(&[
-                "contacts", "products", "invoices", "bills", "expenses", "projects", "time_entries", "subscriptions", "all",
-            ], "`all`: every type the platform supplies. A type it cannot supply is 400.")),
+            ("entityType", one_of_values(&migrate_types, "`all`: every type the platform supplies. A type it cannot supply is 400.")),
             ("entity_id", uuid()),
         ])),
         ("ImportMigrateOutcome", json!({

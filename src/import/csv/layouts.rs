@@ -51,10 +51,13 @@ pub enum Aux {
     /// A duration in seconds (FreshBooks `Seconds`): gives the hours, to 2 decimal places
     /// as an `h:mm` duration does, when there is no hours column.
     DurationSeconds,
+    /// A second document number (Xero payments' `CreditNoteNumber` beside
+    /// `InvoiceNumber`): gives a payment's `document_number` when the first is empty.
+    DocumentNumberFallback,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::DurationSeconds as usize + 1;
+    pub const COUNT: usize = Self::DocumentNumberFallback as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -72,6 +75,9 @@ impl Aux {
             Self::GrossVatRate => "VAT rate of the gross amount: gives the VAT amount",
             Self::ContactFallback => "person's name: gives the contact when it is empty",
             Self::DurationSeconds => "duration in seconds: gives the hours",
+            Self::DocumentNumberFallback => {
+                "second document number: gives the document number when it is empty"
+            }
         }
     }
 }
@@ -149,29 +155,40 @@ fn words(s: &str) -> String {
         .join(" ")
 }
 
+/// Xero's `Type`: the export's names and the API's (`ACCREC`, `ACCPAY`, and the credit
+/// notes' `ACCRECCREDIT`, `ACCPAYCREDIT`).
 fn xero_kind(s: &str) -> Option<EntityType> {
     match words(s).as_str() {
         "sales invoice" | "invoice" | "accrec" => Some(EntityType::Invoices),
         "bill" | "purchase invoice" | "purchase bill" | "accpay" => Some(EntityType::Bills),
+        "sales credit note" | "credit note" | "accreccredit" => Some(EntityType::CreditNotes),
+        "bill credit note" | "purchase credit note" | "supplier credit" | "accpaycredit" => {
+            Some(EntityType::SupplierCredits)
+        }
         _ => None,
     }
 }
 
-/// Sage 50 audit trail types: SI sales invoice, PI purchase invoice; BP/CP/VP bank,
-/// cash and credit card payments are expenses. Credits, receipts, payments on account
+/// Sage 50 audit trail types: SI sales invoice, PI purchase invoice, SC sales credit, PC
+/// purchase credit; BP/CP/VP bank, cash and credit card payments are expenses. Receipts
+/// and payments (their rows do not say which invoice they settle), payments on account
 /// and journals are not imported.
 fn sage50_kind(s: &str) -> Option<EntityType> {
     match s.trim().to_ascii_uppercase().as_str() {
         "SI" => Some(EntityType::Invoices),
         "PI" => Some(EntityType::Bills),
+        "SC" => Some(EntityType::CreditNotes),
+        "PC" => Some(EntityType::SupplierCredits),
         "BP" | "CP" | "VP" => Some(EntityType::Expenses),
         _ => None,
     }
 }
 
+/// Sales quick entries are `Invoice` or `Cr Note` (a credit note to the customer).
 fn sage_accounting_kind(s: &str) -> Option<EntityType> {
     match words(s).as_str() {
         "invoice" | "sales invoice" | "si" => Some(EntityType::Invoices),
+        "cr note" | "credit note" | "sales credit note" | "sc" => Some(EntityType::CreditNotes),
         _ => None,
     }
 }
@@ -297,10 +314,59 @@ const XERO_DOCUMENTS: &[(&str, Target)] = &[
     ("*AccountCode", Skip),
     ("*TaxType", T(F::LineVatRate)),
     ("TaxAmount", A(X::LineVat)),
-    ("Currency", Skip),
+    ("Currency", T(F::Currency)),
+    // Not in Xero's own export (which has no rate): the API's name, for a file that
+    // adds the rate of a document in another currency.
+    ("CurrencyRate", T(F::ExchangeRate)),
     ("Type", A(X::Kind)),
     ("Sent", Skip),
     ("Status", T(F::Status)),
+];
+
+/// Xero's credit note import template (Business ▸ Credit notes ▸ Import): the invoice
+/// template with `CreditNoteNumber` and `CreditNoteDate`, no due date.
+const XERO_CREDIT_NOTES: &[(&str, Target)] = &[
+    ("*ContactName", T(F::ContactName)),
+    ("*CreditNoteNumber", T(F::Number)),
+    ("Reference", Skip),
+    ("*CreditNoteDate", T(F::IssueDate)),
+    ("InventoryItemCode", T(F::LineSku)),
+    ("*Description", T(F::LineDescription)),
+    ("*Quantity", T(F::LineQuantity)),
+    ("*UnitAmount", T(F::LineUnitPrice)),
+    ("Discount", T(F::LineDiscount)),
+    ("*AccountCode", Skip),
+    ("*TaxType", T(F::LineVatRate)),
+    ("TaxAmount", A(X::LineVat)),
+    ("Currency", T(F::Currency)),
+    ("CurrencyRate", T(F::ExchangeRate)),
+];
+
+const XERO_CREDIT_NOTE_SIG: &[&[&str]] = &[&[
+    "ContactName",
+    "CreditNoteNumber",
+    "CreditNoteDate",
+    "UnitAmount",
+    "TaxType",
+]];
+
+/// Xero payments by the Payments API's field names (`Date`, `Amount`, `Reference`,
+/// `PaymentType`, the invoice's or credit note's number and id, `CurrencyRate`): Xero's
+/// own screens export no payments file, so a payments list is written with these names.
+const XERO_PAYMENTS: &[(&str, Target)] = &[
+    ("PaymentID", T(F::ProviderRef)),
+    ("Date", T(F::Date)),
+    ("Amount", T(F::Amount)),
+    ("Reference", T(F::Reference)),
+    ("PaymentType", T(F::DocumentType)),
+    ("InvoiceNumber", T(F::DocumentNumber)),
+    ("CreditNoteNumber", A(X::DocumentNumberFallback)),
+    ("InvoiceID", T(F::DocumentRef)),
+    ("CreditNoteID", Skip),
+    ("CurrencyRate", Skip),
+    ("AccountCode", Skip),
+    ("Status", Skip),
+    ("IsReconciled", Skip),
 ];
 
 const XERO_EXPORT_SIG: &[&[&str]] =
@@ -368,6 +434,10 @@ const QBO_INVOICES: &[(&str, Target)] = &[
     ("*ItemTaxCode", T(F::LineVatRate)),
     ("ItemTaxAmount", A(X::LineVat)),
     ("Service Date", Skip),
+    // A multicurrency company's columns, when the file has them [I]: the currency and its
+    // rate in home currency per unit.
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
 ];
 
 // --- Sage Accounting (Business Cloud) ---------------------------------------------------
@@ -922,7 +992,9 @@ const QBO_BILLS: &[(&str, Target)] = &[
     ("Line Amount", A(X::LineAmount)),
     ("Line Tax Code", T(F::LineVatRate)),
     ("Line Tax Amount", A(X::LineVat)),
-    ("Currency Code", Skip),
+    ("Currency Code", T(F::Currency)),
+    // A multicurrency company's rate (home currency per unit), when the file has it [I].
+    ("Exchange Rate", T(F::ExchangeRate)),
 ];
 
 /// Sage Accounting's purchases quick entry file: the purchase twin of the sales file read
@@ -944,10 +1016,13 @@ const SAGE_ACCOUNTING_PURCHASES: &[(&str, Target)] = &[
     ("Analysis Type 3", Skip),
 ];
 
-/// Purchases quick entries are `Invoice` or `Cr Note`; credit notes are not imported.
+/// Purchases quick entries are `Invoice` or `Cr Note` (a supplier credit).
 fn sage_accounting_purchase_kind(s: &str) -> Option<EntityType> {
     match words(s).as_str() {
         "invoice" | "purchase invoice" | "pi" => Some(EntityType::Bills),
+        "cr note" | "credit note" | "purchase credit note" | "pc" => {
+            Some(EntityType::SupplierCredits)
+        }
         _ => None,
     }
 }
@@ -1074,6 +1149,16 @@ pub static LAYOUTS: &[Layout] = &[
         sig: XERO_TEMPLATE_SIG, cols: XERO_DOCUMENTS),
     layout!(Xero, Bills, "Xero bill import template",
         sig: XERO_TEMPLATE_SIG, cols: XERO_DOCUMENTS),
+    layout!(Xero, CreditNotes, "Xero sales credit notes export",
+        sig: XERO_EXPORT_SIG, cols: XERO_DOCUMENTS, kind: Some(xero_kind)),
+    layout!(Xero, SupplierCredits, "Xero bill credit notes export",
+        sig: XERO_EXPORT_SIG, cols: XERO_DOCUMENTS, kind: Some(xero_kind)),
+    layout!(Xero, CreditNotes, "Xero credit note import template",
+        sig: XERO_CREDIT_NOTE_SIG, cols: XERO_CREDIT_NOTES),
+    layout!(Xero, SupplierCredits, "Xero credit note import template",
+        sig: XERO_CREDIT_NOTE_SIG, cols: XERO_CREDIT_NOTES),
+    layout!(Xero, Payments, "Xero payments (Payments API fields)",
+        sig: &[&["PaymentType", "Date", "Amount"]], cols: XERO_PAYMENTS),
     layout!(Xero, Products, "Xero inventory items export",
         sig: &[&["ItemCode", "PurchasesUnitPrice", "SalesUnitPrice"]],
         cols: XERO_ITEMS),
@@ -1087,6 +1172,9 @@ pub static LAYOUTS: &[Layout] = &[
         sig: &[&["Main Address Post Code", "Main Contact Name"]],
         cols: SAGE_ACCOUNTING_CONTACTS),
     layout!(SageAccounting, Invoices, "Sage Accounting outstanding invoices file",
+        sig: &[&["Customer Reference", "Analysis Type 1"]],
+        cols: SAGE_ACCOUNTING_INVOICES, kind: Some(sage_accounting_kind)),
+    layout!(SageAccounting, CreditNotes, "Sage Accounting outstanding invoices file",
         sig: &[&["Customer Reference", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_INVOICES, kind: Some(sage_accounting_kind)),
     // Sage 50 project records: before the customer record, whose shape a project row
@@ -1104,6 +1192,12 @@ pub static LAYOUTS: &[Layout] = &[
         sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
         shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
     layout!(Sage50, Bills, "Sage 50 audit trail transactions",
+        sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
+        shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
+    layout!(Sage50, CreditNotes, "Sage 50 audit trail transactions",
+        sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
+        shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
+    layout!(Sage50, SupplierCredits, "Sage 50 audit trail transactions",
         sig: SAGE50_AUDIT_SIG, cols: SAGE50_AUDIT_DOCUMENTS,
         shape: Some(sage50_audit_shape), kind: Some(sage50_kind), contact_codes: true),
     layout!(Sage50, Expenses, "Sage 50 audit trail transactions",
@@ -1160,6 +1254,9 @@ pub static LAYOUTS: &[Layout] = &[
         sig: &[&["Bill no.", "Supplier", "Bill Date", "Line Amount"]],
         cols: QBO_BILLS),
     layout!(SageAccounting, Bills, "Sage Accounting purchases quick entry file",
+        sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
+        cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
+    layout!(SageAccounting, SupplierCredits, "Sage Accounting purchases quick entry file",
         sig: &[&["Supplier Reference", "Supplier Name", "Analysis Type 1"]],
         cols: SAGE_ACCOUNTING_PURCHASES, kind: Some(sage_accounting_purchase_kind)),
     // FreeAgent expenses and projects.
@@ -1237,7 +1334,15 @@ mod tests {
         };
         assert_eq!(
             names(Platform::Xero),
-            ["contacts", "products", "invoices", "bills"]
+            [
+                "contacts",
+                "products",
+                "invoices",
+                "bills",
+                "credit_notes",
+                "supplier_credits",
+                "payments"
+            ]
         );
         assert_eq!(
             names(Platform::Quickbooks),
@@ -1245,11 +1350,26 @@ mod tests {
         );
         assert_eq!(
             names(Platform::SageAccounting),
-            ["contacts", "invoices", "bills"]
+            [
+                "contacts",
+                "invoices",
+                "bills",
+                "credit_notes",
+                "supplier_credits"
+            ]
         );
         assert_eq!(
             names(Platform::Sage50),
-            ["contacts", "products", "invoices", "bills", "expenses", "projects"]
+            [
+                "contacts",
+                "products",
+                "invoices",
+                "bills",
+                "expenses",
+                "projects",
+                "credit_notes",
+                "supplier_credits"
+            ]
         );
         assert_eq!(
             names(Platform::Freeagent),
