@@ -58,6 +58,19 @@
 //! | woocommerce | customers | products + variations | orders          | no    | no       | no       | no           | subscriptions (5) |
 //! | freeagent   | contacts  | price list items    | invoices          | bills | expenses | projects | timeslips    | recurring invoices |
 //!
+//! The types of issue 24 (docs/import.md#data-types), one row per platform; each
+//! connector's owner fills in its own:
+//!
+//! | platform    | credit_notes | supplier_credits | payments |
+//! |-------------|--------------|------------------|----------|
+//! | stripe      | no           | no               | no       |
+//! | shopify     | no           | no               | no       |
+//! | square      | no           | no               | no       |
+//! | paypal      | no           | no               | no       |
+//! | gocardless  | no           | no               | no       |
+//! | woocommerce | no           | no               | no       |
+//! | freeagent   | no           | no               | no       |
+//!
 //! 1. Shopify subscription contracts exist only in the GraphQL Admin API
 //!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
 //!    (`read_own_subscription_contracts`): a token of the shop's own custom app lists the
@@ -167,7 +180,16 @@ impl Platform {
             Self::Paypal => &[Products, Invoices],
             Self::Gocardless => &[Contacts, Subscriptions],
             Self::Woocommerce => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Freeagent => &DataType::ALL,
+            Self::Freeagent => &[
+                Contacts,
+                Products,
+                Invoices,
+                Bills,
+                Expenses,
+                Projects,
+                TimeEntries,
+                Subscriptions,
+            ],
         }
     }
 
@@ -213,10 +235,13 @@ pub enum DataType {
     Projects,
     TimeEntries,
     Subscriptions,
+    CreditNotes,
+    SupplierCredits,
+    Payments,
 }
 
 impl DataType {
-    pub const ALL: [DataType; 8] = [
+    pub const ALL: [DataType; 11] = [
         DataType::Contacts,
         DataType::Products,
         DataType::Invoices,
@@ -225,6 +250,9 @@ impl DataType {
         DataType::Projects,
         DataType::TimeEntries,
         DataType::Subscriptions,
+        DataType::CreditNotes,
+        DataType::SupplierCredits,
+        DataType::Payments,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -237,6 +265,9 @@ impl DataType {
             Self::Projects => "projects",
             Self::TimeEntries => "time_entries",
             Self::Subscriptions => "subscriptions",
+            Self::CreditNotes => "credit_notes",
+            Self::SupplierCredits => "supplier_credits",
+            Self::Payments => "payments",
         }
     }
 }
