@@ -31,6 +31,7 @@ mod idempotency;
 mod identifiers;
 mod import_api;
 mod import_books_csv;
+mod import_books_freeagent;
 mod import_books;
 mod import_csv;
 mod import_parse;
