@@ -35,7 +35,7 @@
 //!
 //! What the books keep (docs/import.md#the-books-by-platform): each item's treatment from
 //! its `sales_tax_status` and the document's `ec_status`
-//! ([`tax_codes::freeagent`](crate::import::tax_codes::freeagent)); a document's
+//! ([`treatment`]); a document's
 //! `currency` and `exchange_rate`; an invoice's `paid_on` as the date of what was paid; a
 //! credit note's `invoice` as the invoice it credits.
 
@@ -54,7 +54,6 @@ use super::{
 };
 use crate::config::PlatformConfig;
 use crate::db::decimal::round;
-use crate::import::tax_codes;
 use crate::vat::Treatment;
 
 const P: Platform = Platform::Freeagent;
@@ -843,6 +842,42 @@ impl Api {
     }
 }
 
+/// The treatment of a FreeAgent line, from its `sales_tax_status` (`TAXABLE`, `EXEMPT`,
+/// `OUT_OF_SCOPE`), the document's `ec_status` (`UK/Non-EC`, `EC Goods`, `EC Services`,
+/// `Reverse Charge`) and the line's rate. It is FreeAgent's tax table, kept here rather
+/// than in `src/import/tax_codes.rs` because the connectors do not import `src/import/`. A sale to the EC at 0 % is zero-rated for goods
+/// and outside the scope for services; a purchase under the reverse charge (`Reverse
+/// Charge`, or `EC Services`/`EC Goods` with a rate) is `reverse_charge`. A taxable line
+/// otherwise follows its rate. `None` when FreeAgent says nothing (the rate decides).
+pub fn treatment(
+    sales_tax_status: Option<&str>,
+    ec_status: Option<&str>,
+    rate: Option<Decimal>,
+    purchase: bool,
+) -> Option<Treatment> {
+    use Treatment as T;
+    let zero_rate = rate.is_none_or(|r| r.is_zero());
+    match sales_tax_status.map(upper).as_deref() {
+        Some("EXEMPT") => return Some(T::Exempt),
+        Some("OUT_OF_SCOPE") => return Some(T::OutsideScope),
+        _ => {}
+    }
+    match ec_status.map(upper).as_deref() {
+        Some("REVERSE CHARGE") if purchase => Some(T::ReverseCharge),
+        Some("EC GOODS" | "EC SERVICES") if purchase && !zero_rate => Some(T::ReverseCharge),
+        Some("EC GOODS") if zero_rate => Some(T::Zero),
+        Some("EC SERVICES" | "REVERSE CHARGE") if zero_rate => Some(T::OutsideScope),
+        _ => match sales_tax_status.map(upper).as_deref() {
+            Some("TAXABLE") if zero_rate => Some(T::Zero),
+            _ => None,
+        },
+    }
+}
+
+fn upper(s: &str) -> String {
+    s.trim().to_ascii_uppercase()
+}
+
 /// What a document's rows keep of the books (the fitted rows of the document, one per
 /// item, then any adjustment line): each item's treatment, the currency and rate, the
 /// paid date. A reverse-charge line keeps the item's rate: its VAT is self-accounted,
@@ -866,7 +901,7 @@ fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bo
         let treatment = match items.get(i) {
             Some(it) => {
                 let item_rate = dec(it, "sales_tax_rate");
-                let t = tax_codes::freeagent(s(it, "sales_tax_status"), ec, item_rate, purchase);
+                let t = treatment(s(it, "sales_tax_status"), ec, item_rate, purchase);
                 if t == Some(Treatment::ReverseCharge) {
                     set("line_vat_rate", item_rate.map(super::dec_text));
                 }
@@ -874,7 +909,10 @@ fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bo
             }
             None => Some(Treatment::OutsideScope),
         };
-        set("line_vat_treatment", treatment.map(|t| t.as_str().to_owned()));
+        set(
+            "line_vat_treatment",
+            treatment.map(|t| t.as_str().to_owned()),
+        );
     }
 }
 
@@ -951,5 +989,40 @@ fn bill_line(it: &Value) -> SourceLine {
         vat: gross - net,
         vat_rate: rate,
         sku: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Treatment as T;
+
+    #[test]
+    fn sales_tax_status_and_ec_status_give_the_treatment() {
+        let d = |s: &str| s.parse::<Decimal>().ok();
+        let fa = |status, ec, rate: &str, purchase| treatment(status, ec, d(rate), purchase);
+        assert_eq!(fa(Some("EXEMPT"), None, "0", false), Some(T::Exempt));
+        assert_eq!(
+            fa(Some("OUT_OF_SCOPE"), None, "0", true),
+            Some(T::OutsideScope)
+        );
+        assert_eq!(
+            fa(Some("TAXABLE"), Some("UK/Non-EC"), "0", false),
+            Some(T::Zero)
+        );
+        assert_eq!(fa(Some("TAXABLE"), Some("UK/Non-EC"), "20", false), None);
+        assert_eq!(fa(None, Some("EC Goods"), "0", false), Some(T::Zero));
+        assert_eq!(
+            fa(None, Some("EC Services"), "0", false),
+            Some(T::OutsideScope)
+        );
+        assert_eq!(
+            fa(None, Some("Reverse Charge"), "20", true),
+            Some(T::ReverseCharge)
+        );
+        assert_eq!(
+            fa(None, Some("EC Services"), "20", true),
+            Some(T::ReverseCharge)
+        );
     }
 }

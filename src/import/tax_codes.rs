@@ -168,37 +168,6 @@ pub fn freshbooks(name: &str) -> Option<TaxCode> {
     }
 }
 
-/// FreeAgent's tax of a line: its `sales_tax_status` (`TAXABLE`, `EXEMPT`,
-/// `OUT_OF_SCOPE`), the document's `ec_status` (`UK/Non-EC`, `EC Goods`, `EC Services`,
-/// `Reverse Charge`) and the line's rate. A sale to the EC at 0 % is zero-rated for goods
-/// and outside the scope for services; a purchase under the reverse charge (`Reverse
-/// Charge`, or `EC Services`/`EC Goods` with a rate) is `reverse_charge`. A taxable line
-/// otherwise follows its rate. `None` when FreeAgent says nothing (the rate decides).
-pub fn freeagent(
-    sales_tax_status: Option<&str>,
-    ec_status: Option<&str>,
-    rate: Option<rust_decimal::Decimal>,
-    purchase: bool,
-) -> Option<Treatment> {
-    use Treatment as T;
-    let zero_rate = rate.is_none_or(|r| r.is_zero());
-    match sales_tax_status.map(key).as_deref() {
-        Some("exempt") => return Some(T::Exempt),
-        Some("out_of_scope") => return Some(T::OutsideScope),
-        _ => {}
-    }
-    match ec_status.map(key).as_deref() {
-        Some("reverse charge") if purchase => Some(T::ReverseCharge),
-        Some("ec goods" | "ec services") if purchase && !zero_rate => Some(T::ReverseCharge),
-        Some("ec goods") if zero_rate => Some(T::Zero),
-        Some("ec services" | "reverse charge") if zero_rate => Some(T::OutsideScope),
-        _ => match sales_tax_status.map(key).as_deref() {
-            Some("taxable") if zero_rate => Some(T::Zero),
-            _ => None,
-        },
-    }
-}
-
 /// A tax code of any known family, else `None` (the caller reads it as a plain rate).
 pub fn lookup(code: &str) -> Option<TaxCode> {
     generic(code)
@@ -263,8 +232,12 @@ mod tests {
         }
     }
     #[test]
-    fn kashflow_freshbooks_and_freeagent_name_their_treatments() {
-        assert_eq!(t("-2"), Some(("0".to_owned(), T::OutsideScope)), "KashFlow N/A VAT");
+    fn kashflow_and_freshbooks_name_their_treatments() {
+        assert_eq!(
+            t("-2"),
+            Some(("0".to_owned(), T::OutsideScope)),
+            "KashFlow N/A VAT"
+        );
         assert_eq!(t("0"), None, "a plain 0 stays a rate");
         assert_eq!(t("VAT"), Some(("-".to_owned(), T::Standard)));
         assert_eq!(t("VAT 20%"), Some(("20".to_owned(), T::Standard)));
@@ -272,15 +245,5 @@ mod tests {
         assert_eq!(t("VAT (5.0%)"), Some(("5".to_owned(), T::Reduced)));
         assert_eq!(t("VAT 12%"), None);
         assert_eq!(t("Zero Rated"), Some(("0".to_owned(), T::Zero)));
-        let d = |s: &str| s.parse::<rust_decimal::Decimal>().ok();
-        let fa = |status, ec, rate: &str, purchase| freeagent(status, ec, d(rate), purchase);
-        assert_eq!(fa(Some("EXEMPT"), None, "0", false), Some(T::Exempt));
-        assert_eq!(fa(Some("OUT_OF_SCOPE"), None, "0", true), Some(T::OutsideScope));
-        assert_eq!(fa(Some("TAXABLE"), Some("UK/Non-EC"), "0", false), Some(T::Zero));
-        assert_eq!(fa(Some("TAXABLE"), Some("UK/Non-EC"), "20", false), None);
-        assert_eq!(fa(None, Some("EC Goods"), "0", false), Some(T::Zero));
-        assert_eq!(fa(None, Some("EC Services"), "0", false), Some(T::OutsideScope));
-        assert_eq!(fa(None, Some("Reverse Charge"), "20", true), Some(T::ReverseCharge));
-        assert_eq!(fa(None, Some("EC Services"), "20", true), Some(T::ReverseCharge));
     }
 }

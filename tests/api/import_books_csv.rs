@@ -28,7 +28,10 @@ fn detected(t: &TestApp, file: &str) -> (Value, Value) {
         json!({"mode": "csv", "csv": fixture(file)}),
     );
     assert_eq!(status, Status::Ok, "{v}");
-    (v["data"]["platform"].clone(), v["data"]["entityType"].clone())
+    (
+        v["data"]["platform"].clone(),
+        v["data"]["entityType"].clone(),
+    )
 }
 
 fn list(t: &TestApp, path: &str, entity: &str) -> Vec<Value> {
@@ -118,19 +121,24 @@ fn failures(outcome: &Value) -> Vec<(u64, String)> {
 // Zoho Books
 
 #[test]
-fn zoho_books_invoices_keep_each_tax_name_s_treatment_their_currency_and_the_dated_part_payment()
-{
+fn zoho_books_invoices_keep_each_tax_name_s_treatment_their_currency_and_the_dated_part_payment() {
     let (t, entity) = app_with_entity();
     assert_eq!(
         detected(&t, "zoho_books/invoices_books.csv"),
         (json!("zoho_books"), json!("invoices"))
     );
     let out = run(&t, &entity, "invoices", "zoho_books/invoices_books.csv");
-    assert_eq!((out["imported"].clone(), failures(&out)), (json!(2), vec![]));
+    assert_eq!(
+        (out["imported"].clone(), failures(&out)),
+        (json!(2), vec![])
+    );
     let invoices = list(&t, "invoices", &entity);
 
     let euro = find(&invoices, "number", "INV-000051");
-    assert_eq!(money(euro), "EUR @ 0.8387: total 1500, paid 0, credited 0, due 1500");
+    assert_eq!(
+        money(euro),
+        "EUR @ 0.8387: total 1500, paid 0, credited 0, due 1500"
+    );
     assert_eq!(
         treatments(euro),
         ["Shop interior design, March | 0 | outside_scope | 0"]
@@ -162,7 +170,10 @@ fn zoho_books_credit_notes_credit_the_invoice_they_were_applied_to_in_their_own_
         (json!("zoho_books"), json!("credit_notes"))
     );
     let out = run(&t, &entity, "credit_notes", "zoho_books/credit_notes.csv");
-    assert_eq!((out["imported"].clone(), failures(&out)), (json!(2), vec![]));
+    assert_eq!(
+        (out["imported"].clone(), failures(&out)),
+        (json!(2), vec![])
+    );
 
     let invoices = list(&t, "invoices", &entity);
     let cafe = find(&invoices, "number", "INV-000052");
@@ -192,7 +203,10 @@ fn zoho_books_credit_notes_credit_the_invoice_they_were_applied_to_in_their_own_
     );
 
     let again = run(&t, &entity, "credit_notes", "zoho_books/credit_notes.csv");
-    assert_eq!((again["imported"].clone(), again["skipped"].clone()), (json!(0), json!(2)));
+    assert_eq!(
+        (again["imported"].clone(), again["skipped"].clone()),
+        (json!(0), json!(2))
+    );
 }
 
 #[test]
@@ -204,7 +218,10 @@ fn zoho_books_customer_payments_are_kept_with_their_dates_modes_and_references()
         (json!("zoho_books"), json!("payments"))
     );
     let out = run(&t, &entity, "payments", "zoho_books/payments.csv");
-    assert_eq!((out["imported"].clone(), failures(&out)), (json!(2), vec![]));
+    assert_eq!(
+        (out["imported"].clone(), failures(&out)),
+        (json!(2), vec![])
+    );
     let invoices = list(&t, "invoices", &entity);
     let euro = find(&invoices, "number", "INV-000051");
     assert_eq!(
@@ -219,7 +236,10 @@ fn zoho_books_customer_payments_are_kept_with_their_dates_modes_and_references()
         "EUR @ 0.8387: total 1500, paid 1000, credited 0, due 500"
     );
     let again = run(&t, &entity, "payments", "zoho_books/payments.csv");
-    assert_eq!((again["imported"].clone(), again["skipped"].clone()), (json!(0), json!(2)));
+    assert_eq!(
+        (again["imported"].clone(), again["skipped"].clone()),
+        (json!(0), json!(2))
+    );
 }
 
 #[test]
@@ -235,13 +255,17 @@ fn zoho_books_bills_and_expenses_keep_their_tax_names_treatments() {
     assert_eq!(rates["currency"], json!("GBP"));
     run(&t, &entity, "expenses", "zoho_books/expenses.csv");
     let expenses = list(&t, "expenses", &entity);
-    let kinds: Vec<String> = ["Train to York, client visit", "Printer ink, office", "Lunch with client, Bramble Café"]
-        .iter()
-        .map(|d| {
-            let e = find(&expenses, "description", d);
-            format!("{d}: {}", e["vat_treatment"].as_str().unwrap())
-        })
-        .collect();
+    let kinds: Vec<String> = [
+        "Train to York, client visit",
+        "Printer ink, office",
+        "Lunch with client, Bramble Café",
+    ]
+    .iter()
+    .map(|d| {
+        let e = find(&expenses, "description", d);
+        format!("{d}: {}", e["vat_treatment"].as_str().unwrap())
+    })
+    .collect();
     assert_eq!(
         kinds,
         [
@@ -296,16 +320,16 @@ fn kashflow_invoice_payments_are_kept_with_their_dates_and_pay_off_an_invoice() 
         "{drafts}"
     );
     for inv in list(&t, "invoices", &entity) {
-        let (status, v) = t.put(
-            "/api/invoices",
-            json!({"id": inv["id"], "status": "sent"}),
-        );
+        let (status, v) = t.put("/api/invoices", json!({"id": inv["id"], "status": "sent"}));
         assert_eq!(status, Status::Ok, "{v}");
     }
     let (platform, kind) = detected(&t, "kashflow/payments.csv");
     assert_eq!((platform, kind), (json!("kashflow"), json!("payments")));
     let out = run(&t, &entity, "payments", "kashflow/payments.csv");
-    assert_eq!((out["imported"].clone(), failures(&out)), (json!(3), vec![]));
+    assert_eq!(
+        (out["imported"].clone(), failures(&out)),
+        (json!(3), vec![])
+    );
     let invoices = list(&t, "invoices", &entity);
     let kitchen = find(&invoices, "number", "101");
     assert_eq!(
@@ -320,7 +344,10 @@ fn kashflow_invoice_payments_are_kept_with_their_dates_and_pay_off_an_invoice() 
         "GBP @ 1: total 1234.5, paid 800, credited 0, due 434.5"
     );
     let shelving = find(&invoices, "number", "102");
-    assert_eq!(payments(&t, shelving), ["2024-03-25 408 Card Paid at the counter"]);
+    assert_eq!(
+        payments(&t, shelving),
+        ["2024-03-25 408 Card Paid at the counter"]
+    );
     assert_eq!(shelving["status"], json!("paid"));
 }
 
