@@ -349,6 +349,12 @@ fn kashflow_invoice_payments_are_kept_with_their_dates_and_pay_off_an_invoice() 
         ["2024-03-25 408 Card Paid at the counter"]
     );
     assert_eq!(shelving["status"], json!("paid"));
+    let again = run(&t, &entity, "payments", "kashflow/payments.csv");
+    assert_eq!(
+        (again["imported"].clone(), again["skipped"].clone()),
+        (json!(0), json!(3)),
+        "a payment already recorded (same invoice, date and amount) is skipped"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
