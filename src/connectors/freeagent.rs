@@ -31,6 +31,13 @@
 //! | projects      | `/v2/projects?view=all` |
 //! | time_entries  | `/v2/timeslips?view=all`, with `/v2/projects` and `/v2/tasks` |
 //! | subscriptions | `/v2/recurring_invoices`, each read whole for its items |
+//! | credit_notes  | `/v2/credit_notes?view=all&nested_credit_note_items=true` |
+//!
+//! What the books keep (docs/import.md#the-books-by-platform): each item's treatment from
+//! its `sales_tax_status` and the document's `ec_status`
+//! ([`treatment`]); a document's
+//! `currency` and `exchange_rate`; an invoice's `paid_on` as the date of what was paid; a
+//! credit note's `invoice` as the invoice it credits.
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,6 +54,7 @@ use super::{
 };
 use crate::config::PlatformConfig;
 use crate::db::decimal::round;
+use crate::vat::Treatment;
 
 const P: Platform = Platform::Freeagent;
 pub const DEFAULT_AUTHORIZE_URL: &str = "https://api.freeagent.com/v2/approve_app";
@@ -361,7 +369,8 @@ fn pull_with(
         DataType::Projects => api.projects(),
         DataType::TimeEntries => api.time_entries(),
         DataType::Subscriptions => api.subscriptions(),
-        other @ (DataType::CreditNotes | DataType::SupplierCredits | DataType::Payments) => {
+        DataType::CreditNotes => api.credit_notes(),
+        other @ (DataType::SupplierCredits | DataType::Payments) => {
             Err(ConnectorError::Unsupported {
                 platform: P,
                 data_type: other,
@@ -517,17 +526,15 @@ impl Api {
         let mut rows = Vec::new();
         for inv in &invoices {
             let discount = dec(inv, "discount_percent").unwrap_or_default();
-            let lines = arr(inv, "invoice_items")
-                .iter()
-                .map(|it| item_line(it, discount))
-                .collect();
+            let items = arr(inv, "invoice_items");
+            let lines = items.iter().map(|it| item_line(it, discount)).collect();
             let status = match s(inv, "status") {
                 Some("Draft" | "Scheduled To Email") => "draft",
                 Some("Paid" | "Overpaid" | "Part written-off" | "Zero Value") => "paid",
                 Some("Refunded" | "Written-off") => "void",
                 _ => "sent",
             };
-            rows.extend(fit_document(&SourceDoc {
+            let mut doc = fit_document(&SourceDoc {
                 number: s(inv, "reference").map(str::to_owned),
                 contact_name: s(inv, "contact_name")
                     .map(str::to_owned)
@@ -540,7 +547,9 @@ impl Api {
                 amount_paid: dec(inv, "paid_value"),
                 provider_ref: s(inv, "url").map(str::to_owned),
                 lines,
-            }));
+            });
+            keep_books(&mut doc, inv, items, false);
+            rows.extend(doc);
         }
         Ok(rows)
     }
@@ -553,13 +562,14 @@ impl Api {
         let names = self.names_if_needed(&bills)?;
         let mut rows = Vec::new();
         for bill in &bills {
-            let items = arr(bill, "bill_items");
-            let lines: Vec<SourceLine> = if items.is_empty() && bill.get("bill_items").is_none() {
-                // The single-item schema of integrations older than May 2021.
-                vec![bill_line(bill)]
+            let listed = arr(bill, "bill_items");
+            // The single-item schema of integrations older than May 2021.
+            let items: &[Value] = if listed.is_empty() && bill.get("bill_items").is_none() {
+                std::slice::from_ref(bill)
             } else {
-                items.iter().map(bill_line).collect()
+                listed
             };
+            let lines: Vec<SourceLine> = items.iter().map(bill_line).collect();
             let status = match s(bill, "status") {
                 Some("Paid" | "Zero Value") => "paid",
                 Some("Refunded") => "void",
@@ -570,7 +580,7 @@ impl Api {
                 .ok_or_else(|| ConnectorError::bad(P, "bill without `total_value`"))?;
             let paid = dec(bill, "paid_value")
                 .or_else(|| dec(bill, "due_value").map(|due| (total - due).max(Decimal::ZERO)));
-            rows.extend(fit_document(&SourceDoc {
+            let mut doc = fit_document(&SourceDoc {
                 number: s(bill, "reference").map(str::to_owned),
                 contact_name: s(bill, "contact_name")
                     .map(str::to_owned)
@@ -582,7 +592,63 @@ impl Api {
                 amount_paid: paid,
                 provider_ref: s(bill, "url").map(str::to_owned),
                 lines,
-            }));
+            });
+            keep_books(&mut doc, bill, items, true);
+            rows.extend(doc);
+        }
+        Ok(rows)
+    }
+
+    /// Credit notes, read as invoices are; FreeAgent may write their amounts negative, so
+    /// they are read as their size. `invoice` names the invoice credited (its URL, the
+    /// invoice's provider reference). Every status but `Draft` is posted.
+    fn credit_notes(&self) -> ConnectorResult<Vec<ImportRow>> {
+        let notes = self.list(
+            "/v2/credit_notes?view=all&nested_credit_note_items=true&per_page=100",
+            "credit_notes",
+        )?;
+        let names = self.names_if_needed(&notes)?;
+        let mut rows = Vec::new();
+        for note in &notes {
+            let discount = dec(note, "discount_percent").unwrap_or_default();
+            let items = arr(note, "credit_note_items");
+            let lines = items
+                .iter()
+                .map(|it| {
+                    let mut l = item_line(it, discount);
+                    l.quantity = l.quantity.abs();
+                    l.unit_price = l.unit_price.map(|p| p.abs());
+                    l.net = l.net.abs();
+                    l.vat = l.vat.abs();
+                    l
+                })
+                .collect();
+            let status = match s(note, "status") {
+                Some("Draft") => "draft",
+                _ => "posted",
+            };
+            let mut doc = fit_document(&SourceDoc {
+                number: s(note, "reference").map(str::to_owned),
+                contact_name: s(note, "contact_name")
+                    .map(str::to_owned)
+                    .or_else(|| s(note, "contact").and_then(|c| names.get(c).cloned())),
+                issue_date: date_part(s(note, "dated_on")),
+                due_date: date_part(s(note, "due_on")),
+                status: Some(status.to_owned()),
+                total: dec(note, "total_value")
+                    .map(|v| v.abs())
+                    .ok_or_else(|| ConnectorError::bad(P, "credit note without `total_value`"))?,
+                amount_paid: None,
+                provider_ref: s(note, "url").map(str::to_owned),
+                lines,
+            });
+            keep_books(&mut doc, note, items, false);
+            if let Some(invoice) = s(note, "invoice") {
+                for row in &mut doc {
+                    row.insert("original_ref".to_owned(), invoice.to_owned());
+                }
+            }
+            rows.extend(doc);
         }
         Ok(rows)
     }
@@ -776,6 +842,80 @@ impl Api {
     }
 }
 
+/// The treatment of a FreeAgent line, from its `sales_tax_status` (`TAXABLE`, `EXEMPT`,
+/// `OUT_OF_SCOPE`), the document's `ec_status` (`UK/Non-EC`, `EC Goods`, `EC Services`,
+/// `Reverse Charge`) and the line's rate. It is FreeAgent's tax table, kept here rather
+/// than in `src/import/tax_codes.rs` because the connectors do not import `src/import/`. A sale to the EC at 0 % is zero-rated for goods
+/// and outside the scope for services; a purchase under the reverse charge (`Reverse
+/// Charge`, or `EC Services`/`EC Goods` with a rate) is `reverse_charge`. A taxable line
+/// otherwise follows its rate. `None` when FreeAgent says nothing (the rate decides).
+pub fn treatment(
+    sales_tax_status: Option<&str>,
+    ec_status: Option<&str>,
+    rate: Option<Decimal>,
+    purchase: bool,
+) -> Option<Treatment> {
+    use Treatment as T;
+    let zero_rate = rate.is_none_or(|r| r.is_zero());
+    match sales_tax_status.map(upper).as_deref() {
+        Some("EXEMPT") => return Some(T::Exempt),
+        Some("OUT_OF_SCOPE") => return Some(T::OutsideScope),
+        _ => {}
+    }
+    match ec_status.map(upper).as_deref() {
+        Some("REVERSE CHARGE") if purchase => Some(T::ReverseCharge),
+        Some("EC GOODS" | "EC SERVICES") if purchase && !zero_rate => Some(T::ReverseCharge),
+        Some("EC GOODS") if zero_rate => Some(T::Zero),
+        Some("EC SERVICES" | "REVERSE CHARGE") if zero_rate => Some(T::OutsideScope),
+        _ => match sales_tax_status.map(upper).as_deref() {
+            Some("TAXABLE") if zero_rate => Some(T::Zero),
+            _ => None,
+        },
+    }
+}
+
+fn upper(s: &str) -> String {
+    s.trim().to_ascii_uppercase()
+}
+
+/// What a document's rows keep of the books (the fitted rows of the document, one per
+/// item, then any adjustment line): each item's treatment, the currency and rate, the
+/// paid date. A reverse-charge line keeps the item's rate: its VAT is self-accounted,
+/// outside the total the rows were fitted to. The adjustment line only matches
+/// FreeAgent's total, so it is outside the scope of VAT.
+fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bool) {
+    let ec = s(doc, "ec_status");
+    let currency = s(doc, "currency").map(str::to_ascii_uppercase);
+    let foreign = currency.as_deref().is_some_and(|c| c != "GBP");
+    let rate = dec(doc, "exchange_rate").filter(|_| foreign);
+    let paid_on = date_part(s(doc, "paid_on"));
+    for (i, row) in rows.iter_mut().enumerate() {
+        let mut set = |k: &str, v: Option<String>| {
+            if let Some(v) = v {
+                row.insert(k.to_owned(), v);
+            }
+        };
+        set("currency", currency.clone());
+        set("exchange_rate", rate.map(super::dec_text));
+        set("paid_date", paid_on.clone());
+        let treatment = match items.get(i) {
+            Some(it) => {
+                let item_rate = dec(it, "sales_tax_rate");
+                let t = treatment(s(it, "sales_tax_status"), ec, item_rate, purchase);
+                if t == Some(Treatment::ReverseCharge) {
+                    set("line_vat_rate", item_rate.map(super::dec_text));
+                }
+                t
+            }
+            None => Some(Treatment::OutsideScope),
+        };
+        set(
+            "line_vat_treatment",
+            treatment.map(|t| t.as_str().to_owned()),
+        );
+    }
+}
+
 /// An hourly rate from a rate and its `billing_period` (`hour` or `day`).
 fn hourly(v: &Value, key: &str, hours_per_day: Option<Decimal>) -> Option<Decimal> {
     let rate = dec(v, key)?;
@@ -849,5 +989,40 @@ fn bill_line(it: &Value) -> SourceLine {
         vat: gross - net,
         vat_rate: rate,
         sku: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Treatment as T;
+
+    #[test]
+    fn sales_tax_status_and_ec_status_give_the_treatment() {
+        let d = |s: &str| s.parse::<Decimal>().ok();
+        let fa = |status, ec, rate: &str, purchase| treatment(status, ec, d(rate), purchase);
+        assert_eq!(fa(Some("EXEMPT"), None, "0", false), Some(T::Exempt));
+        assert_eq!(
+            fa(Some("OUT_OF_SCOPE"), None, "0", true),
+            Some(T::OutsideScope)
+        );
+        assert_eq!(
+            fa(Some("TAXABLE"), Some("UK/Non-EC"), "0", false),
+            Some(T::Zero)
+        );
+        assert_eq!(fa(Some("TAXABLE"), Some("UK/Non-EC"), "20", false), None);
+        assert_eq!(fa(None, Some("EC Goods"), "0", false), Some(T::Zero));
+        assert_eq!(
+            fa(None, Some("EC Services"), "0", false),
+            Some(T::OutsideScope)
+        );
+        assert_eq!(
+            fa(None, Some("Reverse Charge"), "20", true),
+            Some(T::ReverseCharge)
+        );
+        assert_eq!(
+            fa(None, Some("EC Services"), "20", true),
+            Some(T::ReverseCharge)
+        );
     }
 }

@@ -69,7 +69,7 @@
 //! | paypal      | no           | no               | no       |
 //! | gocardless  | no           | no               | no       |
 //! | woocommerce | no           | no               | no       |
-//! | freeagent   | no           | no               | no       |
+//! | freeagent   | yes          | no               | no       |
 //!
 //! 1. Shopify subscription contracts exist only in the GraphQL Admin API
 //!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
@@ -189,6 +189,7 @@ impl Platform {
                 Projects,
                 TimeEntries,
                 Subscriptions,
+                CreditNotes,
             ],
         }
     }

@@ -180,12 +180,45 @@ pub fn generic(name: &str) -> Option<TaxCode> {
     })
 }
 
+/// KashFlow's `Line-VAT Rate` cells: a plain rate, or `-2`, KashFlow's "N/A VAT" (the line
+/// does not involve VAT: outside the scope). A plain `0` stays a rate (zero-rated).
+pub fn kashflow(code: &str) -> Option<TaxCode> {
+    (key(code) == "-2").then(|| (pct(0), Treatment::OutsideScope))
+}
+
+/// FreshBooks tax names, which the business chooses itself: `VAT` alone (or `VAT 20%`,
+/// `20% VAT`) is standard-rated, `VAT 5%` reduced-rated; the rate itself comes from the
+/// line's tax amount. Names of the other treatments are [`generic`]'s.
+pub fn freshbooks(name: &str) -> Option<TaxCode> {
+    use Treatment as T;
+    let k = key(name);
+    let words: Vec<&str> = k
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if !words.contains(&"vat") {
+        return None;
+    }
+    let rates: Vec<&str> = words.iter().copied().filter(|w| *w != "vat").collect();
+    match rates.as_slice() {
+        [] => Some((None, T::Standard)),
+        [r] => match r.trim_end_matches(".0").trim_end_matches(".00") {
+            "20" => Some((pct(20), T::Standard)),
+            "5" => Some((pct(5), T::Reduced)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A tax code of any known family, else `None` (the caller reads it as a plain rate).
 pub fn lookup(code: &str) -> Option<TaxCode> {
     generic(code)
         .or_else(|| sage(code))
         .or_else(|| xero(code))
         .or_else(|| quickbooks(code))
+        .or_else(|| kashflow(code))
+        .or_else(|| freshbooks(code))
 }
 
 #[cfg(test)]
@@ -247,5 +280,20 @@ mod tests {
         for plain in ["20", "20%", "T3", "banana", "Exempt 20%"] {
             assert_eq!(t(plain), None, "{plain}");
         }
+    }
+    #[test]
+    fn kashflow_and_freshbooks_name_their_treatments() {
+        assert_eq!(
+            t("-2"),
+            Some(("0".to_owned(), T::OutsideScope)),
+            "KashFlow N/A VAT"
+        );
+        assert_eq!(t("0"), None, "a plain 0 stays a rate");
+        assert_eq!(t("VAT"), Some(("-".to_owned(), T::Standard)));
+        assert_eq!(t("VAT 20%"), Some(("20".to_owned(), T::Standard)));
+        assert_eq!(t("VAT 5%"), Some(("5".to_owned(), T::Reduced)));
+        assert_eq!(t("VAT (5.0%)"), Some(("5".to_owned(), T::Reduced)));
+        assert_eq!(t("VAT 12%"), None);
+        assert_eq!(t("Zero Rated"), Some(("0".to_owned(), T::Zero)));
     }
 }

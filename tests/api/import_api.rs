@@ -802,7 +802,7 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     // Everything.
     let (all, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
     assert_each_collection_read_once(&reqs);
-    assert_eq!(all.as_object().unwrap().len(), 8, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 9, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 3));
     for ty in [
         "products",
@@ -812,6 +812,7 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
         "expenses",
         "time_entries",
         "subscriptions",
+        "credit_notes",
     ] {
         assert_eq!(counts(&all, ty), (1, 0), "{ty}: {all}");
     }

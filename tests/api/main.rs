@@ -32,6 +32,8 @@ mod idempotency;
 mod identifiers;
 mod import_api;
 mod import_books;
+mod import_books_csv;
+mod import_books_freeagent;
 mod import_csv;
 mod import_layouts_books;
 mod import_parse;

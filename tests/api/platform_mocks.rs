@@ -841,6 +841,17 @@ pub fn freeagent_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send
                 "project": format!("{host}/v2/projects/1"), "task": format!("{host}/v2/tasks/1"),
                 "dated_on": "2024-03-04", "hours": "2.5", "comment": "Wireframes"
             }]})),
+            ("/v2/credit_notes", Some("all"), None) => {
+                assert_eq!(r.param("nested_credit_note_items").as_deref(), Some("true"));
+                Response::ok(&json!({"credit_notes": [{
+                    "url": format!("{host}/v2/credit_notes/1"), "contact": c(1), "invoice": format!("{host}/v2/invoices/1"),
+                    "reference": "003", "dated_on": "2024-03-05", "currency": "GBP", "status": "Open",
+                    "net_value": "-20.0", "sales_tax_value": "-4.0", "total_value": "-24.0",
+                    "credit_note_items": [{"position": 1, "item_type": "Hours", "description": "Design, hour not worked",
+                                           "quantity": "-1.0", "price": "20.0", "sales_tax_rate": "20.0",
+                                           "sales_tax_status": "TAXABLE"}]
+                }]}))
+            }
             ("/v2/price_list_items", None, None) => Response::ok(&json!({"price_list_items": [{
                 "url": format!("{host}/v2/price_list_items/1"), "code": "DES-HR", "item_type": "Hours", "quantity": "1.0",
                 "price": "50.0", "description": "Design hour", "sales_tax_rate": "20.0", "vat_status": "standard"
@@ -858,6 +869,76 @@ pub fn freeagent_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send
             _ => Response::json(404, &json!({"errors": {"error": {"message": "Resource not found"}}})),
         }
     }
+}
+
+/// FreeAgent answering the books of issue 24 on its invoices, bills and credit notes
+/// (everything else as [`freeagent_handler`]): an invoice with a line in each UK
+/// `sales_tax_status` and rate, a euro invoice to an EC business (`ec_status` `EC
+/// Services`) with its `exchange_rate`, a paid invoice with `paid_on`, a bill under the
+/// reverse charge, and a credit note on the first invoice. Attribute names from
+/// dev.freeagent.com "Invoices", "Bills", "Credit Notes", "Sales Tax and VAT".
+pub fn freeagent_books_server() -> MockServer {
+    let base = freeagent_handler(Once::default());
+    MockServer::start(move |r: &Request| {
+        let host = origin(r);
+        let c = |n: u32| format!("{host}/v2/contacts/{n}");
+        let authorised = matches!(
+            r.header("authorization"),
+            Some("Bearer at-1" | "Bearer at-2" | "Bearer at-3")
+        );
+        if !authorised {
+            return base(r);
+        }
+        match (r.path.as_str(), r.param("view").as_deref()) {
+            ("/v2/invoices", Some("all")) => Response::ok(&json!({"invoices": [
+                {"url": format!("{host}/v2/invoices/11"), "contact": c(1), "reference": "010",
+                 "dated_on": "2024-04-02", "due_on": "2024-04-16", "currency": "GBP", "ec_status": "UK/Non-EC",
+                 "net_value": "368.0", "sales_tax_value": "22.5", "total_value": "390.5",
+                 "paid_value": "190.5", "due_value": "200.0", "status": "Open",
+                 "invoice_items": [
+                    {"position": 1, "item_type": "Products", "description": "Catering equipment hire", "quantity": "1.0",
+                     "price": "100.0", "sales_tax_rate": "20.0", "sales_tax_status": "TAXABLE"},
+                    {"position": 2, "item_type": "Products", "description": "Children's booster seat", "quantity": "2.0",
+                     "price": "25.0", "sales_tax_rate": "5.0", "sales_tax_status": "TAXABLE"},
+                    {"position": 3, "item_type": "Products", "description": "Printed menus", "quantity": "10.0",
+                     "price": "1.8", "sales_tax_rate": "0.0", "sales_tax_status": "TAXABLE"},
+                    {"position": 4, "item_type": "Services", "description": "Food hygiene course", "quantity": "1.0",
+                     "price": "200.0", "sales_tax_rate": "0.0", "sales_tax_status": "EXEMPT"}]},
+                {"url": format!("{host}/v2/invoices/12"), "contact": c(1), "reference": "011",
+                 "dated_on": "2024-04-02", "due_on": "2024-04-16", "currency": "EUR", "exchange_rate": "0.8387",
+                 "ec_status": "EC Services", "net_value": "1500.0", "sales_tax_value": "0.0", "total_value": "1500.0",
+                 "paid_value": "0.0", "due_value": "1500.0", "status": "Open",
+                 "invoice_items": [
+                    {"position": 1, "item_type": "Days", "description": "Shop interior design", "quantity": "3.0",
+                     "price": "500.0", "sales_tax_rate": "0.0", "sales_tax_status": "OUT_OF_SCOPE"}]},
+                {"url": format!("{host}/v2/invoices/13"), "contact": c(2), "reference": "012",
+                 "dated_on": "2024-04-03", "due_on": "2024-04-17", "currency": "GBP",
+                 "net_value": "100.0", "sales_tax_value": "20.0", "total_value": "120.0",
+                 "paid_value": "120.0", "due_value": "0.0", "status": "Paid", "paid_on": "2024-04-09",
+                 "invoice_items": [
+                    {"position": 1, "item_type": "Hours", "description": "Design", "quantity": "2.0",
+                     "price": "50.0", "sales_tax_rate": "20.0", "sales_tax_status": "TAXABLE"}]}
+            ]})),
+            ("/v2/bills", Some("all")) => Response::ok(&json!({"bills": [{
+                "url": format!("{host}/v2/bills/21"), "contact": c(3), "reference": "RC-77", "dated_on": "2024-04-04",
+                "due_on": "2024-05-04", "currency": "GBP", "ec_status": "Reverse Charge",
+                "total_value": "500.0", "net_value": "500.0", "sales_tax_value": "0.0",
+                "paid_value": "0.0", "due_value": "500.0", "status": "Open",
+                "bill_items": [{"url": format!("{host}/v2/bill_items/21"), "description": "Software licence, US vendor",
+                                "category": format!("{host}/v2/categories/285"), "total_value": "500.0",
+                                "total_value_ex_tax": "500.0", "sales_tax_rate": "20.0", "sales_tax_status": "TAXABLE"}]
+            }]})),
+            ("/v2/credit_notes", Some("all")) => Response::ok(&json!({"credit_notes": [{
+                "url": format!("{host}/v2/credit_notes/31"), "contact": c(1), "invoice": format!("{host}/v2/invoices/11"),
+                "reference": "013", "dated_on": "2024-04-15", "currency": "GBP", "status": "Open",
+                "net_value": "-50.0", "sales_tax_value": "-10.0", "total_value": "-60.0",
+                "credit_note_items": [{"position": 1, "item_type": "Products", "description": "Equipment hire, returned early",
+                                       "quantity": "-1.0", "price": "50.0", "sales_tax_rate": "20.0",
+                                       "sales_tax_status": "TAXABLE"}]
+            }]})),
+            _ => base(r),
+        }
+    })
 }
 
 pub const REDIRECT: &str = "https://books.example/api/import/oauth/callback";

@@ -705,7 +705,7 @@ const KASHFLOW_INVOICES: &[(&str, Target)] = &[
     ("Line-VAT Amount", A(X::LineVat)),
     ("Line-VAT Rate", T(F::LineVatRate)),
     ("Project Number", Skip),
-    ("Currency Code", Skip),
+    ("Currency Code", T(F::Currency)),
 ];
 
 const KASHFLOW_RECEIPTS: &[(&str, Target)] = &[
@@ -721,7 +721,19 @@ const KASHFLOW_RECEIPTS: &[(&str, Target)] = &[
     ("Line VAT Amount", A(X::LineVat)),
     ("Line VAT Rate", T(F::LineVatRate)),
     ("Project Number", Skip),
-    ("Currency Code", Skip),
+    ("Currency Code", T(F::Currency)),
+];
+
+/// KashFlow's invoice payments file ("Import Invoice Payments CSV"): one dated payment per
+/// row against an invoice number. `Paid Account` is the bank's nominal code, not imported;
+/// the note is kept as the payment's reference.
+const KASHFLOW_INVOICE_PAYMENTS: &[(&str, Target)] = &[
+    ("Invoice Number", T(F::DocumentNumber)),
+    ("Paid Date", T(F::Date)),
+    ("Paid Amount", T(F::Amount)),
+    ("Paid Account", Skip),
+    ("Payment Note", T(F::Reference)),
+    ("Payment Method", T(F::Method)),
 ];
 
 // --- Zoho Books -------------------------------------------------------------------------
@@ -763,8 +775,65 @@ const ZOHO_INVOICES: &[(&str, Target)] = &[
     ("Total", T(F::Total)),
     ("Balance", A(X::AmountDue)),
     ("SKU", T(F::LineSku)),
+    ("Item Tax", T(F::LineVatTreatment)),
     ("Item Tax %", T(F::LineVatRate)),
     ("Item Tax Amount", A(X::LineVat)),
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
+    ("Last Payment Date", T(F::PaidDate)),
+];
+
+/// Credit notes (`Credit_Note.csv`), one row per line like the invoices export;
+/// `Applied Invoice Number` names the invoice the credit was applied to. `Balance` is
+/// the credit not yet used, applied or refunded alike, so it gives no refund.
+const ZOHO_CREDIT_NOTES: &[(&str, Target)] = &[
+    ("Credit Note Date", T(F::IssueDate)),
+    ("CreditNotes ID", T(F::ProviderRef)),
+    ("Credit Note Number", T(F::Number)),
+    ("Credit Note Status", T(F::Status)),
+    ("Customer Name", T(F::ContactName)),
+    ("Customer ID", Skip),
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
+    ("Reference#", Skip),
+    ("Applied Invoice Number", T(F::OriginalNumber)),
+    ("Item Name", A(X::DescriptionFallback)),
+    ("Item Desc", T(F::LineDescription)),
+    ("Quantity", T(F::LineQuantity)),
+    ("Usage unit", Skip),
+    ("Item Price", T(F::LineUnitPrice)),
+    ("Item Total", A(X::LineAmount)),
+    ("SubTotal", Skip),
+    ("Total", T(F::Total)),
+    ("Balance", Skip),
+    ("Item Tax", T(F::LineVatTreatment)),
+    ("Item Tax %", T(F::LineVatRate)),
+    ("Item Tax Amount", A(X::LineVat)),
+    ("Notes", Skip),
+];
+
+/// Customer payments (`Customer_Payment.csv`), one row per invoice a payment was applied
+/// to: the amount applied to that invoice, on the payment's date. The payment's own
+/// `Amount` (split over its invoices) and its rate are not imported: a payment is in its
+/// invoice's currency.
+const ZOHO_CUSTOMER_PAYMENTS: &[(&str, Target)] = &[
+    ("CustomerPayment ID", Skip),
+    ("Payment Number", Skip),
+    ("Date", T(F::Date)),
+    ("Mode", T(F::Method)),
+    ("Reference Number", T(F::Reference)),
+    ("Customer Name", Skip),
+    ("Customer ID", Skip),
+    ("Currency Code", Skip),
+    ("Exchange Rate", Skip),
+    ("Amount", Skip),
+    ("Bank Charges", Skip),
+    ("Description", Skip),
+    ("Invoice Number", T(F::DocumentNumber)),
+    ("Invoice Date", Skip),
+    ("Amount Applied to Invoice", T(F::Amount)),
+    ("InvoicePayment ID", T(F::ProviderRef)),
+    ("Deposit To", Skip),
 ];
 
 // --- Zoho Books: items, bills, expenses, projects, timesheets, recurring invoices -------
@@ -820,8 +889,8 @@ const ZOHO_BILLS: &[(&str, Target)] = &[
     ("Payment Terms Label", Skip),
     ("Bill Number", T(F::Number)),
     ("PurchaseOrder", Skip),
-    ("Currency Code", Skip),
-    ("Exchange Rate", Skip),
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
     ("SubTotal", Skip),
     ("Total", T(F::Total)),
     ("Balance", A(X::AmountDue)),
@@ -842,7 +911,7 @@ const ZOHO_BILLS: &[(&str, Target)] = &[
     ("SKU", T(F::LineSku)),
     ("Rate", T(F::LineUnitPrice)),
     ("Tax ID", Skip),
-    ("Tax Name", Skip),
+    ("Tax Name", T(F::LineVatTreatment)),
     ("Tax Percentage", T(F::LineVatRate)),
     ("Tax Type", Skip),
     ("Customer Name", Skip),
@@ -861,10 +930,11 @@ const ZOHO_EXPENSES: &[(&str, Target)] = &[
     ("Vendor", Skip),
     ("Project Name", T(F::ProjectName)),
     ("Entry Number", Skip),
-    ("Currency Code", Skip),
+    ("Currency Code", T(F::Currency)),
+    ("Exchange Rate", T(F::ExchangeRate)),
     ("Is Inclusive Tax", Skip),
     ("Mileage Type", Skip),
-    ("Tax Name", Skip),
+    ("Tax Name", T(F::VatTreatment)),
     ("Tax Percentage", Skip),
     ("Tax Type", Skip),
     ("Tax Amount", T(F::VatAmount)),
@@ -961,19 +1031,19 @@ const FRESHBOOKS_INVOICES: &[(&str, Target)] = &[
     // Newer exports have `Date Due` after `Date Issued`.
     ("Date Due", T(F::DueDate)),
     ("Invoice Status", T(F::Status)),
-    ("Date Paid", Skip),
+    ("Date Paid", T(F::PaidDate)),
     ("Item Name", A(X::DescriptionFallback)),
     ("Item Description", T(F::LineDescription)),
     ("Rate", T(F::LineUnitPrice)),
     ("Quantity", T(F::LineQuantity)),
     ("Discount Percentage", T(F::LineDiscount)),
     ("Line Subtotal", A(X::LineAmount)),
-    ("Tax 1 Type", Skip),
+    ("Tax 1 Type", T(F::LineVatTreatment)),
     ("Tax 1 Amount", A(X::LineVat)),
     ("Tax 2 Type", Skip),
     ("Tax 2 Amount", A(X::LineVat)),
     ("Line Total", Skip),
-    ("Currency", Skip),
+    ("Currency", T(F::Currency)),
 ];
 
 // --- QuickBooks Online bills, Sage Accounting purchase invoices ---
@@ -1218,12 +1288,21 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Kashflow, Bills, "KashFlow purchase receipts file",
         sig: &[&["Supplier Code", "Receipt Number", "Receipt Date"]],
         cols: KASHFLOW_RECEIPTS, contact_codes: true),
+    layout!(Kashflow, Payments, "KashFlow invoice payments file",
+        sig: &[&["Invoice Number", "Paid Date", "Paid Amount"]],
+        cols: KASHFLOW_INVOICE_PAYMENTS),
     layout!(ZohoBooks, Contacts, "Zoho Books contacts export",
         sig: &[&["Display Name", "Contact Type", "Customer Sub Type"]],
         cols: ZOHO_CONTACTS),
     layout!(ZohoBooks, Invoices, "Zoho Books invoices export",
         sig: &[&["Invoice ID", "Invoice Status", "Item Total"]],
         cols: ZOHO_INVOICES),
+    layout!(ZohoBooks, CreditNotes, "Zoho Books credit notes export",
+        sig: &[&["CreditNotes ID", "Credit Note Number", "Credit Note Date"]],
+        cols: ZOHO_CREDIT_NOTES),
+    layout!(ZohoBooks, Payments, "Zoho Books customer payments export",
+        sig: &[&["CustomerPayment ID", "Invoice Number", "Amount Applied to Invoice"]],
+        cols: ZOHO_CUSTOMER_PAYMENTS),
     // Zoho Books items, bills, expenses, projects, timesheets, recurring invoices.
     layout!(ZohoBooks, Products, "Zoho Books items export",
         sig: &[&["Item ID", "Item Name", "Purchase Rate"]],
@@ -1375,7 +1454,10 @@ mod tests {
             names(Platform::Freeagent),
             ["contacts", "expenses", "projects"]
         );
-        assert_eq!(names(Platform::Kashflow), ["contacts", "invoices", "bills"]);
+        assert_eq!(
+            names(Platform::Kashflow),
+            ["contacts", "invoices", "bills", "payments"]
+        );
         assert_eq!(
             names(Platform::ZohoBooks),
             [
@@ -1386,7 +1468,9 @@ mod tests {
                 "expenses",
                 "projects",
                 "time_entries",
-                "subscriptions"
+                "subscriptions",
+                "credit_notes",
+                "payments"
             ]
         );
         assert_eq!(
