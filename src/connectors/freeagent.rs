@@ -534,6 +534,7 @@ impl Api {
                 amount_paid: dec(inv, "paid_value"),
                 provider_ref: s(inv, "url").map(str::to_owned),
                 lines,
+                ..SourceDoc::default()
             }));
         }
         Ok(rows)
@@ -576,6 +577,7 @@ impl Api {
                 amount_paid: paid,
                 provider_ref: s(bill, "url").map(str::to_owned),
                 lines,
+                ..SourceDoc::default()
             }));
         }
         Ok(rows)
@@ -816,6 +818,7 @@ fn item_line(it: &Value, discount_percent: Decimal) -> SourceLine {
         vat,
         vat_rate: rate,
         sku: None,
+        ..SourceLine::default()
     }
 }
 
@@ -843,5 +846,6 @@ fn bill_line(it: &Value) -> SourceLine {
         vat: gross - net,
         vat_rate: rate,
         sku: None,
+        ..SourceLine::default()
     }
 }
