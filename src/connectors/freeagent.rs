@@ -361,6 +361,12 @@ fn pull_with(
         DataType::Projects => api.projects(),
         DataType::TimeEntries => api.time_entries(),
         DataType::Subscriptions => api.subscriptions(),
+        other @ (DataType::CreditNotes | DataType::SupplierCredits | DataType::Payments) => {
+            Err(ConnectorError::Unsupported {
+                platform: P,
+                data_type: other,
+            })
+        }
     }
 }
 

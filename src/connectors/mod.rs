@@ -58,6 +58,25 @@
 //! | woocommerce | customers | products + variations | orders          | no    | no       | no       | no           | subscriptions (5) |
 //! | freeagent   | contacts  | price list items    | invoices          | bills | expenses | projects | timeslips    | recurring invoices |
 //!
+//! The types of issue 24 (docs/import.md#data-types), one row per platform
+//! (docs/import.md#connectors says what each keeps):
+//!
+//! | platform    | credit_notes | supplier_credits | payments |
+//! |-------------|--------------|------------------|----------|
+//! | stripe      | credit notes (6) | no | refunds on credit notes (7) |
+//! | shopify     | order refunds | no | refunds; orders paid on several days (7) |
+//! | square      | order refunds | no | refunds; orders paid on several days (7) |
+//! | paypal      | invoice refunds | no | refunds; invoices paid on several days (7) |
+//! | gocardless  | no           | no               | no       |
+//! | woocommerce | order refunds | no | refunds (7) |
+//! | freeagent   | no           | no               | no       |
+//!
+//! GoCardless has no documents for its payments to pay. 6. Stripe's own credit notes
+//! (`void` ones stay void); a refund that no credit note names is not read. 7. A refund
+//! is a payment on its credit note, dated when the platform made it; an invoice's
+//! payments are rows only when they fall on several days, else they are its
+//! `amount_paid` and `paid_date` ([`lines::settle`]).
+//!
 //! 1. Shopify subscription contracts exist only in the GraphQL Admin API
 //!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
 //!    (`read_own_subscription_contracts`): a token of the shop's own custom app lists the
@@ -161,13 +180,26 @@ impl Platform {
     pub fn supported(self) -> &'static [DataType] {
         use DataType::*;
         match self {
-            Self::Stripe => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Shopify => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Square => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Paypal => &[Products, Invoices],
+            Self::Stripe | Self::Shopify | Self::Square | Self::Woocommerce => &[
+                Contacts,
+                Products,
+                Invoices,
+                Subscriptions,
+                CreditNotes,
+                Payments,
+            ],
+            Self::Paypal => &[Products, Invoices, CreditNotes, Payments],
             Self::Gocardless => &[Contacts, Subscriptions],
-            Self::Woocommerce => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Freeagent => &DataType::ALL,
+            Self::Freeagent => &[
+                Contacts,
+                Products,
+                Invoices,
+                Bills,
+                Expenses,
+                Projects,
+                TimeEntries,
+                Subscriptions,
+            ],
         }
     }
 
@@ -213,10 +245,13 @@ pub enum DataType {
     Projects,
     TimeEntries,
     Subscriptions,
+    CreditNotes,
+    SupplierCredits,
+    Payments,
 }
 
 impl DataType {
-    pub const ALL: [DataType; 8] = [
+    pub const ALL: [DataType; 11] = [
         DataType::Contacts,
         DataType::Products,
         DataType::Invoices,
@@ -225,6 +260,9 @@ impl DataType {
         DataType::Projects,
         DataType::TimeEntries,
         DataType::Subscriptions,
+        DataType::CreditNotes,
+        DataType::SupplierCredits,
+        DataType::Payments,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -237,6 +275,9 @@ impl DataType {
             Self::Projects => "projects",
             Self::TimeEntries => "time_entries",
             Self::Subscriptions => "subscriptions",
+            Self::CreditNotes => "credit_notes",
+            Self::SupplierCredits => "supplier_credits",
+            Self::Payments => "payments",
         }
     }
 }

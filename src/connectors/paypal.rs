@@ -41,6 +41,8 @@ pub fn pull(
     match data_type {
         DataType::Products => products(&client),
         DataType::Invoices => invoices(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,

@@ -45,6 +45,8 @@ pub fn pull(
         DataType::Products => products(&client),
         DataType::Invoices => invoices(&client),
         DataType::Subscriptions => subscriptions(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,

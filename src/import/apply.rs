@@ -18,7 +18,9 @@
 //! Dedup keys: contacts by provider reference, else name (case-insensitive); products by
 //! provider reference, SKU, and name when the row has no SKU; invoices by provider
 //! reference, number, else client + issue date + total; bills by provider reference,
-//! supplier + number, else supplier + issue date + total; expenses by provider reference,
+//! supplier + number, else supplier + issue date + total; credit notes as invoices and
+//! supplier credits as bills; payments by document + reference equal to the provider
+//! reference, else document + date + amount; expenses by provider reference,
 //! else date + amount + description; projects and expense categories by name; time
 //! entries by project + date + hours + description; subscriptions by provider reference.
 //!
@@ -27,7 +29,9 @@
 //! must equal the source's own `total` when the file gives one (else, when every line
 //! states its VAT, its VAT total must equal their sum): a document whose lines do not
 //! reproduce it fails, every one of its rows reported, rather than being stored with a
-//! wrong total. Invoices without a number keep a null number. Nothing here touches stock.
+//! wrong total. A document whose source has no tax at all takes the VAT its own totals
+//! say, never a default rate. Invoices without a number keep a null number. Nothing here
+//! touches stock.
 
 use rusqlite::{params, OptionalExtension, Transaction};
 use serde::Serialize;
@@ -45,7 +49,7 @@ use crate::accounting::time_entries::{CreateTimeEntry, TimeEntries};
 use crate::clock::{rfc3339, Clock};
 use crate::connectors::ImportRow;
 use crate::ctx::Ctx;
-use crate::db::decimal::Money;
+use crate::db::decimal::{round, Money, Percent, Price};
 use crate::db::ident::compare_key;
 use crate::error::{AppError, AppResult};
 use crate::import::csv::header::short;
@@ -54,11 +58,12 @@ use crate::import::error::ImportError;
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
 use crate::import::records::{
-    ContactRow, ContactType, DocStatus, ExpenseRow, Interval, LineRow, ProductRow, ProjectRow,
-    ProjectStatus, SubscriptionRow, TemplateStatus, TimeEntryRow,
+    ContactRow, ContactType, DocStatus, ExpenseRow, Interval, LineRow, PaidDocument, PaymentRow,
+    ProductRow, ProjectRow, ProjectStatus, SubscriptionRow, TemplateStatus, TimeEntryRow,
 };
 use crate::inventory::products::{create_product, NewProduct};
 use crate::scope::Scope;
+use crate::vat::Treatment;
 
 /// What a run did: `{imported, skipped, failed: [{row, message, column?, columnIndex?}],
 /// errorCount}`: `failed` lists the first [`crate::import::csv::MAX_LISTED_ERRORS`] row errors in row order,
@@ -97,7 +102,7 @@ pub fn apply_parsed(
     )?;
     w.fail_rows(parsed.errors.iter().cloned());
     match parsed.entity_type {
-        EntityType::Invoices | EntityType::Bills => {
+        e if e.is_document() => {
             let kind = doc_kind(parsed.entity_type);
             for doc in &parsed.documents {
                 let lines: Vec<(usize, &LineRow)> = parsed
@@ -165,7 +170,18 @@ pub fn check_complete(parsed: &ParsedFile) -> AppResult<()> {
 pub fn doc_kind(e: EntityType) -> DocKind {
     match e {
         EntityType::Bills => DocKind::Bill,
+        EntityType::CreditNotes => DocKind::CreditNote,
+        EntityType::SupplierCredits => DocKind::SupplierCredit,
         _ => DocKind::Invoice,
+    }
+}
+
+fn paid_kind(d: PaidDocument) -> DocKind {
+    match d {
+        PaidDocument::Invoice => DocKind::Invoice,
+        PaidDocument::Bill => DocKind::Bill,
+        PaidDocument::CreditNote => DocKind::CreditNote,
+        PaidDocument::SupplierCredit => DocKind::SupplierCredit,
     }
 }
 
@@ -236,6 +252,7 @@ fn doc_status(s: DocStatus) -> &'static str {
         DocStatus::AwaitingPayment => "awaiting_payment",
         DocStatus::Paid => "paid",
         DocStatus::Void => "void",
+        DocStatus::Posted => "posted",
     }
 }
 
@@ -533,6 +550,7 @@ impl<'a> Writer<'a> {
             R::Expense(e) => self.expense(row, e),
             R::Project(p) => self.project(row, p),
             R::TimeEntry(t) => self.time_entry(row, t),
+            R::Payment(p) => self.payment(row, p),
             R::Line(_) | R::Subscription(_) => Err(AppError::internal(
                 "document and subscription rows are written grouped",
             )),
@@ -668,12 +686,12 @@ impl<'a> Writer<'a> {
                         vat_amount: e.vat_amount,
                         category_id,
                         project_id,
-                        currency: None,
-                        exchange_rate: None,
+                        currency: e.currency.clone(),
+                        exchange_rate: e.exchange_rate,
                         provider: w.provider.clone(),
                         provider_ref: e.provider_ref.clone(),
                         entity_id: Some(w.entity.clone()),
-                        vat_treatment: None,
+                        vat_treatment: e.vat_treatment.map(|t| t.as_str().to_owned()),
                         vat_reclaimable: None,
                         reverse_charge_vat: None,
                         contact_id: None,
@@ -789,9 +807,8 @@ impl<'a> Writer<'a> {
         doc: &Document,
         rows: &[(usize, &LineRow)],
     ) -> Result<Done, Fail> {
-        let table = kind.table();
         if let Some(r) = &doc.provider_ref {
-            if self.exists(table, r)? {
+            if self.doc_by_ref(kind, r)?.is_some() {
                 return Ok(Done::Skipped);
             }
         }
@@ -809,8 +826,14 @@ impl<'a> Writer<'a> {
                 unit_price: Some(l.line_unit_price),
                 discount: l.line_discount,
                 vat_rate: l.line_vat_rate,
-                vat_treatment: None,
+                vat_treatment: l.line_vat_treatment.map(|t| t.as_str().to_owned()),
             });
+        }
+        let untaxed = rows.iter().all(|(_, l)| {
+            l.line_vat_rate.is_none() && l.line_vat_treatment.is_none() && l.source_vat.is_none()
+        });
+        if untaxed {
+            inputs = self.vat_from_totals(kind, inputs, doc.total)?;
         }
         let built = lines::build(
             self.tx,
@@ -824,12 +847,12 @@ impl<'a> Writer<'a> {
 
         // Dedup.
         let dup = match (&doc.number, &contact, kind) {
-            (Some(n), _, DocKind::Invoice) => self.find(
-                sql::INVOICE_BY_NUMBER,
+            (Some(n), _, DocKind::Invoice | DocKind::CreditNote) => self.find(
+                sql::by_number(kind),
                 params![self.scope.owner_id, self.entity, n],
             )?,
-            (Some(n), Some(c), DocKind::Bill) => self.find(
-                sql::BILL_BY_NUMBER,
+            (Some(n), Some(c), DocKind::Bill | DocKind::SupplierCredit) => self.find(
+                sql::by_number(kind),
                 params![self.scope.owner_id, self.entity, c, n],
             )?,
             (None, Some(c), _) => self.find(
@@ -873,6 +896,14 @@ impl<'a> Writer<'a> {
             Some(c) => c,
             None => self.ensure_contact(&doc.contact_name, kind.contact_role())?,
         };
+        // A credit's original: by number or reference among the entity's invoices (bills);
+        // not found, the credit is imported unlinked (docs/import.md#credit-notes).
+        let original = match kind {
+            DocKind::CreditNote | DocKind::SupplierCredit => {
+                self.original(kind, doc, &contact_id)?
+            }
+            _ => None,
+        };
         let amount_paid = match (doc.amount_paid, doc.status) {
             (Some(p), _) => Some(p),
             (None, Some(DocStatus::Paid)) => Some(total),
@@ -891,20 +922,229 @@ impl<'a> Writer<'a> {
                 notes: None,
                 lines: Some(inputs),
                 amount_paid,
-                currency: None,
-                exchange_rate: None,
-                paid_date: None,
+                currency: doc.currency.clone(),
+                exchange_rate: doc.exchange_rate,
+                paid_date: doc.paid_date.map(date_text),
                 provider: self.provider.clone(),
                 provider_ref: doc.provider_ref.clone(),
                 entity_id: Some(self.entity.clone()),
                 location_id: None,
-                invoice_id: None,
-                bill_id: None,
+                invoice_id: original.clone().filter(|_| kind == DocKind::CreditNote),
+                bill_id: original.filter(|_| kind == DocKind::SupplierCredit),
             },
             &self.ctx,
             Numbering::KeepNull,
         )?;
         Ok(Done::Imported)
+    }
+
+    /// A document of `kind` in the entity by the source's reference.
+    fn doc_by_ref(&self, kind: DocKind, r: &str) -> AppResult<Option<String>> {
+        match kind {
+            DocKind::Invoice | DocKind::Bill => self.find(
+                sql::by_ref(kind.table()),
+                params![self.scope.owner_id, self.entity, r],
+            ),
+            DocKind::CreditNote | DocKind::SupplierCredit => self.find(
+                sql::credit_by_ref(kind),
+                params![self.scope.owner_id, self.entity, r, self.provider],
+            ),
+        }
+    }
+
+    /// The invoice (bill) a credit names, by reference, else by number (a bill's among
+    /// the supplier's); `None` when the entity holds none.
+    fn original(
+        &self,
+        kind: DocKind,
+        doc: &Document,
+        contact_id: &str,
+    ) -> AppResult<Option<String>> {
+        let of = if kind == DocKind::CreditNote {
+            DocKind::Invoice
+        } else {
+            DocKind::Bill
+        };
+        if let Some(r) = &doc.original_ref {
+            if let Some(id) = self.doc_by_ref(of, r)? {
+                return Ok(Some(id));
+            }
+        }
+        let Some(n) = &doc.original_number else {
+            return Ok(None);
+        };
+        match of {
+            DocKind::Invoice => self.find(
+                sql::by_number(of),
+                params![self.scope.owner_id, self.entity, n],
+            ),
+            _ => self.find(
+                sql::by_number(of),
+                params![self.scope.owner_id, self.entity, contact_id, n],
+            ),
+        }
+    }
+
+    /// Lines of a source with no tax at all (no rate, no treatment, no VAT amount on any
+    /// line): the VAT is what the document's own totals say, total − subtotal, never a
+    /// default rate (docs/import.md#imported-documents). Every line gets the one rate that
+    /// reproduces that VAT; when none does, the nearest rate and an `outside_scope`
+    /// adjustment line for the pennies left. Without a source total, a line keeps its
+    /// product's rate, and a line without a product is at 0 %.
+    fn vat_from_totals(
+        &self,
+        kind: DocKind,
+        mut inputs: Vec<LineInput>,
+        total: Option<Money>,
+    ) -> AppResult<Vec<LineInput>> {
+        let Some(total) = total else {
+            for i in &mut inputs {
+                if i.product_id.is_none() {
+                    i.vat_rate = Some(Percent::ZERO);
+                }
+            }
+            return Ok(inputs);
+        };
+        let at = |inputs: &[LineInput], rate: Percent| -> Vec<LineInput> {
+            inputs
+                .iter()
+                .cloned()
+                .map(|mut i| {
+                    i.vat_rate = Some(rate);
+                    i.vat_treatment = None;
+                    i
+                })
+                .collect()
+        };
+        let build = |inputs: Vec<LineInput>| {
+            lines::build(
+                self.tx,
+                &self.scope,
+                Some(&self.entity),
+                inputs,
+                kind.line_rules(),
+            )
+            .map(|b| lines::totals(&b))
+        };
+        let net = build(at(&inputs, Percent::ZERO))?.subtotal;
+        let vat = total - net;
+        if vat.is_zero() {
+            return Ok(at(&inputs, Percent::ZERO));
+        }
+        let implied = if net.is_zero() {
+            None
+        } else {
+            Percent::new(round(
+                vat.value() / net.value() * rust_decimal::Decimal::from(100),
+                2,
+            ))
+            .ok()
+            .filter(|p| {
+                p.value() >= rust_decimal::Decimal::ZERO
+                    && p.value() <= rust_decimal::Decimal::from(100)
+            })
+        };
+        let candidates = [
+            Some(Percent::from_i64(20)),
+            Some(Percent::from_i64(5)),
+            implied,
+        ];
+        for rate in candidates.into_iter().flatten() {
+            let lines = at(&inputs, rate);
+            if build(lines.clone())?.total == total {
+                return Ok(lines);
+            }
+        }
+        let mut lines = at(&inputs, implied.unwrap_or(Percent::ZERO));
+        let left = total - build(lines.clone())?.total;
+        if let Ok(price) = Price::new(left.value()) {
+            lines.push(LineInput {
+                description: Some("Adjustment to the source's total".to_owned()),
+                product_id: None,
+                quantity: None,
+                unit_price: Some(price),
+                discount: None,
+                vat_rate: Some(Percent::ZERO),
+                vat_treatment: Some(Treatment::OutsideScope.as_str().to_owned()),
+            });
+        }
+        Ok(lines)
+    }
+
+    /// One dated payment of a document of the entity (docs/import.md#payments).
+    pub fn payment(&mut self, row: usize, p: &PaymentRow) -> AppResult<()> {
+        let kind = paid_kind(p.document_type.unwrap_or(PaidDocument::Invoice));
+        self.record(
+            &[row],
+            true,
+            || {
+                let doc = p.document_number.as_ref().or(p.document_ref.as_ref());
+                format!(
+                    "Payment of {} {} on {}",
+                    kind.label(),
+                    doc.map_or("", String::as_str),
+                    date_text(p.date)
+                )
+            },
+            |w| {
+                let mut id = None;
+                if let Some(r) = &p.document_ref {
+                    id = w.doc_by_ref(kind, r)?;
+                }
+                if id.is_none() {
+                    if let Some(n) = &p.document_number {
+                        id = w.find(
+                            sql::any_by_number(kind),
+                            params![w.scope.owner_id, w.entity, n],
+                        )?;
+                    }
+                }
+                let Some(document_id) = id else {
+                    let (field, named) = match (&p.document_ref, &p.document_number) {
+                        (_, Some(n)) => (Field::DocumentNumber, n),
+                        (Some(r), None) => (Field::DocumentRef, r),
+                        (None, None) => unreachable!("the parser requires one"),
+                    };
+                    return Err(Fail::Field(
+                        field,
+                        format!(
+                            "no {} {named} in this entity or this run",
+                            kind.label().to_lowercase()
+                        ),
+                    ));
+                };
+                // The payments table has no provider reference of its own: a source's
+                // payment id is kept as the payment's `reference` when it gives none,
+                // and dedup looks for it there.
+                if let Some(r) = &p.provider_ref {
+                    if w.find(sql::PAYMENT_BY_REFERENCE, params![document_id, r])?
+                        .is_some()
+                    {
+                        return Ok(Done::Skipped);
+                    }
+                }
+                let same = w.find(
+                    sql::SAME_PAYMENT,
+                    params![document_id, date_text(p.date), p.amount],
+                )?;
+                if same.is_some() {
+                    return Ok(Done::Skipped);
+                }
+                crate::accounting::payments::create(
+                    w.tx,
+                    &w.scope,
+                    crate::accounting::payments::CreatePayment {
+                        document_id,
+                        date: Some(date_text(p.date)),
+                        amount: p.amount,
+                        method: p.method.clone(),
+                        reference: p.reference.clone().or_else(|| p.provider_ref.clone()),
+                    },
+                    &w.ctx,
+                )?;
+                Ok(Done::Imported)
+            },
+        )
     }
 
     /// One recurring invoice template and its rows `(row, subscription row)`.
@@ -989,9 +1229,9 @@ mod sql {
         WHERE project_id = ?1 AND date = ?2 AND hours = ?3
           AND COALESCE(description, '') = COALESCE(?4, '') COLLATE NOCASE
         LIMIT 1";
-    pub const INVOICE_BY_NUMBER: &str = "SELECT id FROM invoices
+    const INVOICE_BY_NUMBER: &str = "SELECT id FROM invoices
         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND number = ?3 COLLATE NOCASE";
-    pub const BILL_BY_NUMBER: &str = "SELECT id FROM bills
+    const BILL_BY_NUMBER: &str = "SELECT id FROM bills
         WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND contact_id = ?3
           AND number = ?4 COLLATE NOCASE";
     const SAME_INVOICE: &str = "SELECT id FROM invoices
@@ -1003,6 +1243,59 @@ mod sql {
         WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
     const SAME_SUPPLIER_CREDIT: &str = "SELECT id FROM supplier_credits
         WHERE contact_id = ?1 AND issue_date = ?2 AND total = ?3 LIMIT 1";
+
+    const CREDIT_NOTE_BY_NUMBER: &str = "SELECT id FROM credit_notes
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND number = ?3 COLLATE NOCASE";
+    const SUPPLIER_CREDIT_BY_NUMBER: &str = "SELECT id FROM supplier_credits
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND contact_id = ?3
+          AND number = ?4 COLLATE NOCASE";
+    /// Bills and supplier credits by number whatever the supplier (a payment row names
+    /// no contact): the first such.
+    const ANY_BILL_BY_NUMBER: &str = "SELECT id FROM bills
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND number = ?3 COLLATE NOCASE
+        ORDER BY seq LIMIT 1";
+    const ANY_SUPPLIER_CREDIT_BY_NUMBER: &str = "SELECT id FROM supplier_credits
+        WHERE owner_id = ?1 AND COALESCE(entity_id, '') = ?2 AND number = ?3 COLLATE NOCASE
+        ORDER BY seq LIMIT 1";
+    const CREDIT_NOTE_BY_REF: &str = "SELECT id FROM credit_notes
+        WHERE owner_id = ?1 AND provider IS ?4 AND provider_ref = ?3 AND entity_id = ?2
+        LIMIT 1";
+    const SUPPLIER_CREDIT_BY_REF: &str = "SELECT id FROM supplier_credits
+        WHERE owner_id = ?1 AND provider IS ?4 AND provider_ref = ?3 AND entity_id = ?2
+        LIMIT 1";
+    pub const PAYMENT_BY_REFERENCE: &str = "SELECT id FROM payments
+        WHERE document_id = ?1 AND reference = ?2 LIMIT 1";
+    pub const SAME_PAYMENT: &str = "SELECT id FROM payments
+        WHERE document_id = ?1 AND date = ?2 AND amount = ?3 LIMIT 1";
+
+    /// A document by its number: `?1` owner, `?2` entity, then (bills, supplier
+    /// credits) `?3` supplier and `?4` number, else `?3` number.
+    pub fn by_number(kind: DocKind) -> &'static str {
+        match kind {
+            DocKind::Invoice => INVOICE_BY_NUMBER,
+            DocKind::Bill => BILL_BY_NUMBER,
+            DocKind::CreditNote => CREDIT_NOTE_BY_NUMBER,
+            DocKind::SupplierCredit => SUPPLIER_CREDIT_BY_NUMBER,
+        }
+    }
+
+    /// A document by its number alone (`?1` owner, `?2` entity, `?3` number).
+    pub fn any_by_number(kind: DocKind) -> &'static str {
+        match kind {
+            DocKind::Invoice => INVOICE_BY_NUMBER,
+            DocKind::Bill => ANY_BILL_BY_NUMBER,
+            DocKind::CreditNote => CREDIT_NOTE_BY_NUMBER,
+            DocKind::SupplierCredit => ANY_SUPPLIER_CREDIT_BY_NUMBER,
+        }
+    }
+
+    /// A credit by the source's reference (`?4` the provider, served by its index).
+    pub fn credit_by_ref(kind: DocKind) -> &'static str {
+        match kind {
+            DocKind::SupplierCredit => SUPPLIER_CREDIT_BY_REF,
+            _ => CREDIT_NOTE_BY_REF,
+        }
+    }
 
     pub fn same_document(kind: DocKind) -> &'static str {
         match kind {
@@ -1056,6 +1349,16 @@ mod sql {
             BILL_BY_NUMBER,
             SAME_INVOICE,
             SAME_BILL,
+            SAME_CREDIT_NOTE,
+            SAME_SUPPLIER_CREDIT,
+            CREDIT_NOTE_BY_NUMBER,
+            SUPPLIER_CREDIT_BY_NUMBER,
+            ANY_BILL_BY_NUMBER,
+            ANY_SUPPLIER_CREDIT_BY_NUMBER,
+            CREDIT_NOTE_BY_REF,
+            SUPPLIER_CREDIT_BY_REF,
+            PAYMENT_BY_REFERENCE,
+            SAME_PAYMENT,
         ];
         for t in [
             "products",

@@ -20,10 +20,13 @@ pub enum EntityType {
     Projects,
     TimeEntries,
     Subscriptions,
+    CreditNotes,
+    SupplierCredits,
+    Payments,
 }
 
 impl EntityType {
-    pub const ALL: [EntityType; 8] = [
+    pub const ALL: [EntityType; 11] = [
         Self::Contacts,
         Self::Products,
         Self::Invoices,
@@ -32,6 +35,9 @@ impl EntityType {
         Self::Projects,
         Self::TimeEntries,
         Self::Subscriptions,
+        Self::CreditNotes,
+        Self::SupplierCredits,
+        Self::Payments,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -44,6 +50,9 @@ impl EntityType {
             Self::Projects => "projects",
             Self::TimeEntries => "time_entries",
             Self::Subscriptions => "subscriptions",
+            Self::CreditNotes => "credit_notes",
+            Self::SupplierCredits => "supplier_credits",
+            Self::Payments => "payments",
         }
     }
 
@@ -57,6 +66,8 @@ impl EntityType {
             Self::Projects => PROJECT_FIELDS,
             Self::TimeEntries => TIME_ENTRY_FIELDS,
             Self::Subscriptions => SUBSCRIPTION_FIELDS,
+            Self::CreditNotes | Self::SupplierCredits => CREDIT_FIELDS,
+            Self::Payments => PAYMENT_FIELDS,
         }
     }
 
@@ -79,9 +90,17 @@ impl EntityType {
             .find(|f| f.as_str().eq_ignore_ascii_case(name))
     }
 
-    /// Invoices and bills: one row per line, grouped into documents.
+    /// Invoices, bills and the credits: one row per line, grouped into documents.
     pub fn is_document(self) -> bool {
-        matches!(self, Self::Invoices | Self::Bills)
+        matches!(
+            self,
+            Self::Invoices | Self::Bills | Self::CreditNotes | Self::SupplierCredits
+        )
+    }
+
+    /// Bills and supplier credits: the supplier's own numbers, unique per supplier.
+    pub fn numbered_by_supplier(self) -> bool {
+        matches!(self, Self::Bills | Self::SupplierCredits)
     }
 }
 
@@ -150,11 +169,23 @@ pub enum Field {
     Interval,
     IntervalCount,
     NextDate,
+    LineVatTreatment,
+    Currency,
+    ExchangeRate,
+    PaidDate,
+    OriginalNumber,
+    OriginalRef,
+    DocumentNumber,
+    DocumentRef,
+    DocumentType,
+    Method,
+    Reference,
+    VatTreatment,
 }
 
 impl Field {
     /// Number of fields (the size of per-field tables).
-    pub const COUNT: usize = Self::NextDate as usize + 1;
+    pub const COUNT: usize = Self::VatTreatment as usize + 1;
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -197,6 +228,18 @@ impl Field {
             Self::Interval => "interval",
             Self::IntervalCount => "interval_count",
             Self::NextDate => "next_date",
+            Self::LineVatTreatment => "line_vat_treatment",
+            Self::Currency => "currency",
+            Self::ExchangeRate => "exchange_rate",
+            Self::PaidDate => "paid_date",
+            Self::OriginalNumber => "original_number",
+            Self::OriginalRef => "original_ref",
+            Self::DocumentNumber => "document_number",
+            Self::DocumentRef => "document_ref",
+            Self::DocumentType => "document_type",
+            Self::Method => "method",
+            Self::Reference => "reference",
+            Self::VatTreatment => "vat_treatment",
         }
     }
 }
@@ -271,9 +314,47 @@ const DOCUMENT_FIELDS: &[FieldSpec] = &[
     req(F::LineUnitPrice),
     opt(F::LineDiscount),
     opt(F::LineVatRate),
+    opt(F::LineVatTreatment),
     opt(F::LineSku),
     opt(F::Total),
     opt(F::AmountPaid),
+    opt(F::PaidDate),
+    opt(F::Currency),
+    opt(F::ExchangeRate),
+    opt(F::ProviderRef),
+];
+
+const CREDIT_FIELDS: &[FieldSpec] = &[
+    opt(F::Number),
+    req(F::ContactName),
+    req(F::IssueDate),
+    opt(F::DueDate),
+    opt(F::Status),
+    req(F::LineDescription),
+    opt(F::LineQuantity),
+    req(F::LineUnitPrice),
+    opt(F::LineDiscount),
+    opt(F::LineVatRate),
+    opt(F::LineVatTreatment),
+    opt(F::LineSku),
+    opt(F::Total),
+    opt(F::AmountPaid),
+    opt(F::PaidDate),
+    opt(F::Currency),
+    opt(F::ExchangeRate),
+    opt(F::OriginalNumber),
+    opt(F::OriginalRef),
+    opt(F::ProviderRef),
+];
+
+const PAYMENT_FIELDS: &[FieldSpec] = &[
+    opt(F::DocumentNumber),
+    opt(F::DocumentRef),
+    opt(F::DocumentType),
+    req(F::Date),
+    req(F::Amount),
+    opt(F::Method),
+    opt(F::Reference),
     opt(F::ProviderRef),
 ];
 
@@ -282,6 +363,9 @@ const EXPENSE_FIELDS: &[FieldSpec] = &[
     req(F::Description),
     req(F::Amount),
     opt(F::VatAmount),
+    opt(F::VatTreatment),
+    opt(F::Currency),
+    opt(F::ExchangeRate),
     opt(F::Category),
     opt(F::ProjectName),
     opt(F::ProviderRef),
@@ -339,13 +423,27 @@ mod tests {
              barcode, provider_ref"
         );
         let docs = "number, contact_name*, issue_date*, due_date, status, line_description*, \
-                    line_quantity, line_unit_price*, line_discount, line_vat_rate, line_sku, \
-                    total, amount_paid, provider_ref";
+                    line_quantity, line_unit_price*, line_discount, line_vat_rate, \
+                    line_vat_treatment, line_sku, total, amount_paid, paid_date, currency, \
+                    exchange_rate, provider_ref";
         assert_eq!(listed(EntityType::Invoices).join(", "), docs);
         assert_eq!(listed(EntityType::Bills).join(", "), docs);
         assert_eq!(
             listed(EntityType::Expenses).join(", "),
-            "date*, description*, amount*, vat_amount, category, project_name, provider_ref"
+            "date*, description*, amount*, vat_amount, vat_treatment, currency, exchange_rate, \
+             category, project_name, provider_ref"
+        );
+        let credits = "number, contact_name*, issue_date*, due_date, status, \
+                       line_description*, line_quantity, line_unit_price*, line_discount, \
+                       line_vat_rate, line_vat_treatment, line_sku, total, amount_paid, \
+                       paid_date, currency, exchange_rate, original_number, original_ref, \
+                       provider_ref";
+        assert_eq!(listed(EntityType::CreditNotes).join(", "), credits);
+        assert_eq!(listed(EntityType::SupplierCredits).join(", "), credits);
+        assert_eq!(
+            listed(EntityType::Payments).join(", "),
+            "document_number, document_ref, document_type, date*, amount*, method, reference, \
+             provider_ref"
         );
         assert_eq!(
             listed(EntityType::Projects).join(", "),

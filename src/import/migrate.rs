@@ -82,12 +82,15 @@ pub fn routes() -> Vec<Route> {
 }
 
 /// The order of an `all` run: what later types name comes first.
-const ALL_ORDER: [DataType; 8] = [
+const ALL_ORDER: [DataType; 11] = [
     DataType::Contacts,
     DataType::Products,
     DataType::Projects,
     DataType::Invoices,
     DataType::Bills,
+    DataType::CreditNotes,
+    DataType::SupplierCredits,
+    DataType::Payments,
     DataType::Expenses,
     DataType::TimeEntries,
     DataType::Subscriptions,
@@ -114,6 +117,9 @@ fn entity_type(t: DataType) -> EntityType {
         DataType::Projects => EntityType::Projects,
         DataType::TimeEntries => EntityType::TimeEntries,
         DataType::Subscriptions => EntityType::Subscriptions,
+        DataType::CreditNotes => EntityType::CreditNotes,
+        DataType::SupplierCredits => EntityType::SupplierCredits,
+        DataType::Payments => EntityType::Payments,
     }
 }
 

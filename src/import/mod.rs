@@ -24,6 +24,7 @@ pub mod platform;
 pub mod records;
 pub mod routes;
 pub mod run;
+pub mod tax_codes;
 
 pub use self::csv::{parse, ParsedFile};
 pub use apply::{apply_parsed, parsed_from_rows, ImportOutcome};

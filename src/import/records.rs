@@ -9,7 +9,8 @@
 use serde::{Serialize, Serializer};
 use time::Date;
 
-use crate::db::decimal::{Money, Percent, Price, Qty};
+use crate::db::decimal::{Money, Percent, Price, Qty, Rate};
+use crate::vat::Treatment;
 
 /// Serialises a date as `YYYY-MM-DD`.
 pub fn ser_date<S: Serializer>(d: &Date, s: S) -> Result<S::Ok, S::Error> {
@@ -49,6 +50,18 @@ pub enum DocStatus {
     AwaitingPayment,
     Paid,
     Void,
+    /// Credit notes and supplier credits only.
+    Posted,
+}
+
+/// Which kind of document a payment row pays (`document_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaidDocument {
+    Invoice,
+    Bill,
+    CreditNote,
+    SupplierCredit,
 }
 
 /// Project `status` (docs/accounting.md#value-sets).
@@ -121,9 +134,22 @@ pub struct LineRow {
     pub line_unit_price: Price,
     pub line_discount: Option<Percent>,
     pub line_vat_rate: Option<Percent>,
+    /// From a treatment column, else from the tax code in the rate column
+    /// (docs/import.md#tax-codes).
+    pub line_vat_treatment: Option<Treatment>,
     pub line_sku: Option<String>,
     pub total: Option<Money>,
     pub amount_paid: Option<Money>,
+    #[serde(serialize_with = "ser_opt_date")]
+    pub paid_date: Option<Date>,
+    pub currency: Option<String>,
+    pub exchange_rate: Option<Rate>,
+    /// Credit notes and supplier credits: the invoice or bill they credit, by number or
+    /// by the source's reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_ref: Option<String>,
     pub provider_ref: Option<String>,
     /// The line's VAT as the source states it (not a mapping target; kept so the
     /// storing step can check its computed VAT against the source's).
@@ -143,8 +169,26 @@ pub struct ExpenseRow {
     pub description: String,
     pub amount: Money,
     pub vat_amount: Option<Money>,
+    pub vat_treatment: Option<Treatment>,
+    pub currency: Option<String>,
+    pub exchange_rate: Option<Rate>,
     pub category: Option<String>,
     pub project_name: Option<String>,
+    pub provider_ref: Option<String>,
+}
+
+/// A dated payment of a document the run or the entity holds (docs/import.md#payments).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PaymentRow {
+    pub document_number: Option<String>,
+    pub document_ref: Option<String>,
+    /// Omitted: `invoice`.
+    pub document_type: Option<PaidDocument>,
+    #[serde(serialize_with = "ser_date")]
+    pub date: Date,
+    pub amount: Money,
+    pub method: Option<String>,
+    pub reference: Option<String>,
     pub provider_ref: Option<String>,
 }
 
@@ -196,6 +240,7 @@ pub enum RowData {
     Project(ProjectRow),
     TimeEntry(TimeEntryRow),
     Subscription(SubscriptionRow),
+    Payment(PaymentRow),
 }
 
 impl RowData {
@@ -232,6 +277,12 @@ impl RowData {
     pub fn as_time_entry(&self) -> Option<&TimeEntryRow> {
         match self {
             Self::TimeEntry(r) => Some(r),
+            _ => None,
+        }
+    }
+    pub fn as_payment(&self) -> Option<&PaymentRow> {
+        match self {
+            Self::Payment(r) => Some(r),
             _ => None,
         }
     }

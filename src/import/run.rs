@@ -248,9 +248,7 @@ pub fn stream(
         clock,
     )?;
     let left = match entity {
-        EntityType::Invoices | EntityType::Bills => {
-            grouped::<Document>(&prepared, &mut w, &mut keep)?
-        }
+        e if e.is_document() => grouped::<Document>(&prepared, &mut w, &mut keep)?,
         EntityType::Subscriptions => grouped::<Template>(&prepared, &mut w, &mut keep)?,
         _ => prepared.each_row(|r| -> AppResult<()> {
             match r {

@@ -30,6 +30,7 @@ mod faults_storage;
 mod idempotency;
 mod identifiers;
 mod import_api;
+mod import_books;
 mod import_csv;
 mod import_parse;
 mod input_bounds;

@@ -122,31 +122,38 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                 false,
             ),
             // A credit note with its lines and the refund paid on it, and a voided one.
-            ("/v1/credit_notes", None) => list(
-                json!([{
+            ("/v1/credit_notes", None) => {
+                let line1 = json!({
+                    "id": "cnli_1", "object": "credit_note_line_item", "type": "invoice_line_item",
+                    "invoice_line_item": "il_1", "amount": 5000, "description": "Oak table (chipped)",
+                    "quantity": 1, "unit_amount": 5000, "unit_amount_decimal": "5000", "discount_amounts": [],
+                    "taxes": [{"amount": 1000, "tax_behavior": "exclusive", "taxable_amount": 5000,
+                               "type": "tax_rate_details", "tax_rate_details": {"tax_rate": "txr_1"}}]
+                });
+                let line2 = json!({
+                    "id": "cnli_2", "object": "credit_note_line_item", "type": "custom_line_item",
+                    "amount": 500, "description": "Goodwill", "quantity": 1, "unit_amount_decimal": "500",
+                    "discount_amounts": [], "taxes": []
+                });
+                let lines = |id: &str, line: Value| {
+                    json!({"object": "list", "has_more": false, "url": format!("/v1/credit_notes/{id}/lines"),
+                           "data": [line]})
+                };
+                let cn1 = json!({
                     "id": "cn_1", "object": "credit_note", "number": "STR-0001-CN-01", "invoice": "in_1",
                     "customer": "cus_1", "currency": "gbp", "created": 1_700_600_000, "status": "issued",
                     "type": "post_payment", "reason": "product_unsatisfactory", "subtotal": 5000, "total": 6000,
                     "out_of_band_amount": null, "refunds": [{"refund": "re_1", "amount_refunded": 6000}],
-                    "lines": {"object": "list", "has_more": false, "url": "/v1/credit_notes/cn_1/lines", "data": [{
-                        "id": "cnli_1", "object": "credit_note_line_item", "type": "invoice_line_item",
-                        "invoice_line_item": "il_1", "amount": 5000, "description": "Oak table (chipped)",
-                        "quantity": 1, "unit_amount": 5000, "unit_amount_decimal": "5000", "discount_amounts": [],
-                        "taxes": [{"amount": 1000, "tax_behavior": "exclusive", "taxable_amount": 5000,
-                                   "type": "tax_rate_details", "tax_rate_details": {"tax_rate": "txr_1"}}]
-                    }]}
-                }, {
+                    "lines": lines("cn_1", line1)
+                });
+                let cn2 = json!({
                     "id": "cn_2", "object": "credit_note", "number": "STR-0001-CN-02", "invoice": "in_1",
                     "customer": "cus_1", "currency": "gbp", "created": 1_700_650_000, "status": "void",
                     "type": "post_payment", "subtotal": 500, "total": 500, "refunds": [],
-                    "lines": {"object": "list", "has_more": false, "url": "/v1/credit_notes/cn_2/lines", "data": [{
-                        "id": "cnli_2", "object": "credit_note_line_item", "type": "custom_line_item",
-                        "amount": 500, "description": "Goodwill", "quantity": 1, "unit_amount_decimal": "500",
-                        "discount_amounts": [], "taxes": []
-                    }]}
-                }]),
-                false,
-            ),
+                    "lines": lines("cn_2", line2)
+                });
+                list(json!([cn1, cn2]), false)
+            }
             ("/v1/refunds", None) => list(
                 json!([{"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
                         "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
@@ -219,6 +226,20 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
         }
         match (r.path.as_str(), r.param("page_info").as_deref()) {
             ("/admin/api/2025-01/orders.json", None) => {
+                // One candle came back: the refund's line (VAT-inclusive like its order)
+                // and the money returned, processed three days later.
+                let refunds = json!([{
+                    "id": 509562969, "order_id": 450789469, "note": "Broken in the post", "restock": true,
+                    "created_at": "2024-03-09T10:00:00+00:00", "processed_at": "2024-03-09T10:00:00+00:00",
+                    "refund_line_items": [{"id": 104689539, "line_item_id": 1, "quantity": 1, "restock_type": "return",
+                        "subtotal": "10.99", "total_tax": "1.83",
+                        "line_item": {"id": 1, "name": "Candle", "sku": "CND-1", "taxable": true,
+                                      "tax_lines": [{"title": "GB VAT", "price": "5.50", "rate": 0.2}]}}],
+                    "transactions": [{"id": 179259969, "order_id": 450789469, "kind": "refund", "gateway": "shopify_payments",
+                        "status": "success", "amount": "10.99", "currency": "GBP", "parent_id": 1002,
+                        "created_at": "2024-03-09T10:00:05+00:00", "processed_at": "2024-03-09T10:00:05+00:00"}],
+                    "order_adjustments": []
+                }]);
                 assert_eq!(
                     r.param("status").as_deref(),
                     Some("any"),
@@ -239,20 +260,7 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
                     ],
                     "shipping_lines": [{"title": "Royal Mail", "price": "4.99", "discount_allocations": [],
                                         "tax_lines": [{"title": "GB VAT", "price": "0.83", "rate": 0.2}]}],
-                    // One candle came back: the refund's line (VAT-inclusive like its order)
-                    // and the money returned, processed three days later.
-                    "refunds": [{
-                        "id": 509562969, "order_id": 450789469, "note": "Broken in the post", "restock": true,
-                        "created_at": "2024-03-09T10:00:00+00:00", "processed_at": "2024-03-09T10:00:00+00:00",
-                        "refund_line_items": [{"id": 104689539, "line_item_id": 1, "quantity": 1, "restock_type": "return",
-                            "subtotal": "10.99", "total_tax": "1.83",
-                            "line_item": {"id": 1, "name": "Candle", "sku": "CND-1", "taxable": true,
-                                          "tax_lines": [{"title": "GB VAT", "price": "5.50", "rate": 0.2}]}}],
-                        "transactions": [{"id": 179259969, "order_id": 450789469, "kind": "refund", "gateway": "shopify_payments",
-                            "status": "success", "amount": "10.99", "currency": "GBP", "parent_id": 1002,
-                            "created_at": "2024-03-09T10:00:05+00:00", "processed_at": "2024-03-09T10:00:05+00:00"}],
-                        "order_adjustments": []
-                    }]
+                    "refunds": refunds
                 }]}))
                 .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJsYXN0X2lkIjo0NTB9>; rel=\"next\""))
             }

@@ -199,7 +199,7 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
         (E::Products, F::ProviderRef) => {
             &["id", "product id", "item id", "external id", "provider ref"]
         }
-        (E::Invoices | E::Bills, F::Number) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::Number) => &[
             "number",
             "invoice number",
             "invoice no",
@@ -213,7 +213,7 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "reference",
             "ref",
         ],
-        (E::Invoices | E::Bills, F::ContactName) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::ContactName) => &[
             "contact name",
             "customer",
             "customer name",
@@ -227,7 +227,7 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "name",
             "company",
         ],
-        (E::Invoices | E::Bills, F::IssueDate) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::IssueDate) => &[
             "date",
             "invoice date",
             "issue date",
@@ -237,11 +237,13 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "txn date",
             "document date",
         ],
-        (E::Invoices | E::Bills, F::DueDate) => &["due date", "payment due", "due", "date due"],
-        (E::Invoices | E::Bills, F::Status) => {
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::DueDate) => {
+            &["due date", "payment due", "due", "date due"]
+        }
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::Status) => {
             &["status", "invoice status", "bill status", "state"]
         }
-        (E::Invoices | E::Bills, F::LineDescription) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineDescription) => &[
             "description",
             "line description",
             "item description",
@@ -250,10 +252,10 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "item name",
             "product",
         ],
-        (E::Invoices | E::Bills, F::LineQuantity) => {
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineQuantity) => {
             &["quantity", "qty", "line quantity", "item quantity", "units"]
         }
-        (E::Invoices | E::Bills, F::LineUnitPrice) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineUnitPrice) => &[
             "unit price",
             "price",
             "rate",
@@ -264,14 +266,14 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "unit cost",
             "line rate",
         ],
-        (E::Invoices | E::Bills, F::LineDiscount) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineDiscount) => &[
             "discount",
             "discount %",
             "discount percent",
             "discount percentage",
             "line discount",
         ],
-        (E::Invoices | E::Bills, F::LineVatRate) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineVatRate) => &[
             "vat rate",
             "tax rate",
             "vat",
@@ -283,26 +285,73 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "item tax %",
             "tax %",
         ],
-        (E::Invoices | E::Bills, F::LineSku) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineSku) => &[
             "sku",
             "item code",
             "product code",
             "code",
             "inventory item code",
         ],
-        (E::Invoices | E::Bills, F::Total) => &[
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::Total) => &[
             "total",
             "invoice total",
             "bill total",
             "grand total",
             "total amount",
         ],
-        (E::Invoices | E::Bills, F::AmountPaid) => {
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::AmountPaid) => {
             &["amount paid", "paid", "paid amount", "invoice amount paid"]
         }
-        (E::Invoices | E::Bills, F::ProviderRef) => {
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::ProviderRef) => {
             &["id", "invoice id", "bill id", "external id", "provider ref"]
         }
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::LineVatTreatment) => &[
+            "vat treatment",
+            "tax treatment",
+            "line vat treatment",
+            "treatment",
+        ],
+        (
+            E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits | E::Expenses,
+            F::Currency,
+        ) => &["currency", "currency code", "currency name"],
+        (
+            E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits | E::Expenses,
+            F::ExchangeRate,
+        ) => &["exchange rate", "currency rate", "fx rate", "rate to gbp"],
+        (E::Invoices | E::Bills | E::CreditNotes | E::SupplierCredits, F::PaidDate) => {
+            &["paid date", "date paid", "payment date", "paid on"]
+        }
+        (E::CreditNotes | E::SupplierCredits, F::OriginalNumber) => &[
+            "original number",
+            "original invoice",
+            "original invoice number",
+            "original bill",
+            "original bill number",
+            "credited invoice",
+            "credited bill",
+        ],
+        (E::CreditNotes | E::SupplierCredits, F::OriginalRef) => &[
+            "original ref",
+            "original id",
+            "original invoice id",
+            "original bill id",
+        ],
+        (E::Expenses, F::VatTreatment) => &["vat treatment", "tax treatment", "treatment"],
+        (E::Payments, F::DocumentNumber) => &[
+            "document number",
+            "invoice number",
+            "bill number",
+            "credit note number",
+            "number",
+        ],
+        (E::Payments, F::DocumentRef) => &["document ref", "document id", "invoice id", "bill id"],
+        (E::Payments, F::DocumentType) => &["document type", "type"],
+        (E::Payments, F::Date) => &["date", "payment date", "paid on", "date paid"],
+        (E::Payments, F::Amount) => &["amount", "payment amount", "amount paid", "paid"],
+        (E::Payments, F::Method) => &["method", "payment method", "paid by"],
+        (E::Payments, F::Reference) => &["reference", "payment reference"],
+        (E::Payments, F::ProviderRef) => &["id", "payment id", "provider ref"],
         (E::Expenses, F::Date) => &[
             "date",
             "expense date",
@@ -504,9 +553,13 @@ pub fn helpers(keys: &[String], fields: &[Option<Field>], entity: EntityType) ->
                 (EntityType::Contacts, "mobile" | "mobilephone" | "mobilenumber") => {
                     Some(Aux::PhoneFallback)
                 }
-                (EntityType::Invoices | EntityType::Bills, "itemname" | "item" | "product") => {
-                    Some(Aux::DescriptionFallback)
-                }
+                (
+                    EntityType::Invoices
+                    | EntityType::Bills
+                    | EntityType::CreditNotes
+                    | EntityType::SupplierCredits,
+                    "itemname" | "item" | "product",
+                ) => Some(Aux::DescriptionFallback),
                 _ => None,
             }
         })

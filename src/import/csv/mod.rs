@@ -192,6 +192,15 @@ pub struct Document {
     pub status: Option<DocStatus>,
     pub total: Option<Money>,
     pub amount_paid: Option<Money>,
+    #[serde(serialize_with = "ser_opt_date")]
+    pub paid_date: Option<Date>,
+    pub currency: Option<String>,
+    pub exchange_rate: Option<crate::db::decimal::Rate>,
+    /// Credits: the invoice or bill credited, by number or by the source's reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_number: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_ref: Option<String>,
     pub provider_ref: Option<String>,
     /// Indexes into [`ParsedFile::rows`], in file order.
     pub rows: Vec<usize>,
@@ -997,7 +1006,9 @@ fn group_key(
 ) -> Option<GroupKey> {
     match (number, provider_ref, entity) {
         (_, Some(r), _) if by_ref => Some(("\u{0}ref".to_owned(), r.to_owned())),
-        (Some(n), _, EntityType::Bills) => Some((contact?.to_lowercase(), format!("#{n}"))),
+        (Some(n), _, e) if e.numbered_by_supplier() => {
+            Some((contact?.to_lowercase(), format!("#{n}")))
+        }
         (Some(n), _, _) => Some((String::new(), format!("#{n}"))),
         (None, _, _) => Some((contact?.to_lowercase(), date?.to_string())),
     }
@@ -1025,7 +1036,7 @@ fn failure(
     by_ref: bool,
 ) -> RowFailure {
     let group = match ctx.entity {
-        EntityType::Invoices | EntityType::Bills => {
+        e if e.is_document() => {
             let c = rows::group_cells(ctx, rec, row);
             group_key(
                 c.number.as_deref(),
@@ -1076,6 +1087,11 @@ impl Document {
             status: l.status,
             total: l.total.or(l.line_total),
             amount_paid: l.amount_paid,
+            paid_date: l.paid_date,
+            currency: l.currency.clone(),
+            exchange_rate: l.exchange_rate,
+            original_number: l.original_number.clone(),
+            original_ref: l.original_ref.clone(),
             provider_ref: l.provider_ref.clone(),
             rows: vec![index],
             failed_rows: Vec::new(),
@@ -1095,6 +1111,17 @@ impl Document {
             self.total.or(l.total)
         };
         self.amount_paid = self.amount_paid.or(l.amount_paid);
+        self.paid_date = self.paid_date.or(l.paid_date);
+        if self.currency.is_none() {
+            self.currency.clone_from(&l.currency);
+        }
+        self.exchange_rate = self.exchange_rate.or(l.exchange_rate);
+        if self.original_number.is_none() {
+            self.original_number.clone_from(&l.original_number);
+        }
+        if self.original_ref.is_none() {
+            self.original_ref.clone_from(&l.original_ref);
+        }
         if self.provider_ref.is_none() {
             self.provider_ref.clone_from(&l.provider_ref);
         }

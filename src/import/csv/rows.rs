@@ -7,15 +7,16 @@ use rust_decimal::Decimal;
 use crate::db::decimal::{round, Money, Percent, Price};
 use crate::import::fields::{EntityType, Field};
 use crate::import::records::{
-    ContactRow, ContactType, ExpenseRow, LineRow, ProductRow, ProjectRow, RowData, SubscriptionRow,
-    TimeEntryRow,
+    ContactRow, ContactType, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
+    SubscriptionRow, TimeEntryRow,
 };
 
 use super::layouts::Aux;
 use super::values::{
-    parse_amount, parse_bool, parse_contact_type, parse_count, parse_date, parse_doc_status,
-    parse_interval, parse_money, parse_percent, parse_price, parse_project_status, parse_qty,
-    parse_template_status, parse_vat_rate, DateOrder,
+    parse_amount, parse_bool, parse_contact_type, parse_count, parse_currency, parse_date,
+    parse_doc_status, parse_interval, parse_money, parse_paid_document, parse_percent, parse_price,
+    parse_project_status, parse_qty, parse_rate, parse_tax, parse_template_status, parse_treatment,
+    parse_vat_rate, DateOrder,
 };
 use super::{Mapping, RowError};
 
@@ -227,7 +228,11 @@ pub(super) fn build(
     let data = match ctx.entity {
         EntityType::Contacts => contact(&mut r).map(RowData::Contact),
         EntityType::Products => product(&mut r).map(RowData::Product),
-        EntityType::Invoices | EntityType::Bills => line(&mut r).map(RowData::Line),
+        EntityType::Invoices
+        | EntityType::Bills
+        | EntityType::CreditNotes
+        | EntityType::SupplierCredits => line(&mut r).map(RowData::Line),
+        EntityType::Payments => payment(&mut r).map(RowData::Payment),
         EntityType::Expenses => expense(&mut r).map(RowData::Expense),
         EntityType::Projects => project(&mut r).map(RowData::Project),
         EntityType::TimeEntries => time_entry(&mut r).map(RowData::TimeEntry),
@@ -333,11 +338,17 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     }
     let quantity = r.parse(Field::LineQuantity, parse_qty);
     let discount = r.parse(Field::LineDiscount, parse_percent);
-    let mut vat_rate = r.parse(Field::LineVatRate, parse_vat_rate);
+    let (mut vat_rate, coded) = r
+        .parse(Field::LineVatRate, parse_tax)
+        .unwrap_or((None, None));
+    let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
     let total = r.parse(Field::Total, parse_money);
     let line_total = r.parse_aux(Aux::LineTotal, parse_money);
     let mut amount_paid = r.parse(Field::AmountPaid, parse_money);
     let source_vat = r.aux_money_sum(Aux::LineVat);
+    let paid_date = r.date(Field::PaidDate);
+    let currency = r.parse(Field::Currency, parse_currency);
+    let exchange_rate = r.parse(Field::ExchangeRate, parse_rate);
     let line_amount = r.parse_aux(Aux::LineAmount, parse_amount);
     let qty = quantity.map_or(Decimal::ONE, |q| q.value());
 
@@ -360,8 +371,9 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         },
     };
 
-    // No rate column: the rate the source's own VAT amount gives.
-    if vat_rate.is_none() && r.first(Field::LineVatRate).is_none() {
+    // No rate (no rate column, or a tax code without one): the rate the source's own VAT
+    // amount gives.
+    if vat_rate.is_none() {
         if let (Some(vat), Some(price)) = (source_vat, unit_price) {
             let disc = discount.map_or(Decimal::ZERO, |d| d.value());
             let net = line_amount.unwrap_or_else(|| {
@@ -405,9 +417,15 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         line_unit_price: unit_price?,
         line_discount: discount,
         line_vat_rate: vat_rate,
+        line_vat_treatment: vat_treatment,
         line_sku: r.text(Field::LineSku),
         total,
         amount_paid,
+        paid_date,
+        currency,
+        exchange_rate,
+        original_number: r.text(Field::OriginalNumber),
+        original_ref: r.text(Field::OriginalRef),
         provider_ref: r.text(Field::ProviderRef),
         source_vat,
         line_total,
@@ -436,11 +454,17 @@ fn expense(r: &mut Row<'_>) -> Option<ExpenseRow> {
     if r.first(Field::VatAmount).is_none() {
         vat_amount = vat_of_gross(r, amount);
     }
+    let vat_treatment = r.parse(Field::VatTreatment, parse_treatment);
+    let currency = r.parse(Field::Currency, parse_currency);
+    let exchange_rate = r.parse(Field::ExchangeRate, parse_rate);
     Some(ExpenseRow {
         date: date?,
         description: description?,
         amount: amount?,
         vat_amount,
+        vat_treatment,
+        currency,
+        exchange_rate,
         category: r.text(Field::Category),
         project_name: r.text(Field::ProjectName),
         provider_ref: r.text(Field::ProviderRef),
@@ -465,6 +489,36 @@ fn vat_of_gross(r: &mut Row<'_>, amount: Option<Money>) -> Option<Money> {
             None
         }
     }
+}
+
+fn payment(r: &mut Row<'_>) -> Option<PaymentRow> {
+    let date = r.required_date(Field::Date);
+    let amount = if r.first(Field::Amount).is_some() {
+        r.parse(Field::Amount, parse_money)
+    } else {
+        r.missing(Field::Amount);
+        None
+    };
+    let document_type = r.parse(Field::DocumentType, parse_paid_document);
+    let document_number = r.text(Field::DocumentNumber);
+    let document_ref = r.text(Field::DocumentRef);
+    if document_number.is_none() && document_ref.is_none() {
+        let column = r.ctx.cols.of(Field::DocumentNumber).first().copied();
+        r.fail(
+            column,
+            "neither `document_number` nor `document_ref` says which document it pays".to_owned(),
+        );
+    }
+    Some(PaymentRow {
+        document_number,
+        document_ref,
+        document_type,
+        date: date?,
+        amount: amount?,
+        method: r.text(Field::Method),
+        reference: r.text(Field::Reference),
+        provider_ref: r.text(Field::ProviderRef),
+    })
 }
 
 fn project(r: &mut Row<'_>) -> Option<ProjectRow> {

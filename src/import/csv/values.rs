@@ -9,9 +9,13 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use time::{Date, Month};
 
-use crate::db::decimal::{parse_decimal, Money, Percent, Price, Qty};
+use crate::db::decimal::{parse_decimal, Money, Percent, Price, Qty, Rate};
 use crate::import::fields::EntityType;
-use crate::import::records::{ContactType, DocStatus, Interval, ProjectStatus, TemplateStatus};
+use crate::import::records::{
+    ContactType, DocStatus, Interval, PaidDocument, ProjectStatus, TemplateStatus,
+};
+use crate::import::tax_codes;
+use crate::vat::Treatment;
 
 // ---------------------------------------------------------------------------------------
 // Dates
@@ -409,6 +413,61 @@ pub fn parse_vat_rate(cell: &str) -> Result<Percent, String> {
     Err(unknown())
 }
 
+/// A tax cell: a source's tax code (docs/import.md#tax-codes) gives the rate and the
+/// treatment; a plain rate gives the rate, and the treatment follows it later.
+pub fn parse_tax(cell: &str) -> Result<(Option<Percent>, Option<Treatment>), String> {
+    if let Some((rate, t)) = tax_codes::lookup(cell) {
+        return Ok((rate, Some(t)));
+    }
+    parse_vat_rate(cell).map(|r| (Some(r), None))
+}
+
+/// A VAT treatment: one of the six values, or a tax code or name that fixes one
+/// (docs/import.md#tax-codes).
+pub fn parse_treatment(cell: &str) -> Result<Treatment, String> {
+    tax_codes::lookup(cell).map(|(_, t)| t).ok_or_else(|| {
+        format!(
+            "`{}` is not a VAT treatment (one of {})",
+            cell.trim(),
+            crate::vat::TREATMENTS.join(", ")
+        )
+    })
+}
+
+/// An ISO 4217 currency code: three letters, upper-cased.
+pub fn parse_currency(cell: &str) -> Result<String, String> {
+    let t = cell.trim();
+    if t.len() == 3 && t.bytes().all(|b| b.is_ascii_alphabetic()) {
+        Ok(t.to_ascii_uppercase())
+    } else {
+        Err(format!("`{t}` is not a three-letter currency code"))
+    }
+}
+
+/// An exchange rate: pounds per one unit of the currency, above 0, up to 6 dp.
+pub fn parse_rate(cell: &str) -> Result<Rate, String> {
+    let r = kind(cell, parse_amount(cell)?, Rate::new)?;
+    if r.value() <= Decimal::ZERO {
+        return Err(format!("`{}` is not an exchange rate above 0", cell.trim()));
+    }
+    Ok(r)
+}
+
+/// The kind of document a payment pays: `invoice`, `bill`, `credit_note`,
+/// `supplier_credit` (spaces and case ignored).
+pub fn parse_paid_document(cell: &str) -> Result<PaidDocument, String> {
+    match words(cell).replace([' ', '_', '-'], "").as_str() {
+        "invoice" | "invoices" => Ok(PaidDocument::Invoice),
+        "bill" | "bills" => Ok(PaidDocument::Bill),
+        "creditnote" | "creditnotes" => Ok(PaidDocument::CreditNote),
+        "suppliercredit" | "suppliercredits" => Ok(PaidDocument::SupplierCredit),
+        _ => Err(format!(
+            "`{}` is not a document type (invoice, bill, credit_note, supplier_credit)",
+            cell.trim()
+        )),
+    }
+}
+
 /// An integer count above zero (`interval_count`).
 pub fn parse_count(cell: &str) -> Result<u32, String> {
     let t = cell.trim();
@@ -472,11 +531,25 @@ pub fn parse_contact_type(cell: &str) -> Result<ContactType, String> {
 /// documents are open (`sent`, `awaiting_payment`); what was paid comes from the amount
 /// columns.
 pub fn parse_doc_status(cell: &str, entity: EntityType) -> Result<DocStatus, String> {
-    let open = if entity == EntityType::Bills {
-        DocStatus::AwaitingPayment
-    } else {
-        DocStatus::Sent
+    let open = match entity {
+        EntityType::Bills => DocStatus::AwaitingPayment,
+        EntityType::CreditNotes | EntityType::SupplierCredits => DocStatus::Posted,
+        _ => DocStatus::Sent,
     };
+    if open == DocStatus::Posted {
+        // A credit is draft, posted or void: the states a source has in between (sent,
+        // paid, applied, refunded) are posted.
+        let key = words(cell).replace(' ', "");
+        if matches!(key.as_str(), "posted" | "applied" | "refunded" | "credited") {
+            return Ok(DocStatus::Posted);
+        }
+        return match parse_doc_status(cell, EntityType::Invoices) {
+            Ok(DocStatus::Draft) => Ok(DocStatus::Draft),
+            Ok(DocStatus::Void) => Ok(DocStatus::Void),
+            Ok(_) => Ok(DocStatus::Posted),
+            Err(_) => Err(format!("`{}` is not a credit status", cell.trim())),
+        };
+    }
     let key = words(cell).replace(' ', "");
     // QuickBooks writes the days with the status: `Overdue 12 days`, `Due in 3 days`.
     let dated = |prefix: &str| {
