@@ -220,8 +220,6 @@ fn read_invoices(client: &HttpClient) -> ConnectorResult<Invoices> {
                 status: Some("posted".to_owned()),
                 total: amount,
                 currency: doc.currency.clone(),
-                original_ref: doc.provider_ref.clone(),
-                original_number: doc.number.clone(),
                 provider_ref: id.clone(),
                 lines: vec![SourceLine::amount("Refund", amount, Decimal::ZERO)],
                 ..SourceDoc::default()

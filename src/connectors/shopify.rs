@@ -435,8 +435,9 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
                 status: Some("posted".to_owned()),
                 total: credit_total,
                 currency: currency.clone(),
-                original_ref: Some(id.clone()),
-                original_number: number.clone(),
+                // Linked only when no money was refunded (docs/import.md#connectors).
+                original_ref: refunds.is_empty().then(|| id.clone()),
+                original_number: number.clone().filter(|_| refunds.is_empty()),
                 provider_ref: Some(refund_ref.clone()),
                 lines,
                 ..SourceDoc::default()

@@ -419,8 +419,6 @@ fn refund_credits(o: &Value, doc: &SourceDoc, out: &mut Orders) {
             status: Some("posted".to_owned()),
             total: amount,
             currency: doc.currency.clone(),
-            original_ref: doc.provider_ref.clone(),
-            original_number: doc.number.clone(),
             provider_ref: Some(id.to_owned()),
             lines: vec![line],
             ..SourceDoc::default()

@@ -319,6 +319,7 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
             .get("invoice")
             .and_then(|i| i.as_str().or_else(|| s(i, "id")));
         let invoice = invoice_id.and_then(invoice_of);
+        let refunded = credit_status(s(cn, "status")) != "void" && !credit_refunds(cn).is_empty();
         let lines = all_lines(client, cn, &format!("/v1/credit_notes/{id}"))?
             .iter()
             .map(|l| line(l, currency))
@@ -334,8 +335,12 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
             total: minor_field(cn, "total", currency)
                 .ok_or_else(|| ConnectorError::bad(P, "credit note without `total`"))?,
             currency: currency.map(str::to_owned),
-            original_ref: invoice_id.map(str::to_owned),
-            original_number: invoice.and_then(|i| s(i, "number")).map(str::to_owned),
+            // Linked only when no money was refunded (docs/import.md#connectors).
+            original_ref: invoice_id.filter(|_| !refunded).map(str::to_owned),
+            original_number: invoice
+                .and_then(|i| s(i, "number"))
+                .filter(|_| !refunded)
+                .map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
             ..SourceDoc::default()

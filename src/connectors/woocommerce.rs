@@ -466,8 +466,6 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
                     status: Some("posted".to_owned()),
                     total: amount,
                     currency: currency.clone(),
-                    original_ref: Some(id.clone()),
-                    original_number: number.clone(),
                     provider_ref: Some(rid.clone()),
                     lines: doc_lines(&rates, r, Decimal::NEGATIVE_ONE),
                     ..SourceDoc::default()
