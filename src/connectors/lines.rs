@@ -421,4 +421,55 @@ mod tests {
         let sum: Decimal = fitted.iter().map(|l| l.net() + l.vat()).sum();
         assert_eq!(sum, d("1200.01"));
     }
+
+    #[test]
+    fn a_rate_names_its_treatment_and_zero_is_zero_only_when_the_platform_taxes_it() {
+        assert_eq!(treatment(d("20"), Some(true)), "standard");
+        assert_eq!(treatment(d("20.02"), None), "standard");
+        assert_eq!(treatment(d("5"), Some(true)), "reduced");
+        assert_eq!(treatment(d("0"), Some(true)), "zero");
+        assert_eq!(treatment(d("0"), Some(false)), "outside_scope");
+        assert_eq!(treatment(d("0"), None), "outside_scope");
+        let fitted = fit_lines(&[SourceLine::amount("Thing", d("10"), d("0"))], d("10.50"));
+        assert_eq!(
+            fitted[1].vat_treatment, "outside_scope",
+            "the adjustment line"
+        );
+    }
+
+    #[test]
+    fn payments_of_one_day_are_the_documents_and_of_several_days_are_rows() {
+        let pay = |date: &str, amount: &str| SourcePayment {
+            document_type: "invoice",
+            date: Some(date.to_owned()),
+            amount: d(amount),
+            ..SourcePayment::default()
+        };
+        let mut doc = SourceDoc {
+            total: d("10"),
+            status: Some("paid".to_owned()),
+            amount_paid: Some(d("10")),
+            ..SourceDoc::default()
+        };
+        let rows = settle(
+            &mut doc,
+            vec![pay("2024-01-02", "4"), pay("2024-01-02", "6")],
+        );
+        assert!(rows.is_empty());
+        assert_eq!(
+            (doc.amount_paid, doc.paid_date.as_deref()),
+            (Some(d("10")), Some("2024-01-02"))
+        );
+        let rows = settle(
+            &mut doc,
+            vec![pay("2024-01-02", "4"), pay("2024-01-05", "6")],
+        );
+        assert_eq!(rows.len(), 2);
+        assert_eq!((doc.amount_paid, doc.paid_date), (None, None));
+        assert_eq!(
+            doc.status.as_deref(),
+            Some("sent"),
+            "its payments make it paid"
+        );
+    }
 }

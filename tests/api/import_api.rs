@@ -677,6 +677,12 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(counts(&all, "products"), (2, 0));
     assert_eq!(counts(&all, "invoices"), (0, 5));
     assert_eq!(counts(&all, "subscriptions"), (2, 0));
+    assert_eq!(
+        counts(&all, "credit_notes"),
+        (1, 0),
+        "the approved refund, not the rejected one"
+    );
+    assert_eq!(counts(&all, "payments"), (1, 0));
     assert!(server
         .requests()
         .iter()
@@ -687,6 +693,33 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(o1["contact_name"], "Amelia Earhart");
     assert_eq!(o1["status"], "paid");
     assert_eq!(o1["total"], json!(8));
+    let payments = list_of(&t, "payments", &entity);
+    assert_eq!(
+        find(&payments, "document_id", o1["id"].as_str().unwrap())["date"],
+        "2024-02-01",
+        "the tender's day"
+    );
+    let credit = find(&list_of(&t, "credit-notes", &entity), "number", "ORD-1-R1").clone();
+    assert_eq!(
+        (
+            &credit["total"],
+            &credit["issue_date"],
+            &credit["amount_paid"],
+            &credit["currency"]
+        ),
+        (
+            &json!(3.5),
+            &json!("2024-02-03"),
+            &json!(3.5),
+            &json!("GBP")
+        )
+    );
+    assert_eq!(credit["lines"][0]["vat_treatment"], "outside_scope");
+    let refund = find(&payments, "document_id", credit["id"].as_str().unwrap());
+    assert_eq!(
+        (&refund["date"], &refund["amount"]),
+        (&json!("2024-02-03"), &json!(3.5))
+    );
     let o2 = find(&invoices, "number", "WEB-77");
     assert_eq!(o2["status"], "sent");
     assert_eq!(o2["total"], json!(10.8));
@@ -707,6 +740,8 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
+    assert_eq!(counts(&again, "credit_notes"), (0, 1));
+    assert_eq!(counts(&again, "payments"), (0, 1));
 }
 
 // ---------------------------------------------------------------------------------------
