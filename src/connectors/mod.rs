@@ -71,11 +71,7 @@
 //! | woocommerce | order refunds | no | refunds (7) |
 //! | freeagent   | no           | no               | no       |
 //!
-//! GoCardless has no documents for its payments to pay. 6. Stripe's own credit notes
-//! (`void` ones stay void); a refund that no credit note names is not read. 7. A refund
-//! is a payment on its credit note, dated when the platform made it; an invoice's
-//! payments are rows only when they fall on several days, else they are its
-//! `amount_paid` and `paid_date` ([`lines::settle`]).
+//! GoCardless has no documents for its payments to pay (notes 6 and 7 below).
 //!
 //! 1. Shopify subscription contracts exist only in the GraphQL Admin API
 //!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
@@ -88,6 +84,12 @@
 //! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
 //! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
 //!    without it answers 404 and the pull fails with [`ConnectorError::NotAvailable`].
+//! 6. Stripe's own credit notes (`void` ones stay void); a refund that no credit note
+//!    names is not read.
+//! 7. A refund is a payment on its credit note, dated when the platform made it, and its
+//!    credit note is then unlinked (a linked credit is applied to what its invoice owes);
+//!    an invoice's payments are rows only when they fall on several days, else they are
+//!    its `amount_paid` and `paid_date` ([`lines::settle`]). See docs/import.md#connectors.
 //!
 //! # Public API
 //!
