@@ -331,23 +331,14 @@ fn payments_dated_on_or_before_the_lock_date_are_not_recorded_or_deleted() {
     let early = created(pay(&day(&t, -3)));
     locked(&t, &e, &lock_day);
     refused(&pay(&lock_day), &lock_day);
-    refused(
-        &t.delete("/api/payments", json!({"id": early["id"]})),
-        &lock_day,
-    );
+    refused(&t.delete("/api/payments", json!({"id": early["id"]})), &lock_day);
     // The compatibility path dates its payment too.
     refused(
-        &t.put(
-            "/api/invoices",
-            json!({"id": inv["id"], "amount_paid": 30, "paid_date": lock_day}),
-        ),
+        &t.put("/api/invoices", json!({"id": inv["id"], "amount_paid": 30, "paid_date": lock_day})),
         &lock_day,
     );
     let open = created(pay(&day(&t, -1)));
-    let (_, v) = t.get(&format!(
-        "/api/invoices?entityId={e}&id={}",
-        inv["id"].as_str().unwrap()
-    ));
+    let (_, v) = t.get(&format!("/api/invoices?entityId={e}&id={}", inv["id"].as_str().unwrap()));
     assert_eq!(dec(&v["data"][0]["amount_paid"]), d("20"));
     let (s, v) = t.delete("/api/payments", json!({"id": open["id"]}));
     assert_eq!(s, Status::Ok, "{v}");
