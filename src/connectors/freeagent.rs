@@ -547,6 +547,7 @@ impl Api {
                 amount_paid: dec(inv, "paid_value"),
                 provider_ref: s(inv, "url").map(str::to_owned),
                 lines,
+                ..SourceDoc::default()
             });
             keep_books(&mut doc, inv, items, false);
             rows.extend(doc);
@@ -592,6 +593,7 @@ impl Api {
                 amount_paid: paid,
                 provider_ref: s(bill, "url").map(str::to_owned),
                 lines,
+                ..SourceDoc::default()
             });
             keep_books(&mut doc, bill, items, true);
             rows.extend(doc);
@@ -641,6 +643,7 @@ impl Api {
                 amount_paid: None,
                 provider_ref: s(note, "url").map(str::to_owned),
                 lines,
+                ..SourceDoc::default()
             });
             keep_books(&mut doc, note, items, false);
             if let Some(invoice) = s(note, "invoice") {
@@ -962,6 +965,7 @@ fn item_line(it: &Value, discount_percent: Decimal) -> SourceLine {
         vat,
         vat_rate: rate,
         sku: None,
+        ..SourceLine::default()
     }
 }
 
@@ -989,6 +993,7 @@ fn bill_line(it: &Value) -> SourceLine {
         vat: gross - net,
         vat_rate: rate,
         sku: None,
+        ..SourceLine::default()
     }
 }
 

@@ -40,6 +40,13 @@ pub struct SourceLine {
     /// The platform's nominal VAT rate in percent, when it states one.
     pub vat_rate: Option<Decimal>,
     pub sku: Option<String>,
+    /// What the platform says of the line's tax: `Some(true)` when it has a tax line or
+    /// a taxable flag, `Some(false)` when it says the line is not taxable, `None` when it
+    /// says nothing. A line at 0 % is `zero` when taxable, else `outside_scope`
+    /// ([`treatment`]).
+    pub taxable: Option<bool>,
+    /// The treatment when the platform names it exactly (it wins over [`treatment`]).
+    pub vat_treatment: Option<&'static str>,
 }
 
 impl SourceLine {
@@ -56,7 +63,8 @@ impl SourceLine {
     }
 }
 
-/// A document as the platform states it.
+/// A document as the platform states it: an invoice (an order), or a credit note (a
+/// refund) naming the invoice it credits by `original_ref` / `original_number`.
 #[derive(Debug, Clone, Default)]
 pub struct SourceDoc {
     pub number: Option<String>,
@@ -66,8 +74,92 @@ pub struct SourceDoc {
     pub status: Option<String>,
     pub total: Decimal,
     pub amount_paid: Option<Decimal>,
+    /// The date of `amount_paid` (one payment), when the platform says when it was paid.
+    pub paid_date: Option<String>,
+    /// ISO 4217, as the platform writes it (stored in capitals).
+    pub currency: Option<String>,
+    /// Pounds per unit of `currency`, when the platform gives a rate or a settlement in
+    /// GBP; left out for GBP.
+    pub exchange_rate: Option<Decimal>,
+    /// A credit note's invoice: the platform's id of it (its `provider_ref`).
+    pub original_ref: Option<String>,
+    /// A credit note's invoice: its number.
+    pub original_number: Option<String>,
     pub provider_ref: Option<String>,
     pub lines: Vec<SourceLine>,
+}
+
+/// One dated payment as the platform states it: a payment of an invoice (an order's
+/// sale or capture) or a refund paid on a credit note.
+#[derive(Debug, Clone, Default)]
+pub struct SourcePayment {
+    /// `invoice` or `credit_note`.
+    pub document_type: &'static str,
+    /// The document's `provider_ref`.
+    pub document_ref: Option<String>,
+    pub document_number: Option<String>,
+    pub date: Option<String>,
+    pub amount: Decimal,
+    pub method: Option<String>,
+    pub reference: Option<String>,
+    pub provider_ref: Option<String>,
+}
+
+impl SourcePayment {
+    /// The `payments` import row (docs/import.md#fields).
+    pub fn row(&self) -> ImportRow {
+        Row::new()
+            .set("document_type", Some(self.document_type.to_owned()))
+            .text("document_ref", self.document_ref.as_deref())
+            .text("document_number", self.document_number.as_deref())
+            .text("date", self.date.as_deref())
+            .set("amount", Some(dec_text(self.amount)))
+            .text("method", self.method.as_deref())
+            .text("reference", self.reference.as_deref())
+            .text("provider_ref", self.provider_ref.as_deref())
+            .build()
+    }
+}
+
+/// Where an invoice's dated payments go (docs/import.md#connectors): when they all fall
+/// on one day they are the document's `amount_paid` (their sum) and `paid_date`, and no
+/// payment row; when they fall on several days the document carries no `amount_paid`
+/// (and is `sent` rather than `paid`: its status follows the payments) and each is a
+/// payment row. Without dated payments the document keeps the amount it has.
+pub fn settle(doc: &mut SourceDoc, payments: Vec<SourcePayment>) -> Vec<SourcePayment> {
+    let Some(first) = payments.first() else {
+        return payments;
+    };
+    if payments.iter().all(|p| p.date == first.date) {
+        let sum: Decimal = payments.iter().map(|p| p.amount).sum();
+        doc.amount_paid = Some(sum.min(doc.total));
+        doc.paid_date.clone_from(&first.date);
+        return Vec::new();
+    }
+    doc.amount_paid = None;
+    doc.paid_date = None;
+    if doc.status.as_deref() == Some("paid") {
+        doc.status = Some("sent".to_owned());
+    }
+    payments
+}
+
+/// The VAT treatment of a fitted line (docs/import.md#connectors): a positive rate is
+/// `reduced` below 12.5 % and `standard` from it; a line at 0 % is `zero` when the
+/// platform taxes it (a tax line of 0, or a taxable flag) and `outside_scope` when it
+/// says the line is not taxable or says nothing of tax.
+pub fn treatment(rate: Decimal, taxable: Option<bool>) -> &'static str {
+    if rate > Decimal::ZERO {
+        if rate < Decimal::new(125, 1) {
+            "reduced"
+        } else {
+            "standard"
+        }
+    } else if taxable == Some(true) {
+        "zero"
+    } else {
+        "outside_scope"
+    }
 }
 
 /// A line in the importer's terms.
@@ -78,6 +170,7 @@ pub struct FittedLine {
     pub unit_price: Decimal,
     pub discount: Decimal,
     pub vat_rate: Decimal,
+    pub vat_treatment: &'static str,
     pub sku: Option<String>,
 }
 
@@ -167,14 +260,19 @@ pub fn fit_line(line: &SourceLine) -> FittedLine {
         unit_price,
         discount,
         vat_rate: Decimal::ZERO,
+        vat_treatment: "outside_scope",
         sku: line.sku.clone(),
     };
     fitted.vat_rate = fit_rate(fitted.net(), r2(line.vat), line.vat_rate);
+    fitted.vat_treatment = line
+        .vat_treatment
+        .unwrap_or_else(|| treatment(fitted.vat_rate, line.taxable));
     fitted
 }
 
 /// Fits every line and adds the adjustment line when the sum still differs from the
-/// source total.
+/// source total. That line only matches the source's total, so it is `outside_scope`
+/// (docs/accounting.md#vat-treatment).
 pub fn fit_lines(lines: &[SourceLine], total: Decimal) -> Vec<FittedLine> {
     let mut out: Vec<FittedLine> = lines.iter().map(fit_line).collect();
     let sum: Decimal = out.iter().map(|l| l.net() + l.vat()).sum();
@@ -192,6 +290,7 @@ pub fn fit_lines(lines: &[SourceLine], total: Decimal) -> Vec<FittedLine> {
             unit_price: diff,
             discount: Decimal::ZERO,
             vat_rate: Decimal::ZERO,
+            vat_treatment: "outside_scope",
             sku: None,
         });
     }
@@ -214,9 +313,18 @@ pub fn fit_document(doc: &SourceDoc) -> Vec<ImportRow> {
                 .set("line_unit_price", Some(dec_text(l.unit_price)))
                 .set("line_discount", Some(dec_text(l.discount)))
                 .set("line_vat_rate", Some(dec_text(l.vat_rate)))
+                .set("line_vat_treatment", Some(l.vat_treatment.to_owned()))
                 .text("line_sku", l.sku.as_deref())
                 .set("total", Some(dec_text(doc.total)))
                 .dec("amount_paid", doc.amount_paid)
+                .text("paid_date", doc.paid_date.as_deref())
+                .set(
+                    "currency",
+                    doc.currency.as_deref().map(str::to_ascii_uppercase),
+                )
+                .dec("exchange_rate", doc.exchange_rate)
+                .text("original_ref", doc.original_ref.as_deref())
+                .text("original_number", doc.original_number.as_deref())
                 .text("provider_ref", doc.provider_ref.as_deref());
             if l.description.trim().is_empty() {
                 row.set("line_description", Some("Item".to_owned()));
@@ -241,6 +349,7 @@ pub fn rows_total(rows: &[ImportRow]) -> Decimal {
                 unit_price: get(r, "line_unit_price"),
                 discount: get(r, "line_discount"),
                 vat_rate: get(r, "line_vat_rate"),
+                vat_treatment: "standard",
                 sku: None,
             };
             l.net() + l.vat()
@@ -267,6 +376,8 @@ mod tests {
             vat: d("2.70"),
             vat_rate: Some(d("20")),
             sku: None,
+            taxable: Some(true),
+            vat_treatment: None,
         });
         assert_eq!(
             (l.quantity, l.unit_price, l.discount, l.vat_rate),
@@ -309,5 +420,56 @@ mod tests {
         let fitted = fit_lines(&lines, d("1200.01"));
         let sum: Decimal = fitted.iter().map(|l| l.net() + l.vat()).sum();
         assert_eq!(sum, d("1200.01"));
+    }
+
+    #[test]
+    fn a_rate_names_its_treatment_and_zero_is_zero_only_when_the_platform_taxes_it() {
+        assert_eq!(treatment(d("20"), Some(true)), "standard");
+        assert_eq!(treatment(d("20.02"), None), "standard");
+        assert_eq!(treatment(d("5"), Some(true)), "reduced");
+        assert_eq!(treatment(d("0"), Some(true)), "zero");
+        assert_eq!(treatment(d("0"), Some(false)), "outside_scope");
+        assert_eq!(treatment(d("0"), None), "outside_scope");
+        let fitted = fit_lines(&[SourceLine::amount("Thing", d("10"), d("0"))], d("10.50"));
+        assert_eq!(
+            fitted[1].vat_treatment, "outside_scope",
+            "the adjustment line"
+        );
+    }
+
+    #[test]
+    fn payments_of_one_day_are_the_documents_and_of_several_days_are_rows() {
+        let pay = |date: &str, amount: &str| SourcePayment {
+            document_type: "invoice",
+            date: Some(date.to_owned()),
+            amount: d(amount),
+            ..SourcePayment::default()
+        };
+        let mut doc = SourceDoc {
+            total: d("10"),
+            status: Some("paid".to_owned()),
+            amount_paid: Some(d("10")),
+            ..SourceDoc::default()
+        };
+        let rows = settle(
+            &mut doc,
+            vec![pay("2024-01-02", "4"), pay("2024-01-02", "6")],
+        );
+        assert!(rows.is_empty());
+        assert_eq!(
+            (doc.amount_paid, doc.paid_date.as_deref()),
+            (Some(d("10")), Some("2024-01-02"))
+        );
+        let rows = settle(
+            &mut doc,
+            vec![pay("2024-01-02", "4"), pay("2024-01-05", "6")],
+        );
+        assert_eq!(rows.len(), 2);
+        assert_eq!((doc.amount_paid, doc.paid_date), (None, None));
+        assert_eq!(
+            doc.status.as_deref(),
+            Some("sent"),
+            "its payments make it paid"
+        );
     }
 }

@@ -58,18 +58,20 @@
 //! | woocommerce | customers | products + variations | orders          | no    | no       | no       | no           | subscriptions (5) |
 //! | freeagent   | contacts  | price list items    | invoices          | bills | expenses | projects | timeslips    | recurring invoices |
 //!
-//! The types of issue 24 (docs/import.md#data-types), one row per platform; each
-//! connector's owner fills in its own:
+//! The types of issue 24 (docs/import.md#data-types), one row per platform
+//! (docs/import.md#connectors says what each keeps):
 //!
 //! | platform    | credit_notes | supplier_credits | payments |
 //! |-------------|--------------|------------------|----------|
-//! | stripe      | no           | no               | no       |
-//! | shopify     | no           | no               | no       |
-//! | square      | no           | no               | no       |
-//! | paypal      | no           | no               | no       |
+//! | stripe      | credit notes (6) | no | refunds on credit notes (7) |
+//! | shopify     | order refunds | no | refunds; orders paid on several days (7) |
+//! | square      | order refunds | no | refunds; orders paid on several days (7) |
+//! | paypal      | invoice refunds | no | refunds; invoices paid on several days (7) |
 //! | gocardless  | no           | no               | no       |
-//! | woocommerce | no           | no               | no       |
+//! | woocommerce | order refunds | no | refunds (7) |
 //! | freeagent   | yes          | no               | no       |
+//!
+//! GoCardless has no documents for its payments to pay (notes 6 and 7 below).
 //!
 //! 1. Shopify subscription contracts exist only in the GraphQL Admin API
 //!    (`subscriptionContracts`), and Shopify shows an app the contracts it owns
@@ -82,6 +84,12 @@
 //! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
 //! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
 //!    without it answers 404 and the pull fails with [`ConnectorError::NotAvailable`].
+//! 6. Stripe's own credit notes (`void` ones stay void); a refund that no credit note
+//!    names is not read.
+//! 7. A refund is a payment on its credit note, dated when the platform made it, and its
+//!    credit note is then unlinked (a linked credit is applied to what its invoice owes);
+//!    an invoice's payments are rows only when they fall on several days, else they are
+//!    its `amount_paid` and `paid_date` ([`lines::settle`]). See docs/import.md#connectors.
 //!
 //! # Public API
 //!
@@ -174,12 +182,16 @@ impl Platform {
     pub fn supported(self) -> &'static [DataType] {
         use DataType::*;
         match self {
-            Self::Stripe => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Shopify => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Square => &[Contacts, Products, Invoices, Subscriptions],
-            Self::Paypal => &[Products, Invoices],
+            Self::Stripe | Self::Shopify | Self::Square | Self::Woocommerce => &[
+                Contacts,
+                Products,
+                Invoices,
+                Subscriptions,
+                CreditNotes,
+                Payments,
+            ],
+            Self::Paypal => &[Products, Invoices, CreditNotes, Payments],
             Self::Gocardless => &[Contacts, Subscriptions],
-            Self::Woocommerce => &[Contacts, Products, Invoices, Subscriptions],
             Self::Freeagent => &[
                 Contacts,
                 Products,

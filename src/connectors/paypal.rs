@@ -17,7 +17,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::http::{Auth, Body, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, base_url, credential, date_part, decimal, join, req_arr, s, ConnectorError,
     ConnectorResult, DataType, ImportRow, Platform, Row,
@@ -41,6 +41,8 @@ pub fn pull(
     match data_type {
         DataType::Products => products(&client),
         DataType::Invoices => invoices(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -138,36 +140,132 @@ fn value(v: Option<&Value>) -> Option<Decimal> {
 fn invoice_status(s: Option<&str>) -> &'static str {
     match s {
         Some("DRAFT") => "draft",
-        Some("PAID" | "MARKED_AS_PAID" | "PARTIALLY_REFUNDED" | "MARKED_AS_PARTIALLY_REFUNDED") => {
-            "paid"
-        }
-        Some("CANCELLED" | "REFUNDED" | "MARKED_AS_REFUNDED") => "void",
+        // Refunded invoices were paid: their refunds are credit notes of their own.
+        Some(
+            "PAID"
+            | "MARKED_AS_PAID"
+            | "PARTIALLY_REFUNDED"
+            | "MARKED_AS_PARTIALLY_REFUNDED"
+            | "REFUNDED"
+            | "MARKED_AS_REFUNDED",
+        ) => "paid",
+        Some("CANCELLED") => "void",
         _ => "sent",
     }
 }
 
-fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+/// Every invoice with its refunds as credit notes and the payments of both.
+#[derive(Default)]
+struct Invoices {
+    invoices: Vec<SourceDoc>,
+    credits: Vec<SourceDoc>,
+    payments: Vec<SourcePayment>,
+}
+
+fn read_invoices(client: &HttpClient) -> ConnectorResult<Invoices> {
     let listed = list_all(
         client,
         "/v2/invoicing/invoices?page=1&page_size=100&total_required=true",
         "items",
     )?;
-    let mut rows = Vec::new();
+    let mut out = Invoices::default();
     for inv in listed {
         let inv = if inv.get("items").is_some() {
             inv
         } else {
             let id = s(&inv, "id").ok_or_else(|| ConnectorError::bad(P, "invoice without id"))?;
+            let path = format!("/v2/invoicing/invoices/{id}");
             client
-                .get_json(&client.url(&format!("/v2/invoicing/invoices/{id}")))?
-                .0
+                .once_per_run(&format!("GET {path}"), || {
+                    Ok(vec![client.get_json(&client.url(&path))?.0])
+                })?
+                .into_iter()
+                .next()
+                .unwrap_or_default()
         };
-        rows.extend(invoice_rows(&inv)?);
+        let mut doc = invoice_doc(&inv)?;
+        let paid: Vec<SourcePayment> =
+            arr(inv.get("payments").unwrap_or(&Value::Null), "transactions")
+                .iter()
+                .filter_map(|t| {
+                    Some(SourcePayment {
+                        document_type: "invoice",
+                        document_ref: doc.provider_ref.clone(),
+                        date: date_part(s(t, "payment_date")),
+                        amount: value(t.get("amount"))?,
+                        method: s(t, "method").map(str::to_ascii_lowercase),
+                        reference: s(t, "note").map(str::to_owned),
+                        provider_ref: s(t, "payment_id").map(str::to_owned),
+                        ..SourcePayment::default()
+                    })
+                })
+                .collect();
+        if doc.status.as_deref() != Some("void") {
+            out.payments.extend(super::lines::settle(&mut doc, paid));
+        }
+        let refunds = arr(inv.get("refunds").unwrap_or(&Value::Null), "transactions");
+        for (k, r) in refunds.iter().enumerate() {
+            let Some(amount) = value(r.get("amount")) else {
+                continue;
+            };
+            let id = s(r, "refund_id")
+                .map(str::to_owned)
+                .or_else(|| doc.provider_ref.as_ref().map(|i| format!("{i}-R{}", k + 1)));
+            let date = date_part(s(r, "refund_date"));
+            // PayPal's refund names no items or tax: one line for its amount.
+            out.credits.push(SourceDoc {
+                number: doc.number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
+                contact_name: doc.contact_name.clone(),
+                issue_date: date.clone(),
+                status: Some("posted".to_owned()),
+                total: amount,
+                currency: doc.currency.clone(),
+                provider_ref: id.clone(),
+                lines: vec![SourceLine::amount("Refund", amount, Decimal::ZERO)],
+                ..SourceDoc::default()
+            });
+            out.payments.push(SourcePayment {
+                document_type: "credit_note",
+                document_ref: id.clone(),
+                date,
+                amount,
+                method: s(r, "method").map(str::to_ascii_lowercase),
+                provider_ref: id,
+                ..SourcePayment::default()
+            });
+        }
+        out.invoices.push(doc);
     }
-    Ok(rows)
+    Ok(out)
 }
 
-fn invoice_rows(inv: &Value) -> ConnectorResult<Vec<ImportRow>> {
+fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_invoices(client)?
+        .invoices
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// Refunds as credit notes (one line each, numbered after the invoice: `<number>-R1`).
+pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_invoices(client)?
+        .credits
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// The dated payments of invoices paid on several days, and every refund.
+pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_invoices(client)?
+        .payments
+        .iter()
+        .map(SourcePayment::row)
+        .collect())
+}
+
+fn invoice_doc(inv: &Value) -> ConnectorResult<SourceDoc> {
     let hundred = Decimal::ONE_HUNDRED;
     let mut lines = Vec::new();
     for it in arr(inv, "items") {
@@ -197,6 +295,8 @@ fn invoice_rows(inv: &Value) -> ConnectorResult<Vec<ImportRow>> {
             vat,
             vat_rate: rate,
             sku: None,
+            taxable: (!tax.is_null()).then_some(true),
+            vat_treatment: None,
         });
     }
     let breakdown = inv.pointer("/amount/breakdown").unwrap_or(&Value::Null);
@@ -206,6 +306,7 @@ fn invoice_rows(inv: &Value) -> ConnectorResult<Vec<ImportRow>> {
         if !(net.is_zero() && vat.is_zero()) {
             let mut l = SourceLine::amount("Shipping", net, vat);
             l.vat_rate = ship.pointer("/tax/percent").and_then(decimal);
+            l.taxable = ship.get("tax").map(|_| true);
             lines.push(l);
         }
     }
@@ -238,7 +339,7 @@ fn invoice_rows(inv: &Value) -> ConnectorResult<Vec<ImportRow>> {
         let due = value(inv.get("due_amount"))?;
         Some((total - due).max(Decimal::ZERO))
     });
-    Ok(fit_document(&SourceDoc {
+    Ok(SourceDoc {
         number: s(detail, "invoice_number").map(str::to_owned),
         contact_name: contact,
         issue_date: date_part(s(detail, "invoice_date")),
@@ -250,7 +351,9 @@ fn invoice_rows(inv: &Value) -> ConnectorResult<Vec<ImportRow>> {
         status: Some(invoice_status(s(inv, "status")).to_owned()),
         total,
         amount_paid: paid,
+        currency: s(detail, "currency_code").map(str::to_owned),
         provider_ref: s(inv, "id").map(str::to_owned),
         lines,
-    }))
+        ..SourceDoc::default()
+    })
 }

@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, credential, date_part, decimal, join, req_arr, s, text, ConnectorError, ConnectorResult,
     DataType, ImportRow, Platform, Row,
@@ -77,6 +77,8 @@ pub fn pull(
         DataType::Products => products(&client),
         DataType::Invoices => orders(&client),
         DataType::Subscriptions => subscriptions(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -202,6 +204,9 @@ fn discounts(item: &Value) -> Decimal {
     }
 }
 
+/// The order's own status: cancelled is `void`; paid, partially or wholly refunded is
+/// `paid` (the refunds are credit notes of their own); pending, authorised and partially
+/// paid are `sent`.
 fn order_status(o: &Value) -> &'static str {
     if o.get("cancelled_at").is_some_and(|v| !v.is_null()) {
         return "void";
@@ -213,46 +218,100 @@ fn order_status(o: &Value) -> &'static str {
     }
 }
 
-fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+/// A line's VAT (the sum of its `tax_lines`), nominal rate, and whether Shopify taxes it
+/// (`taxable`, or a tax line at all).
+fn taxed(item: &Value) -> (Decimal, Option<Decimal>, Option<bool>) {
+    let (vat, rate) = tax_of(item);
+    let taxable = item
+        .get("taxable")
+        .and_then(Value::as_bool)
+        .or_else(|| (!arr(item, "tax_lines").is_empty()).then_some(true));
+    (vat, rate, taxable)
+}
+
+fn item_line(item: &Value, inclusive: bool) -> SourceLine {
+    let qty = item
+        .get("quantity")
+        .and_then(decimal)
+        .unwrap_or(Decimal::ONE);
+    let price = money(item, "price");
+    let gross = qty * price - discounts(item);
+    let (vat, rate, taxable) = taxed(item);
+    let net = if inclusive { gross - vat } else { gross };
+    SourceLine {
+        description: s(item, "name")
+            .or(s(item, "title"))
+            .unwrap_or("Item")
+            .to_owned(),
+        quantity: qty,
+        unit_price: (!inclusive).then_some(price),
+        net,
+        vat,
+        vat_rate: rate,
+        sku: s(item, "sku").map(str::to_owned),
+        taxable,
+        vat_treatment: None,
+    }
+}
+
+/// Every order with its invoice, its refunds as credit notes and the payments of both.
+struct Orders {
+    invoices: Vec<SourceDoc>,
+    credits: Vec<SourceDoc>,
+    payments: Vec<SourcePayment>,
+}
+
+/// A successful transaction of `kinds` as a payment on the document `doc_ref`.
+fn transaction_payment(
+    t: &Value,
+    kinds: &[&str],
+    document_type: &'static str,
+    doc_ref: Option<&String>,
+) -> Option<SourcePayment> {
+    if s(t, "status") != Some("success") || !kinds.contains(&s(t, "kind")?) {
+        return None;
+    }
+    let amount = t.get("amount").and_then(decimal)?;
+    Some(SourcePayment {
+        document_type,
+        document_ref: doc_ref.cloned(),
+        date: date_part(s(t, "processed_at").or(s(t, "created_at"))),
+        amount,
+        method: s(t, "gateway").map(str::to_owned),
+        reference: s(t, "authorization").map(str::to_owned),
+        provider_ref: t.get("id").and_then(text),
+        ..SourcePayment::default()
+    })
+}
+
+/// The orders, read once per run; an order that money moved on has its transactions
+/// read (`GET orders/{id}/transactions.json`) for the dates of its sales and captures.
+fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
     let orders = list_all(client, "/orders.json?status=any&limit=250", "orders")?;
-    let mut rows = Vec::new();
+    let mut out = Orders {
+        invoices: Vec::new(),
+        credits: Vec::new(),
+        payments: Vec::new(),
+    };
     for o in &orders {
         let inclusive = o
             .get("taxes_included")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let mut lines = Vec::new();
-        for item in arr(o, "line_items") {
-            let qty = item
-                .get("quantity")
-                .and_then(decimal)
-                .unwrap_or(Decimal::ONE);
-            let price = money(item, "price");
-            let gross = qty * price - discounts(item);
-            let (vat, rate) = tax_of(item);
-            let net = if inclusive { gross - vat } else { gross };
-            lines.push(SourceLine {
-                description: s(item, "name")
-                    .or(s(item, "title"))
-                    .unwrap_or("Item")
-                    .to_owned(),
-                quantity: qty,
-                unit_price: (!inclusive).then_some(price),
-                net,
-                vat,
-                vat_rate: rate,
-                sku: s(item, "sku").map(str::to_owned),
-            });
-        }
+        let mut lines: Vec<SourceLine> = arr(o, "line_items")
+            .iter()
+            .map(|item| item_line(item, inclusive))
+            .collect();
         for ship in arr(o, "shipping_lines") {
             let gross = money(ship, "price") - discounts(ship);
-            let (vat, rate) = tax_of(ship);
+            let (vat, rate, taxable) = taxed(ship);
             let net = if inclusive { gross - vat } else { gross };
             if gross.is_zero() && vat.is_zero() {
                 continue;
             }
             let mut l = SourceLine::amount(s(ship, "title").unwrap_or("Shipping"), net, vat);
             l.vat_rate = rate;
+            l.taxable = taxable;
             lines.push(l);
         }
         let total = o
@@ -271,22 +330,149 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             .or_else(|| s(billing, "name").map(str::to_owned))
             .or_else(|| s(billing, "company").map(str::to_owned))
             .or_else(|| s(o, "email").or(s(customer, "email")).map(str::to_owned));
-        let doc = SourceDoc {
-            number: s(o, "name")
-                .map(str::to_owned)
-                .or_else(|| o.get("order_number").and_then(text)),
-            contact_name: contact,
+        let id = o
+            .get("id")
+            .and_then(text)
+            .ok_or_else(|| ConnectorError::bad(P, "order without id"))?;
+        let number = s(o, "name")
+            .map(str::to_owned)
+            .or_else(|| o.get("order_number").and_then(text));
+        let currency = s(o, "currency").map(str::to_owned);
+        let mut doc = SourceDoc {
+            number: number.clone(),
+            contact_name: contact.clone(),
             issue_date: date_part(s(o, "processed_at").or(s(o, "created_at"))),
             due_date: None,
             status: Some(status.to_owned()),
             total,
             amount_paid,
-            provider_ref: o.get("id").and_then(text),
+            currency: currency.clone(),
+            provider_ref: Some(id.clone()),
             lines,
+            ..SourceDoc::default()
         };
-        rows.extend(fit_document(&doc));
+        let moved = matches!(
+            s(o, "financial_status"),
+            Some("paid" | "partially_paid" | "partially_refunded" | "refunded")
+        );
+        if moved && status != "void" {
+            let transactions = list_all(
+                client,
+                &format!("/orders/{id}/transactions.json"),
+                "transactions",
+            )?;
+            let paid: Vec<SourcePayment> = transactions
+                .iter()
+                .filter_map(|t| {
+                    transaction_payment(
+                        t,
+                        &["sale", "capture"],
+                        "invoice",
+                        doc.provider_ref.as_ref(),
+                    )
+                })
+                .collect();
+            out.payments.extend(super::lines::settle(&mut doc, paid));
+        }
+        for (k, refund) in arr(o, "refunds").iter().enumerate() {
+            let Some(rid) = refund.get("id").and_then(text) else {
+                continue;
+            };
+            let refund_ref = rid;
+            let mut lines: Vec<SourceLine> = Vec::new();
+            for rli in arr(refund, "refund_line_items") {
+                let item = rli.get("line_item").unwrap_or(&Value::Null);
+                let qty = rli
+                    .get("quantity")
+                    .and_then(decimal)
+                    .unwrap_or(Decimal::ONE);
+                let vat = money(rli, "total_tax");
+                let gross = money(rli, "subtotal");
+                let net = if inclusive { gross - vat } else { gross };
+                let (_, rate, taxable) = taxed(item);
+                lines.push(SourceLine {
+                    description: s(item, "name")
+                        .or(s(item, "title"))
+                        .unwrap_or("Item")
+                        .to_owned(),
+                    quantity: qty,
+                    unit_price: None,
+                    net,
+                    vat,
+                    vat_rate: rate,
+                    sku: s(item, "sku").map(str::to_owned),
+                    taxable: taxable.or_else(|| (!vat.is_zero()).then_some(true)),
+                    vat_treatment: None,
+                });
+            }
+            for adj in arr(refund, "order_adjustments") {
+                if s(adj, "kind") != Some("shipping_refund") {
+                    continue; // a refund discrepancy is what the adjustment line makes up
+                }
+                let vat = -money(adj, "tax_amount");
+                let gross = -money(adj, "amount");
+                let net = if inclusive { gross - vat } else { gross };
+                let mut l = SourceLine::amount("Shipping refund", net, vat);
+                l.taxable = Some(!vat.is_zero()).filter(|t| *t);
+                lines.push(l);
+            }
+            let refunds: Vec<SourcePayment> = arr(refund, "transactions")
+                .iter()
+                .filter_map(|t| {
+                    transaction_payment(t, &["refund"], "credit_note", Some(&refund_ref))
+                })
+                .collect();
+            let refunded: Decimal = refunds.iter().map(|p| p.amount).sum();
+            let listed: Decimal = lines.iter().map(|l| l.net + l.vat).sum();
+            let credit_total = if refunds.is_empty() { listed } else { refunded };
+            if credit_total.is_zero() {
+                continue; // a restock without money is no credit
+            }
+            out.credits.push(SourceDoc {
+                number: number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
+                contact_name: contact.clone(),
+                issue_date: date_part(s(refund, "processed_at").or(s(refund, "created_at"))),
+                status: Some("posted".to_owned()),
+                total: credit_total,
+                currency: currency.clone(),
+                // Linked only when no money was refunded (docs/import.md#connectors).
+                original_ref: refunds.is_empty().then(|| id.clone()),
+                original_number: number.clone().filter(|_| refunds.is_empty()),
+                provider_ref: Some(refund_ref.clone()),
+                lines,
+                ..SourceDoc::default()
+            });
+            out.payments.extend(refunds);
+        }
+        out.invoices.push(doc);
     }
-    Ok(rows)
+    Ok(out)
+}
+
+fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .invoices
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// Refunds as credit notes (one per refund, numbered after its order: `#1001-R1`).
+pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .credits
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// The dated payments of orders paid on several days, and every refund.
+pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .payments
+        .iter()
+        .map(SourcePayment::row)
+        .collect())
 }
 
 /// The contracts query: 50 contracts a page with up to 250 lines each (the connection's

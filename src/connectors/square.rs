@@ -28,7 +28,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, base_url, credential, date_part, decimal, join, minor_to_major, s, ConnectorError,
     ConnectorResult, DataType, ImportRow, Platform, Row,
@@ -52,6 +52,8 @@ pub fn pull(
         DataType::Products => products(&client),
         DataType::Invoices => orders(&client),
         DataType::Subscriptions => subscriptions(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -274,9 +276,19 @@ fn order_status(o: &Value, due: Option<Decimal>) -> &'static str {
     }
 }
 
-fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    let (locations, _) = client.get_json(&client.url("/v2/locations"))?;
-    let ids: Vec<String> = arr(&locations, "locations")
+/// Every order and invoice with its refunds as credit notes and the payments of both.
+struct Orders {
+    invoices: Vec<SourceDoc>,
+    credits: Vec<SourceDoc>,
+    payments: Vec<SourcePayment>,
+}
+
+fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
+    let locations = client.once_per_run("GET /v2/locations", || {
+        let (page, _) = client.get_json(&client.url("/v2/locations"))?;
+        Ok(arr(&page, "locations").to_vec())
+    })?;
+    let ids: Vec<String> = locations
         .iter()
         .filter_map(|l| s(l, "id").map(str::to_owned))
         .collect();
@@ -313,27 +325,141 @@ fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         .collect();
     let invoiced: std::collections::HashSet<&str> =
         invoices.iter().filter_map(|i| s(i, "order_id")).collect();
-    let mut rows = Vec::new();
+    let mut out = Orders {
+        invoices: Vec::new(),
+        credits: Vec::new(),
+        payments: Vec::new(),
+    };
     for inv in &invoices {
         let order_id = s(inv, "order_id")
             .ok_or_else(|| ConnectorError::bad(P, "invoice without `order_id`"))?;
         if !by_id.contains_key(order_id) {
-            let (one, _) = client.get_json(&client.url(&format!("/v2/orders/{order_id}")))?;
+            let path = format!("/v2/orders/{order_id}");
+            let one = client.once_per_run(&format!("GET {path}"), || {
+                let (one, _) = client.get_json(&client.url(&path))?;
+                Ok(one.get("order").cloned().into_iter().collect())
+            })?;
             let order = one
-                .get("order")
-                .cloned()
+                .into_iter()
+                .next()
                 .ok_or_else(|| ConnectorError::bad(P, "order answer without `order`"))?;
             by_id.insert(order_id.to_owned(), order);
         }
-        rows.extend(invoice_rows(inv, &by_id[order_id], &names)?);
+        let order = &by_id[order_id];
+        let mut doc = invoice_doc(inv, order, &names)?;
+        let paid = tender_payments(order, doc.provider_ref.as_ref());
+        let paid_sum: Decimal = paid.iter().map(|p| p.amount).sum();
+        if !paid.is_empty() && Some(paid_sum) == doc.amount_paid {
+            out.payments.extend(super::lines::settle(&mut doc, paid));
+        }
+        refund_credits(order, &doc, &mut out);
+        out.invoices.push(doc);
     }
     for o in &orders {
         if s(o, "id").is_some_and(|id| invoiced.contains(id)) {
             continue;
         }
-        rows.extend(order_rows(o, &names)?);
+        // A return order (its items came back from another order) is that order's refund.
+        if !arr(o, "returns").is_empty() && arr(o, "line_items").is_empty() {
+            continue;
+        }
+        let mut doc = order_doc(o, &names)?;
+        if doc.status.as_deref() != Some("void") {
+            let paid = tender_payments(o, doc.provider_ref.as_ref());
+            out.payments.extend(super::lines::settle(&mut doc, paid));
+        }
+        refund_credits(o, &doc, &mut out);
+        out.invoices.push(doc);
     }
-    Ok(rows)
+    Ok(out)
+}
+
+/// The order's tenders (`created_at`, `amount_money`, `type`) as dated payments.
+fn tender_payments(o: &Value, doc_ref: Option<&String>) -> Vec<SourcePayment> {
+    arr(o, "tenders")
+        .iter()
+        .filter_map(|t| {
+            let amount = money(t.get("amount_money"))?;
+            Some(SourcePayment {
+                document_type: "invoice",
+                document_ref: doc_ref.cloned(),
+                date: date_part(s(t, "created_at")),
+                amount,
+                method: s(t, "type").map(str::to_ascii_lowercase),
+                reference: s(t, "payment_id").map(str::to_owned),
+                provider_ref: s(t, "id").map(str::to_owned),
+                ..SourcePayment::default()
+            })
+        })
+        .collect()
+}
+
+/// The order's `refunds[]` that Square completed (`APPROVED`, `COMPLETED`): each a
+/// credit note of one line for its amount (Square's refund names no items or tax) and
+/// the refund paid on it, linked to the invoice or order it came from.
+fn refund_credits(o: &Value, doc: &SourceDoc, out: &mut Orders) {
+    for (k, r) in arr(o, "refunds").iter().enumerate() {
+        if !matches!(s(r, "status"), Some("APPROVED" | "COMPLETED")) {
+            continue;
+        }
+        let (Some(id), Some(amount)) = (s(r, "id"), money(r.get("amount_money"))) else {
+            continue;
+        };
+        let date = date_part(s(r, "created_at"));
+        let mut line = SourceLine::amount(
+            s(r, "reason").map_or_else(|| "Refund".to_owned(), |why| format!("Refund: {why}")),
+            amount,
+            Decimal::ZERO,
+        );
+        line.taxable = None;
+        out.credits.push(SourceDoc {
+            number: doc.number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
+            contact_name: doc.contact_name.clone(),
+            issue_date: date.clone(),
+            status: Some("posted".to_owned()),
+            total: amount,
+            currency: doc.currency.clone(),
+            provider_ref: Some(id.to_owned()),
+            lines: vec![line],
+            ..SourceDoc::default()
+        });
+        out.payments.push(SourcePayment {
+            document_type: "credit_note",
+            document_ref: Some(id.to_owned()),
+            date,
+            amount,
+            method: Some("square".to_owned()),
+            reference: s(r, "reason").map(str::to_owned),
+            provider_ref: Some(id.to_owned()),
+            ..SourcePayment::default()
+        });
+    }
+}
+
+fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .invoices
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// Completed refunds as credit notes (numbered after their order: `<number>-R1`).
+pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .credits
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// The dated payments of orders paid on several days, and every refund.
+pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .payments
+        .iter()
+        .map(SourcePayment::row)
+        .collect())
 }
 
 /// A Square invoice's status into the docs/accounting.md#line-totals set: published and not fully
@@ -350,11 +476,11 @@ fn invoice_status(status: Option<&str>) -> &'static str {
 
 /// One invoice: the lines and total of its order, the invoice's number, recipient, dates,
 /// status and payments.
-fn invoice_rows(
+fn invoice_doc(
     inv: &Value,
     order: &Value,
     names: &HashMap<String, String>,
-) -> ConnectorResult<Vec<ImportRow>> {
+) -> ConnectorResult<SourceDoc> {
     let mut doc = order_doc(order, names)?;
     let requests = arr(inv, "payment_requests");
     let status = invoice_status(s(inv, "status"));
@@ -382,11 +508,7 @@ fn invoice_rows(
         .iter()
         .filter_map(|r| date_part(s(r, "due_date")))
         .max();
-    Ok(fit_document(&doc))
-}
-
-fn order_rows(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(fit_document(&order_doc(o, names)?))
+    Ok(doc)
 }
 
 fn order_doc(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<SourceDoc> {
@@ -431,6 +553,8 @@ fn order_doc(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Sour
             vat,
             vat_rate: rate,
             sku: None,
+            taxable: (!applied.is_empty()).then_some(true),
+            vat_treatment: None,
         });
     }
     for sc in arr(o, "service_charges") {
@@ -466,8 +590,13 @@ fn order_doc(o: &Value, names: &HashMap<String, String>) -> ConnectorResult<Sour
         status: Some(status.to_owned()),
         total,
         amount_paid: Some(amount_paid),
+        currency: o
+            .pointer("/total_money/currency")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         provider_ref: Some(id.to_owned()),
         lines,
+        ..SourceDoc::default()
     })
 }
 

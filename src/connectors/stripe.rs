@@ -20,7 +20,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, base_url, credential, decimal, join, minor_field, minor_to_major, req_arr, s, unix_date,
     ConnectorError, ConnectorResult, DataType, ImportRow, Platform, Row,
@@ -45,6 +45,8 @@ pub fn pull(
         DataType::Products => products(&client),
         DataType::Invoices => invoices(&client),
         DataType::Subscriptions => subscriptions(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -176,56 +178,223 @@ fn invoice_status(s: Option<&str>) -> &'static str {
     }
 }
 
+/// The lines of an invoice or a credit note: the embedded page, then
+/// `GET {path}/lines` from its last id while `lines.has_more`.
+fn all_lines(client: &HttpClient, obj: &Value, path: &str) -> ConnectorResult<Vec<Value>> {
+    let mut line_objs: Vec<Value> = arr(obj.get("lines").unwrap_or(&Value::Null), "data").to_vec();
+    let more = obj
+        .pointer("/lines/has_more")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if more {
+        let last = line_objs.last().and_then(|l| s(l, "id")).map(str::to_owned);
+        let mut params = Vec::new();
+        if let Some(l) = last.as_deref() {
+            params.push(("starting_after", l));
+        }
+        line_objs.extend(list_all(client, &format!("{path}/lines"), &params)?);
+    }
+    Ok(line_objs)
+}
+
+/// Every invoice, read once per run (the credit notes find their customer through it).
+fn all_invoices(client: &HttpClient) -> ConnectorResult<Vec<Value>> {
+    list_all(client, "/v1/invoices", &[])
+}
+
 fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    let invoices = list_all(client, "/v1/invoices", &[])?;
+    let invoices = all_invoices(client)?;
     let mut rows = Vec::new();
     for inv in &invoices {
         let id = s(inv, "id").ok_or_else(|| ConnectorError::bad(P, "invoice without id"))?;
         let currency = s(inv, "currency");
-        let mut line_objs: Vec<Value> =
-            arr(inv.get("lines").unwrap_or(&Value::Null), "data").to_vec();
-        let more = inv
-            .pointer("/lines/has_more")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if more {
-            let last = line_objs.last().and_then(|l| s(l, "id")).map(str::to_owned);
-            let mut params = Vec::new();
-            if let Some(l) = last.as_deref() {
-                params.push(("starting_after", l));
-            }
-            line_objs.extend(list_all(
-                client,
-                &format!("/v1/invoices/{id}/lines"),
-                &params,
-            )?);
-        }
+        let line_objs = all_lines(client, inv, &format!("/v1/invoices/{id}"))?;
         let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
         if let Some(ship) = inv.get("shipping_cost").filter(|v| v.is_object()) {
             let sub = minor_field(ship, "amount_subtotal", currency).unwrap_or_default();
             let tax = minor_field(ship, "amount_tax", currency).unwrap_or_default();
             if !(sub.is_zero() && tax.is_zero()) {
-                lines.push(SourceLine::amount("Shipping", sub, tax));
+                let mut l = SourceLine::amount("Shipping", sub, tax);
+                l.taxable = (!arr(ship, "taxes").is_empty() || !tax.is_zero()).then_some(true);
+                lines.push(l);
             }
         }
-        let doc = SourceDoc {
+        let mut doc = SourceDoc {
             number: s(inv, "number").map(str::to_owned),
-            contact_name: s(inv, "customer_name")
-                .or(s(inv, "customer_email"))
-                .or(s(inv, "customer"))
-                .map(str::to_owned),
+            contact_name: invoice_contact(inv).map(str::to_owned),
             issue_date: unix_date(inv.get("created").unwrap_or(&Value::Null)),
             due_date: inv.get("due_date").and_then(unix_date),
             status: Some(invoice_status(s(inv, "status")).to_owned()),
             total: minor_field(inv, "total", currency)
                 .ok_or_else(|| ConnectorError::bad(P, "invoice without `total`"))?,
             amount_paid: minor_field(inv, "amount_paid", currency),
+            currency: currency.map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
+            ..SourceDoc::default()
         };
+        // Paid in full: the day Stripe marked it paid.
+        if let (Some(paid), Some(date)) = (
+            doc.amount_paid.filter(|a| !a.is_zero()),
+            inv.pointer("/status_transitions/paid_at")
+                .and_then(unix_date),
+        ) {
+            let payment = SourcePayment {
+                document_type: "invoice",
+                date: Some(date),
+                amount: paid,
+                ..SourcePayment::default()
+            };
+            super::lines::settle(&mut doc, vec![payment]);
+        }
         rows.extend(fit_document(&doc));
     }
     Ok(rows)
+}
+
+fn invoice_contact(inv: &Value) -> Option<&str> {
+    s(inv, "customer_name")
+        .or(s(inv, "customer_email"))
+        .or(s(inv, "customer"))
+}
+
+/// A credit note's refunds as (refund id, amount in minor units): `refunds[]`
+/// (`{refund, amount_refunded}`, API 2025-03-31.basil on) or the older single `refund`.
+fn credit_refunds(cn: &Value) -> Vec<(String, Option<Decimal>)> {
+    let mut out: Vec<(String, Option<Decimal>)> = arr(cn, "refunds")
+        .iter()
+        .filter_map(|r| {
+            let refund = r.get("refund")?;
+            let id = refund.as_str().or_else(|| s(refund, "id"))?;
+            Some((id.to_owned(), r.get("amount_refunded").and_then(decimal)))
+        })
+        .collect();
+    if out.is_empty() {
+        if let Some(refund) = cn.get("refund").filter(|r| !r.is_null()) {
+            if let Some(id) = refund.as_str().or_else(|| s(refund, "id")) {
+                out.push((id.to_owned(), None));
+            }
+        }
+    }
+    out
+}
+
+fn credit_status(s: Option<&str>) -> &'static str {
+    match s {
+        Some("void") => "void",
+        _ => "posted",
+    }
+}
+
+/// Credit notes (`GET /v1/credit_notes`), linked to their invoice by its id, and the
+/// refunds paid on them (dated by `GET /v1/refunds`).
+struct Credits {
+    docs: Vec<SourceDoc>,
+    refunds: Vec<SourcePayment>,
+}
+
+fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
+    let notes = list_all(client, "/v1/credit_notes", &[])?;
+    let mut out = Credits {
+        docs: Vec::new(),
+        refunds: Vec::new(),
+    };
+    if notes.is_empty() {
+        return Ok(out);
+    }
+    let invoices = all_invoices(client)?;
+    let invoice_of = |id: &str| invoices.iter().find(|i| s(i, "id") == Some(id));
+    let refunds: HashMap<String, Value> = if notes.iter().any(|n| !credit_refunds(n).is_empty()) {
+        list_all(client, "/v1/refunds", &[])?
+            .into_iter()
+            .filter_map(|r| Some((s(&r, "id")?.to_owned(), r)))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    for cn in &notes {
+        let id = s(cn, "id").ok_or_else(|| ConnectorError::bad(P, "credit note without id"))?;
+        let currency = s(cn, "currency");
+        let invoice_id = cn
+            .get("invoice")
+            .and_then(|i| i.as_str().or_else(|| s(i, "id")));
+        let invoice = invoice_id.and_then(invoice_of);
+        let refunded = credit_status(s(cn, "status")) != "void" && !credit_refunds(cn).is_empty();
+        let lines = all_lines(client, cn, &format!("/v1/credit_notes/{id}"))?
+            .iter()
+            .map(|l| line(l, currency))
+            .collect();
+        out.docs.push(SourceDoc {
+            number: s(cn, "number").map(str::to_owned),
+            contact_name: invoice
+                .and_then(invoice_contact)
+                .or(s(cn, "customer"))
+                .map(str::to_owned),
+            issue_date: unix_date(cn.get("created").unwrap_or(&Value::Null)),
+            status: Some(credit_status(s(cn, "status")).to_owned()),
+            total: minor_field(cn, "total", currency)
+                .ok_or_else(|| ConnectorError::bad(P, "credit note without `total`"))?,
+            currency: currency.map(str::to_owned),
+            // Linked only when no money was refunded (docs/import.md#connectors).
+            original_ref: invoice_id.filter(|_| !refunded).map(str::to_owned),
+            original_number: invoice
+                .and_then(|i| s(i, "number"))
+                .filter(|_| !refunded)
+                .map(str::to_owned),
+            provider_ref: Some(id.to_owned()),
+            lines,
+            ..SourceDoc::default()
+        });
+        if credit_status(s(cn, "status")) == "void" {
+            continue;
+        }
+        for (rid, amount) in credit_refunds(cn) {
+            let refund = refunds.get(&rid).unwrap_or(&Value::Null);
+            if !matches!(s(refund, "status"), Some("succeeded") | None) {
+                continue; // pending, failed or cancelled: no money moved yet
+            }
+            let rc = s(refund, "currency").or(currency);
+            let Some(amount) = amount
+                .map(|a| super::minor_to_major(a, currency))
+                .or_else(|| minor_field(refund, "amount", rc))
+            else {
+                continue;
+            };
+            out.refunds.push(SourcePayment {
+                document_type: "credit_note",
+                document_ref: Some(id.to_owned()),
+                document_number: s(cn, "number").map(str::to_owned),
+                date: refund
+                    .get("created")
+                    .and_then(unix_date)
+                    .or_else(|| unix_date(cn.get("created").unwrap_or(&Value::Null))),
+                amount,
+                method: Some("stripe".to_owned()),
+                reference: s(refund, "reason").map(str::to_owned),
+                provider_ref: Some(rid),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Credit notes, with their lines, linked to their invoices.
+pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_credits(client)?
+        .docs
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// The refunds paid on credit notes (an invoice's payment is its `amount_paid`, dated
+/// when Stripe marked it paid).
+pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_credits(client)?
+        .refunds
+        .iter()
+        .map(SourcePayment::row)
+        .collect())
 }
 
 /// One invoice line, in either API shape.
@@ -235,6 +404,11 @@ fn line(l: &Value, currency: Option<&str>) -> SourceLine {
         .iter()
         .filter_map(|d| minor_field(d, "amount", currency))
         .sum();
+    // Taxed when Stripe computed tax for it (a tax entry, even of 0) or it has tax rates.
+    let taxable = (!arr(l, "taxes").is_empty()
+        || !arr(l, "tax_amounts").is_empty()
+        || !arr(l, "tax_rates").is_empty())
+    .then_some(true);
     // basil: taxes[] {amount, tax_behavior}; older: tax_amounts[] {amount, inclusive}
     let mut vat = Decimal::ZERO;
     let mut inclusive_tax = Decimal::ZERO;
@@ -257,6 +431,7 @@ fn line(l: &Value, currency: Option<&str>) -> SourceLine {
     let unit_minor = l
         .pointer("/pricing/unit_amount_decimal")
         .or_else(|| l.pointer("/price/unit_amount_decimal"))
+        .or_else(|| l.get("unit_amount_decimal"))
         .and_then(decimal);
     let unit_price = if inclusive_tax.is_zero() {
         unit_minor.map(|m| minor_to_major(m, currency))
@@ -278,6 +453,8 @@ fn line(l: &Value, currency: Option<&str>) -> SourceLine {
         vat,
         vat_rate,
         sku: None,
+        taxable,
+        vat_treatment: None,
     }
 }
 

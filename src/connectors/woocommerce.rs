@@ -28,7 +28,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, credential, date_part, decimal, join, s, text, ConnectorError, ConnectorResult, DataType,
     ImportRow, Platform, Row,
@@ -66,6 +66,8 @@ pub fn pull(
         DataType::Products => products(&client),
         DataType::Invoices => orders(&client),
         DataType::Subscriptions => subscriptions(&client),
+        DataType::CreditNotes => credit_notes(&client),
+        DataType::Payments => payments(&client),
         other => Err(ConnectorError::Unsupported {
             platform: P,
             data_type: other,
@@ -294,102 +296,222 @@ fn m(v: &Value, key: &str) -> Decimal {
     v.get(key).and_then(decimal).unwrap_or_default()
 }
 
+/// The order's own status: processing, completed and refunded were paid (a refund is a
+/// credit note of its own); cancelled and failed are `void`.
 fn order_status(s: Option<&str>) -> &'static str {
     match s {
-        Some("processing" | "completed") => "paid",
-        Some("cancelled" | "refunded" | "failed" | "trash") => "void",
+        Some("processing" | "completed" | "refunded") => "paid",
+        Some("cancelled" | "failed" | "trash") => "void",
         Some("checkout-draft") => "draft",
         // pending, on-hold: awaiting payment
         _ => "sent",
     }
 }
 
-fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    let mut rows = Vec::new();
+/// Every order with its invoice, its refunds as credit notes and their refund payments.
+struct Orders {
+    invoices: Vec<SourceDoc>,
+    credits: Vec<SourceDoc>,
+    payments: Vec<SourcePayment>,
+}
+
+/// The order's tax rates by `rate_id` (`tax_lines[].rate_percent`).
+fn order_rates(o: &Value) -> HashMap<String, Decimal> {
+    arr(o, "tax_lines")
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.get("rate_id").and_then(text)?,
+                t.get("rate_percent").and_then(decimal)?,
+            ))
+        })
+        .collect()
+}
+
+/// A line's nominal rate (its non-zero `taxes[]` through the order's rates), and whether
+/// WooCommerce taxed it at all (a `taxes[]` entry, even of 0).
+fn line_tax(rates: &HashMap<String, Decimal>, item: &Value) -> (Option<Decimal>, Option<bool>) {
+    let taxes = arr(item, "taxes");
+    let r: Vec<Decimal> = taxes
+        .iter()
+        .filter(|t| !m(t, "total").is_zero())
+        .filter_map(|t| {
+            t.get("id")
+                .and_then(text)
+                .and_then(|id| rates.get(&id))
+                .copied()
+        })
+        .collect();
+    let zero_rated = taxes.iter().any(|t| {
+        t.get("id")
+            .and_then(text)
+            .and_then(|id| rates.get(&id))
+            .is_some_and(|r| r.is_zero())
+    });
+    let rate = if r.is_empty() {
+        zero_rated.then_some(Decimal::ZERO)
+    } else {
+        Some(r.iter().copied().sum())
+    };
+    (rate, (!taxes.is_empty()).then_some(true))
+}
+
+/// The item, shipping and fee lines of an order or a refund (a refund's amounts are
+/// negative: `sign` −1 turns them into the credit's positive lines).
+fn doc_lines(rates: &HashMap<String, Decimal>, o: &Value, sign: Decimal) -> Vec<SourceLine> {
+    let mut lines = Vec::new();
+    for li in arr(o, "line_items") {
+        let qty = (li.get("quantity").and_then(decimal).unwrap_or(Decimal::ONE) * sign).abs();
+        let subtotal = m(li, "subtotal") * sign;
+        let (vat_rate, taxable) = line_tax(rates, li);
+        lines.push(SourceLine {
+            description: s(li, "name").unwrap_or("Item").to_owned(),
+            quantity: qty,
+            unit_price: (!qty.is_zero()).then(|| subtotal / qty),
+            net: m(li, "total") * sign,
+            vat: m(li, "total_tax") * sign,
+            vat_rate,
+            sku: s(li, "sku").map(str::to_owned),
+            taxable,
+            vat_treatment: None,
+        });
+    }
+    for (key, name, default) in [
+        ("shipping_lines", "method_title", "Shipping"),
+        ("fee_lines", "name", "Fee"),
+    ] {
+        for sh in arr(o, key) {
+            let mut l = SourceLine::amount(
+                s(sh, name).unwrap_or(default),
+                m(sh, "total") * sign,
+                m(sh, "total_tax") * sign,
+            );
+            (l.vat_rate, l.taxable) = line_tax(rates, sh);
+            lines.push(l);
+        }
+    }
+    lines
+}
+
+/// The orders, read once per run, and the refunds of those that have any
+/// (`GET /orders/{id}/refunds`).
+fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
+    let mut out = Orders {
+        invoices: Vec::new(),
+        credits: Vec::new(),
+        payments: Vec::new(),
+    };
     for o in list_all(client, "/orders?per_page=100&status=any")? {
-        let rates: HashMap<String, Decimal> = arr(&o, "tax_lines")
-            .iter()
-            .filter_map(|t| {
-                Some((
-                    t.get("rate_id").and_then(text)?,
-                    t.get("rate_percent").and_then(decimal)?,
-                ))
-            })
-            .collect();
-        let rate_of = |item: &Value| -> Option<Decimal> {
-            let r: Vec<Decimal> = arr(item, "taxes")
-                .iter()
-                .filter(|t| !m(t, "total").is_zero())
-                .filter_map(|t| {
-                    t.get("id")
-                        .and_then(text)
-                        .and_then(|id| rates.get(&id))
-                        .copied()
-                })
-                .collect();
-            (!r.is_empty()).then(|| r.iter().copied().sum())
-        };
-        let mut lines = Vec::new();
-        for li in arr(&o, "line_items") {
-            let qty = li.get("quantity").and_then(decimal).unwrap_or(Decimal::ONE);
-            let subtotal = m(li, "subtotal");
-            lines.push(SourceLine {
-                description: s(li, "name").unwrap_or("Item").to_owned(),
-                quantity: qty,
-                unit_price: (!qty.is_zero()).then(|| subtotal / qty),
-                net: m(li, "total"),
-                vat: m(li, "total_tax"),
-                vat_rate: rate_of(li),
-                sku: s(li, "sku").map(str::to_owned),
-            });
-        }
-        for sh in arr(&o, "shipping_lines") {
-            let mut l = SourceLine::amount(
-                s(sh, "method_title").unwrap_or("Shipping"),
-                m(sh, "total"),
-                m(sh, "total_tax"),
-            );
-            l.vat_rate = rate_of(sh);
-            lines.push(l);
-        }
-        for fee in arr(&o, "fee_lines") {
-            let mut l = SourceLine::amount(
-                s(fee, "name").unwrap_or("Fee"),
-                m(fee, "total"),
-                m(fee, "total_tax"),
-            );
-            l.vat_rate = rate_of(fee);
-            lines.push(l);
-        }
+        let rates = order_rates(&o);
         let total = o
             .get("total")
             .and_then(decimal)
             .ok_or_else(|| ConnectorError::bad(P, "order without `total`"))?;
         let status = order_status(s(&o, "status"));
-        let paid = o.get("date_paid").is_some_and(|d| !d.is_null()) || status == "paid";
+        let paid_on = date_part(s(&o, "date_paid"));
         let b = o.get("billing").unwrap_or(&Value::Null);
         let contact = person(b)
             .or_else(|| s(b, "company").map(str::to_owned))
             .or_else(|| s(b, "email").map(str::to_owned));
-        rows.extend(fit_document(&SourceDoc {
-            number: s(&o, "number")
-                .map(str::to_owned)
-                .or_else(|| o.get("id").and_then(text)),
-            contact_name: contact,
+        let id = o
+            .get("id")
+            .and_then(text)
+            .ok_or_else(|| ConnectorError::bad(P, "order without id"))?;
+        let number = s(&o, "number")
+            .map(str::to_owned)
+            .or_else(|| Some(id.clone()));
+        let currency = s(&o, "currency").map(str::to_owned);
+        let method = s(&o, "payment_method_title").map(str::to_owned);
+        let mut doc = SourceDoc {
+            number: number.clone(),
+            contact_name: contact.clone(),
             issue_date: date_part(s(&o, "date_created")),
-            due_date: None,
             status: Some(status.to_owned()),
             total,
-            amount_paid: Some(if paid && status != "void" {
-                total
-            } else {
-                Decimal::ZERO
-            }),
-            provider_ref: o.get("id").and_then(text),
-            lines,
-        }));
+            amount_paid: Some(Decimal::ZERO),
+            currency: currency.clone(),
+            provider_ref: Some(id.clone()),
+            lines: doc_lines(&rates, &o, Decimal::ONE),
+            ..SourceDoc::default()
+        };
+        if (paid_on.is_some() || status == "paid") && status != "void" {
+            let paid = SourcePayment {
+                document_type: "invoice",
+                document_ref: Some(id.clone()),
+                date: paid_on.clone().or_else(|| doc.issue_date.clone()),
+                amount: total,
+                method: method.clone(),
+                reference: s(&o, "transaction_id").map(str::to_owned),
+                ..SourcePayment::default()
+            };
+            out.payments
+                .extend(super::lines::settle(&mut doc, vec![paid]));
+        }
+        if !arr(&o, "refunds").is_empty() {
+            let refunds = list_all(client, &format!("/orders/{id}/refunds?per_page=100"))?;
+            // Oldest first, so the numbers follow the order they were made in.
+            for (k, r) in refunds.iter().rev().enumerate() {
+                let Some(rid) = r.get("id").and_then(text) else {
+                    continue;
+                };
+                let amount = m(r, "amount");
+                if amount.is_zero() {
+                    continue;
+                }
+                let date = date_part(s(r, "date_created"));
+                out.credits.push(SourceDoc {
+                    number: number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
+                    contact_name: contact.clone(),
+                    issue_date: date.clone(),
+                    status: Some("posted".to_owned()),
+                    total: amount,
+                    currency: currency.clone(),
+                    provider_ref: Some(rid.clone()),
+                    lines: doc_lines(&rates, r, Decimal::NEGATIVE_ONE),
+                    ..SourceDoc::default()
+                });
+                let by_gateway = r.get("refunded_payment").and_then(Value::as_bool) == Some(true);
+                out.payments.push(SourcePayment {
+                    document_type: "credit_note",
+                    document_ref: Some(rid.clone()),
+                    date,
+                    amount,
+                    method: if by_gateway { method.clone() } else { None },
+                    reference: s(r, "reason").map(str::to_owned),
+                    provider_ref: Some(format!("refund-{rid}")),
+                    ..SourcePayment::default()
+                });
+            }
+        }
+        out.invoices.push(doc);
     }
-    Ok(rows)
+    Ok(out)
+}
+
+fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .invoices
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// Refunds as credit notes (one per refund, numbered after its order: `1042-R1`).
+pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .credits
+        .iter()
+        .flat_map(fit_document)
+        .collect())
+}
+
+/// The refunds paid on the credit notes.
+pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
+    Ok(read_orders(client)?
+        .payments
+        .iter()
+        .map(SourcePayment::row)
+        .collect())
 }
 
 fn subscription_status(s: Option<&str>) -> &'static str {

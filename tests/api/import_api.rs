@@ -266,15 +266,62 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_each_collection_read_once(&reqs);
     assert_eq!(
         again.as_object().unwrap().len(),
-        4,
+        6,
         "only the types Stripe supplies: {again}"
     );
     assert_eq!(counts(&again, "contacts"), (0, 3));
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
+    assert_eq!(counts(&again, "credit_notes"), (2, 0), "new to this run");
+    assert_eq!(counts(&again, "payments"), (1, 0));
     assert_eq!(list_of(&t, "contacts", &entity).len(), contacts.len());
     assert_eq!(list_of(&t, "invoices", &entity).len(), 2);
+
+    // What Stripe says of money: the day the invoice was paid, its credit note with its
+    // taxed line, and the refund paid on it the day Stripe made it.
+    let payments = list_of(&t, "payments", &entity);
+    let paid = find(&payments, "document_id", in1["id"].as_str().unwrap());
+    assert_eq!(
+        (&paid["date"], &paid["amount"]),
+        (&json!("2023-11-19"), &json!(1235.97))
+    );
+    let credits = list_of(&t, "credit-notes", &entity);
+    let cn1 = find(&credits, "number", "STR-0001-CN-01");
+    assert_eq!(
+        (
+            &cn1["status"],
+            &cn1["total"],
+            &cn1["issue_date"],
+            &cn1["currency"]
+        ),
+        (
+            &json!("posted"),
+            &json!(60),
+            &json!("2023-11-21"),
+            &json!("GBP")
+        )
+    );
+    assert_eq!(cn1["lines"][0]["vat_treatment"], "standard");
+    assert_eq!(cn1["lines"][0]["vat_rate"], json!(20));
+    assert_eq!(
+        cn1["invoice_id"],
+        Value::Null,
+        "refunded in money: not applied to the paid invoice"
+    );
+    assert_eq!(cn1["amount_paid"], json!(60), "the refund");
+    let refund = find(&payments, "document_id", cn1["id"].as_str().unwrap());
+    assert_eq!(
+        (&refund["document_type"], &refund["date"], &refund["amount"]),
+        (&json!("credit_note"), &json!("2023-11-23"), &json!(60))
+    );
+    let cn2 = find(&credits, "number", "STR-0001-CN-02");
+    assert_eq!(cn2["status"], "void");
+    assert_eq!(cn2["invoice_id"], in1["id"], "no money refunded: linked");
+    assert_eq!(cn2["lines"][0]["vat_treatment"], "outside_scope");
+    let third = migrate_ok(&t, "stripe", "all", &entity);
+    assert_eq!(counts(&third, "credit_notes"), (0, 2));
+    assert_eq!(counts(&third, "payments"), (0, 1));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -310,10 +357,16 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     assert_eq!(waits_of(&waits), vec![Duration::from_secs(1)]);
 
     let all = migrate_ok(&t, "shopify", "all", &entity);
-    assert_eq!(all.as_object().unwrap().len(), 4, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 6, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 1));
     assert_eq!(counts(&all, "products"), (3, 0));
     assert_eq!(counts(&all, "invoices"), (0, 2));
+    assert_eq!(counts(&all, "credit_notes"), (1, 0));
+    assert_eq!(
+        counts(&all, "payments"),
+        (3, 0),
+        "two part payments and a refund"
+    );
     assert_eq!(counts(&all, "subscriptions"), (3, 0));
     let recurring = list_of(&t, "recurring-invoices", &entity);
     assert_eq!(recurring.len(), 3);
@@ -351,8 +404,60 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
     );
     let o2 = find(&invoices, "number", "#1002");
     assert_eq!(o2["status"], "sent");
-    assert_eq!(o2["amount_paid"], json!(10));
-    assert_eq!(o2["total"], json!(24));
+    assert_eq!(o2["amount_paid"], json!(10), "the two part payments");
+    assert_eq!(o2["total"], json!(40));
+    assert_eq!(o2["currency"], "GBP");
+    let treatments: Vec<&Value> = o2["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["vat_treatment"])
+        .collect();
+    assert_eq!(
+        treatments,
+        [&json!("standard"), &json!("zero"), &json!("outside_scope")]
+    );
+    let payments = list_of(&t, "payments", &entity);
+    let dates_of = |doc: &Value| {
+        let mut d: Vec<(String, Value)> = payments
+            .iter()
+            .filter(|p| p["document_id"] == doc["id"])
+            .map(|p| (p["date"].as_str().unwrap().to_owned(), p["amount"].clone()))
+            .collect();
+        d.sort_by(|a, b| a.0.cmp(&b.0));
+        d
+    };
+    assert_eq!(
+        dates_of(o2),
+        [
+            ("2024-03-06".to_owned(), json!(4)),
+            ("2024-03-08".to_owned(), json!(6))
+        ]
+    );
+    assert_eq!(
+        dates_of(o1),
+        [("2024-03-06".to_owned(), json!(45.96))],
+        "the capture's day"
+    );
+    let credits = list_of(&t, "credit-notes", &entity);
+    let refund = find(&credits, "number", "#1001-R1");
+    assert_eq!(
+        (
+            &refund["status"],
+            &refund["total"],
+            &refund["issue_date"],
+            &refund["amount_paid"]
+        ),
+        (
+            &json!("posted"),
+            &json!(10.99),
+            &json!("2024-03-09"),
+            &json!(10.99)
+        )
+    );
+    assert_eq!(refund["lines"][0]["description"], "Candle");
+    assert_eq!(refund["lines"][0]["vat_treatment"], "standard");
+    assert_eq!(dates_of(refund), [("2024-03-09".to_owned(), json!(10.99))]);
 
     let contacts = list_of(&t, "contacts", &entity);
     let ada = find(&contacts, "name", "Ada Lovelace");
@@ -365,7 +470,13 @@ fn shopify_imports_customers_variants_and_orders_following_the_link_header() {
 
     let (again, reqs) = pulled(&server, || migrate_ok(&t, "shopify", "all", &entity));
     assert_each_collection_read_once(&reqs);
-    for ty in ["contacts", "products", "invoices"] {
+    for ty in [
+        "contacts",
+        "products",
+        "invoices",
+        "credit_notes",
+        "payments",
+    ] {
         assert_eq!(counts(&again, ty).0, 0, "{ty}: {again}");
     }
     assert_eq!(counts(&again, "subscriptions"), (0, 3), "{again}");
@@ -388,7 +499,17 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
     let (answer, reqs) = pulled(&server, || migrate_ok(&t, "woocommerce", "all", &entity));
     assert_eq!(counts(&answer, "contacts"), (2, 0));
     assert_eq!(counts(&answer, "products"), (4, 0));
-    assert_eq!(counts(&answer, "invoices"), (1, 0));
+    // The euro order: WooCommerce gives no rate, and none is invented.
+    let failed = answer["invoices"]["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{answer}");
+    let why = failed[0]["message"].as_str().unwrap();
+    assert!(
+        why.contains("1044") && why.contains("exchange_rate"),
+        "{why}"
+    );
+    assert_eq!(answer["invoices"]["imported"], json!(2));
+    assert_eq!(counts(&answer, "credit_notes"), (1, 0));
+    assert_eq!(counts(&answer, "payments"), (1, 0));
     let unavailable = answer["subscriptions"]["unavailable"].as_str().unwrap();
     assert!(
         unavailable.contains("woocommerce cannot supply subscriptions"),
@@ -413,7 +534,11 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
         .all(|r| r.header("authorization") == Some(basic("ck_abc", "cs_def").as_str())));
 
     let contacts = list_of(&t, "contacts", &entity);
-    assert_eq!(names(&contacts), ["Cara Jones", "Corner Deli Ltd"]);
+    assert_eq!(
+        names(&contacts),
+        ["Cara Jones", "Corner Deli Ltd", "Dan Brown"],
+        "a guest buyer is made from the order; the refused euro order made none"
+    );
     let products = list_of(&t, "products", &entity);
     assert_eq!(
         find(&products, "sku", "TBL-OAK")["unit_price"],
@@ -432,6 +557,41 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
     );
     assert_eq!(order["status"], "paid");
     assert_eq!(order["total"], json!(25.6));
+    let refunded = find(&invoices, "number", "1043");
+    assert_eq!(
+        (&refunded["status"], &refunded["amount_paid"]),
+        (&json!("paid"), &json!(22)),
+        "refunded after it was paid: paid, with a credit note"
+    );
+    let treatments: Vec<&Value> = refunded["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["vat_treatment"])
+        .collect();
+    assert_eq!(treatments, [&json!("zero"), &json!("outside_scope")]);
+    let payments = list_of(&t, "payments", &entity);
+    let paid = find(&payments, "document_id", refunded["id"].as_str().unwrap());
+    assert_eq!(paid["date"], "2024-03-07", "date_paid");
+    let credit = find(&list_of(&t, "credit-notes", &entity), "number", "1043-R1").clone();
+    assert_eq!(
+        (
+            &credit["total"],
+            &credit["issue_date"],
+            &credit["amount_paid"]
+        ),
+        (&json!(12), &json!("2024-03-10"), &json!(12))
+    );
+    assert_eq!(credit["lines"][0]["vat_treatment"], "zero");
+    let refund = find(&payments, "document_id", credit["id"].as_str().unwrap());
+    assert_eq!(
+        (&refund["document_type"], &refund["date"], &refund["method"]),
+        (
+            &json!("credit_note"),
+            &json!("2024-03-10"),
+            &json!("Credit card")
+        )
+    );
 
     // Asked for alone, what the site lacks is the caller's 400.
     let res = migrate(&t, "woocommerce", "subscriptions", &entity);
@@ -445,7 +605,9 @@ fn woocommerce_imports_customers_products_and_orders_and_says_which_type_the_sit
     assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "contacts"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 4));
-    assert_eq!(counts(&again, "invoices"), (0, 1));
+    assert_eq!(again["invoices"]["skipped"], json!(2), "{again}");
+    assert_eq!(counts(&again, "credit_notes"), (0, 1));
+    assert_eq!(counts(&again, "payments"), (0, 1));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -515,6 +677,12 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(counts(&all, "products"), (2, 0));
     assert_eq!(counts(&all, "invoices"), (0, 5));
     assert_eq!(counts(&all, "subscriptions"), (2, 0));
+    assert_eq!(
+        counts(&all, "credit_notes"),
+        (1, 0),
+        "the approved refund, not the rejected one"
+    );
+    assert_eq!(counts(&all, "payments"), (1, 0));
     assert!(server
         .requests()
         .iter()
@@ -525,6 +693,33 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_eq!(o1["contact_name"], "Amelia Earhart");
     assert_eq!(o1["status"], "paid");
     assert_eq!(o1["total"], json!(8));
+    let payments = list_of(&t, "payments", &entity);
+    assert_eq!(
+        find(&payments, "document_id", o1["id"].as_str().unwrap())["date"],
+        "2024-02-01",
+        "the tender's day"
+    );
+    let credit = find(&list_of(&t, "credit-notes", &entity), "number", "ORD-1-R1").clone();
+    assert_eq!(
+        (
+            &credit["total"],
+            &credit["issue_date"],
+            &credit["amount_paid"],
+            &credit["currency"]
+        ),
+        (
+            &json!(3.5),
+            &json!("2024-02-03"),
+            &json!(3.5),
+            &json!("GBP")
+        )
+    );
+    assert_eq!(credit["lines"][0]["vat_treatment"], "outside_scope");
+    let refund = find(&payments, "document_id", credit["id"].as_str().unwrap());
+    assert_eq!(
+        (&refund["date"], &refund["amount"]),
+        (&json!("2024-02-03"), &json!(3.5))
+    );
     let o2 = find(&invoices, "number", "WEB-77");
     assert_eq!(o2["status"], "sent");
     assert_eq!(o2["total"], json!(10.8));
@@ -545,6 +740,8 @@ fn square_imports_customers_catalog_orders_and_subscriptions_through_cursors() {
     assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
+    assert_eq!(counts(&again, "credit_notes"), (0, 1));
+    assert_eq!(counts(&again, "payments"), (0, 1));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -562,9 +759,11 @@ fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply()
     );
 
     let (answer, reqs) = pulled(&server, || migrate_ok(&t, "paypal", "all", &entity));
-    assert_eq!(answer.as_object().unwrap().len(), 2, "{answer}");
+    assert_eq!(answer.as_object().unwrap().len(), 4, "{answer}");
     assert_eq!(counts(&answer, "products"), (1, 0));
     assert_eq!(counts(&answer, "invoices"), (2, 0));
+    assert_eq!(counts(&answer, "credit_notes"), (1, 0));
+    assert_eq!(counts(&answer, "payments"), (3, 0));
     let invoices_page = |p: &str| {
         count(&reqs, |r| {
             r.path == "/v2/invoicing/invoices" && r.param("page").as_deref() == Some(p)
@@ -582,8 +781,40 @@ fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply()
     let a = find(&invoices, "number", "0001");
     assert_eq!(a["contact_name"], "Dee Vries");
     assert_eq!(
-        (a["status"].clone(), a["total"].clone()),
-        (json!("paid"), json!(324))
+        (
+            a["status"].clone(),
+            a["total"].clone(),
+            a["amount_paid"].clone()
+        ),
+        (json!("paid"), json!(324), json!(324)),
+        "paid in two parts: the status follows the payments"
+    );
+    let payments = list_of(&t, "payments", &entity);
+    let mut parts: Vec<(Value, Value, Value)> = payments
+        .iter()
+        .filter(|p| p["document_id"] == a["id"])
+        .map(|p| (p["date"].clone(), p["amount"].clone(), p["method"].clone()))
+        .collect();
+    parts.sort_by_key(|p| p.0.to_string());
+    assert_eq!(
+        parts,
+        [
+            (json!("2024-03-05"), json!(124), json!("paypal")),
+            (json!("2024-03-12"), json!(200), json!("bank_transfer"))
+        ]
+    );
+    let credit = find(&list_of(&t, "credit-notes", &entity), "number", "0001-R1").clone();
+    assert_eq!(
+        (
+            &credit["total"],
+            &credit["issue_date"],
+            &credit["amount_paid"]
+        ),
+        (&json!(24), &json!("2024-03-20"), &json!(24))
+    );
+    assert_eq!(
+        credit["lines"][0]["vat_treatment"], "outside_scope",
+        "PayPal names no tax for it"
     );
     let c = find(&invoices, "number", "0002");
     assert_eq!(c["contact_name"], "Widget Works Ltd");
@@ -603,6 +834,8 @@ fn paypal_imports_products_and_invoices_and_refuses_customers_it_cannot_supply()
     assert_each_collection_read_once(&reqs);
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "products"), (0, 1));
+    assert_eq!(counts(&again, "credit_notes"), (0, 1));
+    assert_eq!(counts(&again, "payments"), (0, 3));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -82,6 +82,7 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                     "customer": "cus_1", "customer_name": "Café Lumière Ltd", "customer_email": "hello@cafe.example",
                     "currency": "gbp", "created": 1_700_000_000, "due_date": 1_702_592_000,
                     "total": 123597, "subtotal": 122997, "amount_due": 123597, "amount_paid": 123597, "amount_remaining": 0,
+                    "status_transitions": {"finalized_at": 1_700_000_100, "paid_at": 1_700_400_000, "voided_at": null},
                     "lines": {"object": "list", "has_more": true, "url": "/v1/invoices/in_1/lines", "data": [{
                         "id": "il_1", "object": "line_item", "amount": 100000, "currency": "gbp",
                         "description": "2 × Oak table", "quantity": 2,
@@ -118,6 +119,44 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                     "taxes": [{"amount": 600, "tax_behavior": "inclusive", "taxable_amount": 2997, "type": "tax_rate_details",
                                "tax_rate_details": {"tax_rate": "txr_1"}}]
                 }]),
+                false,
+            ),
+            // A credit note with its lines and the refund paid on it, and a voided one.
+            ("/v1/credit_notes", None) => {
+                let line1 = json!({
+                    "id": "cnli_1", "object": "credit_note_line_item", "type": "invoice_line_item",
+                    "invoice_line_item": "il_1", "amount": 5000, "description": "Oak table (chipped)",
+                    "quantity": 1, "unit_amount": 5000, "unit_amount_decimal": "5000", "discount_amounts": [],
+                    "taxes": [{"amount": 1000, "tax_behavior": "exclusive", "taxable_amount": 5000,
+                               "type": "tax_rate_details", "tax_rate_details": {"tax_rate": "txr_1"}}]
+                });
+                let line2 = json!({
+                    "id": "cnli_2", "object": "credit_note_line_item", "type": "custom_line_item",
+                    "amount": 500, "description": "Goodwill", "quantity": 1, "unit_amount_decimal": "500",
+                    "discount_amounts": [], "taxes": []
+                });
+                let lines = |id: &str, line: Value| {
+                    json!({"object": "list", "has_more": false, "url": format!("/v1/credit_notes/{id}/lines"),
+                           "data": [line]})
+                };
+                let cn1 = json!({
+                    "id": "cn_1", "object": "credit_note", "number": "STR-0001-CN-01", "invoice": "in_1",
+                    "customer": "cus_1", "currency": "gbp", "created": 1_700_600_000, "status": "issued",
+                    "type": "post_payment", "reason": "product_unsatisfactory", "subtotal": 5000, "total": 6000,
+                    "out_of_band_amount": null, "refunds": [{"refund": "re_1", "amount_refunded": 6000}],
+                    "lines": lines("cn_1", line1)
+                });
+                let cn2 = json!({
+                    "id": "cn_2", "object": "credit_note", "number": "STR-0001-CN-02", "invoice": "in_1",
+                    "customer": "cus_1", "currency": "gbp", "created": 1_700_650_000, "status": "void",
+                    "type": "post_payment", "subtotal": 500, "total": 500, "refunds": [],
+                    "lines": lines("cn_2", line2)
+                });
+                list(json!([cn1, cn2]), false)
+            }
+            ("/v1/refunds", None) => list(
+                json!([{"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
+                        "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
                 false,
             ),
             ("/v1/subscriptions", None) => {
@@ -187,6 +226,20 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
         }
         match (r.path.as_str(), r.param("page_info").as_deref()) {
             ("/admin/api/2025-01/orders.json", None) => {
+                // One candle came back: the refund's line (VAT-inclusive like its order)
+                // and the money returned, processed three days later.
+                let refunds = json!([{
+                    "id": 509562969, "order_id": 450789469, "note": "Broken in the post", "restock": true,
+                    "created_at": "2024-03-09T10:00:00+00:00", "processed_at": "2024-03-09T10:00:00+00:00",
+                    "refund_line_items": [{"id": 104689539, "line_item_id": 1, "quantity": 1, "restock_type": "return",
+                        "subtotal": "10.99", "total_tax": "1.83",
+                        "line_item": {"id": 1, "name": "Candle", "sku": "CND-1", "taxable": true,
+                                      "tax_lines": [{"title": "GB VAT", "price": "5.50", "rate": 0.2}]}}],
+                    "transactions": [{"id": 179259969, "order_id": 450789469, "kind": "refund", "gateway": "shopify_payments",
+                        "status": "success", "amount": "10.99", "currency": "GBP", "parent_id": 1002,
+                        "created_at": "2024-03-09T10:00:05+00:00", "processed_at": "2024-03-09T10:00:05+00:00"}],
+                    "order_adjustments": []
+                }]);
                 assert_eq!(
                     r.param("status").as_deref(),
                     Some("any"),
@@ -195,7 +248,7 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
                 Response::ok(&json!({"orders": [{
                     "id": 450789469, "name": "#1001", "order_number": 1001, "email": "ada@example.com",
                     "created_at": "2024-03-05T23:10:00+00:00", "processed_at": "2024-03-05T23:10:00+00:00",
-                    "currency": "GBP", "financial_status": "paid", "taxes_included": true, "cancelled_at": null,
+                    "currency": "GBP", "presentment_currency": "GBP", "financial_status": "partially_refunded", "taxes_included": true, "cancelled_at": null,
                     "total_price": "45.96", "subtotal_price": "40.97", "total_tax": "7.66", "total_outstanding": "0.00",
                     "customer": {"id": 207119551, "first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"},
                     "line_items": [
@@ -206,7 +259,8 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
                          "discount_allocations": [], "tax_lines": [{"title": "GB VAT", "price": "1.33", "rate": 0.2}]}
                     ],
                     "shipping_lines": [{"title": "Royal Mail", "price": "4.99", "discount_allocations": [],
-                                        "tax_lines": [{"title": "GB VAT", "price": "0.83", "rate": 0.2}]}]
+                                        "tax_lines": [{"title": "GB VAT", "price": "0.83", "rate": 0.2}]}],
+                    "refunds": refunds
                 }]}))
                 .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJsYXN0X2lkIjo0NTB9>; rel=\"next\""))
             }
@@ -216,15 +270,44 @@ pub fn shopify_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send +
                 }
                 Response::ok(&json!({"orders": [{
                     "id": 450789470, "name": "#1002", "order_number": 1002, "email": null,
-                    "created_at": "2024-03-06T09:00:00+00:00", "currency": "GBP", "financial_status": "partially_paid",
-                    "taxes_included": false, "cancelled_at": null, "total_price": "24.00", "total_tax": "4.00",
-                    "total_outstanding": "14.00", "customer": null, "billing_address": {"name": "Bob Stone"},
+                    "created_at": "2024-03-06T09:00:00+00:00", "currency": "GBP", "presentment_currency": "EUR",
+                    "financial_status": "partially_paid",
+                    "taxes_included": false, "cancelled_at": null, "total_price": "40.00", "total_tax": "4.00",
+                    "total_outstanding": "30.00", "customer": null, "billing_address": {"name": "Bob Stone"},
                     "line_items": [{"id": 3, "title": "Notebook", "name": "Notebook", "sku": "NB-A5", "quantity": 4,
-                                    "price": "5.00", "discount_allocations": [],
-                                    "tax_lines": [{"title": "GB VAT", "price": "4.00", "rate": 0.2}]}],
+                                    "price": "5.00", "discount_allocations": [], "taxable": true,
+                                    "tax_lines": [{"title": "GB VAT", "price": "4.00", "rate": 0.2}]},
+                                   // Zero-rated: taxed, at 0 %.
+                                   {"id": 4, "title": "Picture book", "name": "Picture book", "sku": "BK-1", "quantity": 1,
+                                    "price": "6.00", "discount_allocations": [], "taxable": true,
+                                    "tax_lines": [{"title": "GB VAT", "price": "0.00", "rate": 0.0}]},
+                                   // Not taxable at all.
+                                   {"id": 5, "title": "Gift card", "name": "Gift card", "sku": null, "quantity": 1,
+                                    "price": "10.00", "discount_allocations": [], "taxable": false, "tax_lines": []}],
                     "shipping_lines": []
                 }]}))
                 .header("Link", &format!("<{base}/orders.json?limit=250&page_info=eyJkaXJlY3Rpb24iOiJwcmV2In0>; rel=\"previous\""))
+            }
+            // The orders' transactions: the first captured in one go, the second paid in two parts.
+            ("/admin/api/2025-01/orders/450789469/transactions.json", None) => {
+                Response::ok(&json!({"transactions": [
+                    {"id": 1001, "order_id": 450789469, "kind": "authorization", "status": "success", "amount": "45.96",
+                     "gateway": "shopify_payments", "created_at": "2024-03-05T23:10:02+00:00", "processed_at": "2024-03-05T23:10:02+00:00"},
+                    {"id": 1002, "order_id": 450789469, "kind": "capture", "status": "success", "amount": "45.96", "parent_id": 1001,
+                     "gateway": "shopify_payments", "created_at": "2024-03-06T08:00:00+00:00", "processed_at": "2024-03-06T08:00:00+00:00"},
+                    {"id": 1003, "order_id": 450789469, "kind": "refund", "status": "success", "amount": "10.99", "parent_id": 1002,
+                     "gateway": "shopify_payments", "processed_at": "2024-03-09T10:00:05+00:00"}
+                ]}))
+            }
+            ("/admin/api/2025-01/orders/450789470/transactions.json", None) => {
+                Response::ok(&json!({"transactions": [
+                    {"id": 2001, "order_id": 450789470, "kind": "sale", "status": "success", "amount": "4.00",
+                     "gateway": "manual", "processed_at": "2024-03-06T09:00:00+00:00"},
+                    {"id": 2002, "order_id": 450789470, "kind": "sale", "status": "failure", "amount": "6.00",
+                     "gateway": "manual", "processed_at": "2024-03-07T09:00:00+00:00"},
+                    {"id": 2003, "order_id": 450789470, "kind": "sale", "status": "success", "amount": "6.00",
+                     "gateway": "manual", "processed_at": "2024-03-08T09:00:00+00:00"}
+                ]}))
             }
             ("/admin/api/2025-01/products.json", None) => Response::ok(&json!({"products": [
                 {"id": 632910392, "title": "T-shirt", "product_type": "Apparel", "status": "active", "variants": [
@@ -363,7 +446,41 @@ pub fn woo_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + Syn
                 "shipping_lines": [{"id": 2, "method_title": "Flat rate", "total": "3.33", "total_tax": "0.67",
                                     "taxes": [{"id": 1, "total": "0.67", "subtotal": ""}]}],
                 "fee_lines": [],
-                "tax_lines": [{"id": 3, "rate_code": "GB-VAT-1", "rate_id": 1, "label": "VAT", "rate_percent": 20}]
+                "tax_lines": [{"id": 3, "rate_code": "GB-VAT-1", "rate_id": 1, "label": "VAT", "rate_percent": 20}],
+                "refunds": []
+            }, {
+                // Paid, then the zero-rated book refunded: status `refunded` is the shop's
+                // word for it; the gift card is not taxed at all.
+                "id": 728, "number": "1043", "status": "refunded", "currency": "GBP", "prices_include_tax": false,
+                "date_created": "2024-03-07T09:00:00", "date_paid": "2024-03-07T09:05:00",
+                "payment_method_title": "Credit card", "transaction_id": "ch_9",
+                "total": "22.00", "total_tax": "0.00",
+                "billing": {"first_name": "Dan", "last_name": "Brown", "company": "", "email": "dan@example.com"},
+                "line_items": [{"id": 5, "name": "Picture book", "product_id": 13, "quantity": 1, "tax_class": "zero-rate",
+                                "subtotal": "12.00", "subtotal_tax": "0.00", "total": "12.00", "total_tax": "0.00",
+                                "taxes": [{"id": 4, "total": "0.00", "subtotal": "0.00"}], "sku": "BK-1", "price": 12},
+                               {"id": 6, "name": "Gift card", "product_id": 14, "quantity": 1, "tax_class": "",
+                                "subtotal": "10.00", "subtotal_tax": "0.00", "total": "10.00", "total_tax": "0.00",
+                                "taxes": [], "sku": "GIFT", "price": 10}],
+                "shipping_lines": [], "fee_lines": [],
+                "tax_lines": [{"id": 7, "rate_code": "GB-ZERO RATE-1", "rate_id": 4, "label": "Zero rate", "rate_percent": 0}],
+                "refunds": [{"id": 801, "reason": "Damaged", "total": "-12.00"}]
+            }, {
+                // A euro order: WooCommerce gives no rate to pounds.
+                "id": 729, "number": "1044", "status": "pending", "currency": "EUR", "prices_include_tax": false,
+                "date_created": "2024-03-08T09:00:00", "date_paid": null, "total": "50.00", "total_tax": "0.00",
+                "billing": {"first_name": "Eva", "last_name": "Weber", "company": "", "email": "eva@example.de"},
+                "line_items": [{"id": 8, "name": "Hamper", "quantity": 1, "subtotal": "50.00", "total": "50.00",
+                                "total_tax": "0.00", "taxes": [], "price": 50}],
+                "shipping_lines": [], "fee_lines": [], "tax_lines": [], "refunds": []
+            }])),
+            ("/wp-json/wc/v3/orders/728/refunds", None) => Response::ok(&json!([{
+                "id": 801, "date_created": "2024-03-10T12:00:00", "date_created_gmt": "2024-03-10T12:00:00",
+                "amount": "12.00", "reason": "Damaged", "refunded_by": 1, "refunded_payment": true, "meta_data": [],
+                "line_items": [{"id": 9, "name": "Picture book", "product_id": 13, "quantity": -1, "tax_class": "zero-rate",
+                                "subtotal": "-12.00", "subtotal_tax": "0.00", "total": "-12.00", "total_tax": "0.00",
+                                "taxes": [{"id": 4, "total": "0", "subtotal": "0"}], "sku": "BK-1", "price": -12}],
+                "shipping_lines": [], "fee_lines": []
             }])),
             ("/wp-json/wc/v3/customers", None) => {
                 assert_eq!(r.param("role").as_deref(), Some("all"), "every role, not only customers");
@@ -446,7 +563,15 @@ pub fn square_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                                         "applied_taxes": [{"uid": "at1", "tax_uid": "vat", "applied_money": gbp(117)}],
                                         "total_tax_money": gbp(117), "total_money": gbp(700)}],
                         "total_tip_money": gbp(100), "total_tax_money": gbp(117), "total_money": gbp(800),
-                        "net_amount_due_money": gbp(0), "tenders": [{"id": "T1", "amount_money": gbp(800), "type": "CARD"}]
+                        "net_amount_due_money": gbp(0),
+                        "tenders": [{"id": "T1", "amount_money": gbp(800), "type": "CARD", "created_at": "2024-02-01T08:31:00Z",
+                                     "payment_id": "PAY-T1"}],
+                        "refunds": [{"id": "RF-1", "location_id": "L1", "transaction_id": "ORD-1", "tender_id": "T1",
+                                     "created_at": "2024-02-03T10:00:00Z", "reason": "Cold coffee",
+                                     "amount_money": gbp(350), "status": "APPROVED"},
+                                    {"id": "RF-2", "location_id": "L1", "transaction_id": "ORD-1", "tender_id": "T1",
+                                     "created_at": "2024-02-04T10:00:00Z", "reason": "Declined by the bank",
+                                     "amount_money": gbp(100), "status": "REJECTED"}]
                     }], "cursor": "orders-2"})),
                     Some("orders-2") => Response::ok(&json!({"orders": [{
                         "id": "ORD-2", "location_id": "L2", "state": "OPEN", "reference_id": "WEB-77",
@@ -604,7 +729,7 @@ pub fn paypal_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
             ("/v2/invoicing/invoices", Some("1")) => Response::ok(&json!({
                 "total_items": 2, "total_pages": 2,
                 "items": [{
-                    "id": "INV2-AAAA-BBBB", "status": "PAID",
+                    "id": "INV2-AAAA-BBBB", "status": "PARTIALLY_REFUNDED",
                     "detail": {"invoice_number": "0001", "invoice_date": "2024-03-01", "currency_code": "GBP",
                                "payment_term": {"term_type": "NET_30", "due_date": "2024-03-31"}},
                     "primary_recipients": [{"billing_info": {"name": {"given_name": "Dee", "surname": "Vries"},
@@ -617,7 +742,14 @@ pub fn paypal_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                         "item_total": {"currency_code": "GBP", "value": "300.00"},
                         "discount": {"item_discount": {"currency_code": "GBP", "value": "-30.00"}},
                         "tax_total": {"currency_code": "GBP", "value": "54.00"}}},
-                    "payments": {"paid_amount": {"currency_code": "GBP", "value": "324.00"}},
+                    "payments": {"paid_amount": {"currency_code": "GBP", "value": "324.00"}, "transactions": [
+                        {"payment_id": "PAYID-1", "payment_date": "2024-03-05", "method": "PAYPAL", "type": "PAYPAL",
+                         "amount": {"currency_code": "GBP", "value": "124.00"}},
+                        {"payment_id": "EXTR-2", "payment_date": "2024-03-12", "method": "BANK_TRANSFER", "type": "EXTERNAL",
+                         "note": "BACS", "amount": {"currency_code": "GBP", "value": "200.00"}}]},
+                    "refunds": {"refund_amount": {"currency_code": "GBP", "value": "24.00"}, "transactions": [
+                        {"refund_id": "REFID-1", "refund_date": "2024-03-20", "method": "PAYPAL", "type": "PAYPAL",
+                         "amount": {"currency_code": "GBP", "value": "24.00"}}]},
                     "links": [{"href": format!("{host}/v2/invoicing/invoices/INV2-AAAA-BBBB"), "rel": "self", "method": "GET"}]
                 }],
                 "links": [{"href": format!("{host}/v2/invoicing/invoices?page=2&page_size=100&total_required=true"), "rel": "next", "method": "GET"},
