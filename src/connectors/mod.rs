@@ -90,6 +90,9 @@
 //!    credit note is then unlinked (a linked credit is applied to what its invoice owes);
 //!    an invoice's payments are rows only when they fall on several days, else they are
 //!    its `amount_paid` and `paid_date` ([`lines::settle`]). See docs/import.md#connectors.
+//! 8. FreeAgent's bank transaction explanations that name an invoice (`paid_invoice`) or
+//!    a bill (`paid_bill`), settled as in note 7; a document whose explanations include
+//!    a refund or an account in another currency keeps `paid_value`.
 //!
 //! # Public API
 //!
@@ -202,6 +205,7 @@ impl Platform {
                 TimeEntries,
                 Subscriptions,
                 CreditNotes,
+                Payments,
             ],
         }
     }

@@ -1035,8 +1035,13 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     // Everything.
     let (all, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
     assert_each_collection_read_once(&reqs);
-    assert_eq!(all.as_object().unwrap().len(), 9, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 10, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 3));
+    assert_eq!(
+        counts(&all, "payments"),
+        (0, 0),
+        "no bank account explains them"
+    );
     for ty in [
         "products",
         "projects",
