@@ -76,8 +76,13 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                 json!([{"id": "prod_2", "object": "product", "name": "Gift card", "metadata": {}, "default_price": null}]),
                 false,
             ),
-            ("/v1/invoices", None) => list(
-                json!([{
+            ("/v1/invoices", None) => {
+                // Included by `expand[]=data.payments`: what paid it (basil).
+                let in1_payments = json!({"object": "list", "has_more": false, "data": [{
+                    "id": "inpay_1", "object": "invoice_payment", "invoice": "in_1", "status": "paid",
+                    "amount_paid": 123597, "currency": "gbp", "is_default": true,
+                    "payment": {"type": "payment_intent", "payment_intent": "pi_1"}}]});
+                let mut in1 = json!({
                     "id": "in_1", "object": "invoice", "number": "STR-0001", "status": "paid",
                     "customer": "cus_1", "customer_name": "Café Lumière Ltd", "customer_email": "hello@cafe.example",
                     "currency": "gbp", "created": 1_700_000_000, "due_date": 1_702_592_000,
@@ -92,9 +97,10 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                         "taxes": [{"amount": 20000, "tax_behavior": "exclusive", "taxable_amount": 100000, "type": "tax_rate_details",
                                    "tax_rate_details": {"tax_rate": "txr_1"}}]
                     }]}
-                }]),
-                true,
-            ),
+                });
+                in1["payments"] = in1_payments;
+                list(json!([in1]), true)
+            }
             ("/v1/invoices", Some("in_1")) => list(
                 json!([{
                     "id": "in_2", "object": "invoice", "number": null, "status": "draft", "customer": "cus_3",
@@ -154,9 +160,21 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                 });
                 list(json!([cn1, cn2]), false)
             }
+            // Newest first, as Stripe lists them: re_1 is the credit note's; re_2 and
+            // re_3 refund in_1's payment with no credit note; re_4 is still pending;
+            // re_5 refunds a payment of no invoice.
             ("/v1/refunds", None) => list(
-                json!([{"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
-                        "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
+                json!([
+                    {"id": "re_5", "object": "refund", "amount": 700, "currency": "gbp", "created": 1_700_950_000,
+                     "status": "succeeded", "reason": null, "payment_intent": "pi_9", "charge": "ch_9"},
+                    {"id": "re_4", "object": "refund", "amount": 300, "currency": "gbp", "created": 1_700_900_000,
+                     "status": "pending", "reason": null, "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_3", "object": "refund", "amount": 250, "currency": "gbp", "created": 1_700_850_000,
+                     "status": "succeeded", "reason": null, "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_2", "object": "refund", "amount": 1000, "currency": "gbp", "created": 1_700_800_000,
+                     "status": "succeeded", "reason": "duplicate", "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
+                     "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
                 false,
             ),
             ("/v1/subscriptions", None) => {
