@@ -32,12 +32,15 @@
 //! | time_entries  | `/v2/timeslips?view=all`, with `/v2/projects` and `/v2/tasks` |
 //! | subscriptions | `/v2/recurring_invoices`, each read whole for its items |
 //! | credit_notes  | `/v2/credit_notes?view=all&nested_credit_note_items=true` |
+//! | payments      | `/v2/bank_transaction_explanations?bank_account=…` for each of `/v2/bank_accounts`, with invoices and bills |
 //!
 //! What the books keep (docs/import.md#the-books-by-platform): each item's treatment from
 //! its `sales_tax_status` and the document's `ec_status`
 //! ([`treatment`]); a document's
 //! `currency` and `exchange_rate`; an invoice's `paid_on` as the date of what was paid; a
-//! credit note's `invoice` as the invoice it credits.
+//! credit note's `invoice` as the invoice it credits. What paid an invoice or a bill is
+//! its bank transaction explanations (`paid_invoice` / `paid_bill`, `dated_on`,
+//! `gross_value`): dated payments, settled as the other connectors' ([`settle`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -47,7 +50,7 @@ use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
 use super::http::{Auth, Body, HttpClient, Pull, RetryPolicy};
-use super::lines::{fit_document, SourceDoc, SourceLine};
+use super::lines::{fit_document, settle, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, base_url, date_part, decimal, join, req_arr, s, ConnectorError, ConnectorResult, DataType,
     ImportRow, Platform, Row,
@@ -370,17 +373,22 @@ fn pull_with(
         DataType::TimeEntries => api.time_entries(),
         DataType::Subscriptions => api.subscriptions(),
         DataType::CreditNotes => api.credit_notes(),
-        other @ (DataType::SupplierCredits | DataType::Payments) => {
-            Err(ConnectorError::Unsupported {
-                platform: P,
-                data_type: other,
-            })
-        }
+        DataType::Payments => api.payments(),
+        other @ DataType::SupplierCredits => Err(ConnectorError::Unsupported {
+            platform: P,
+            data_type: other,
+        }),
     }
 }
 
 struct Api {
     client: HttpClient,
+}
+
+/// A bank transaction explanation that paid a document, with its account's currency.
+struct Explained {
+    currency: Option<String>,
+    payment: SourcePayment,
 }
 
 fn dec(v: &Value, key: &str) -> Option<Decimal> {
@@ -518,12 +526,105 @@ impl Api {
     }
 
     fn invoices(&self) -> ConnectorResult<Vec<ImportRow>> {
+        Ok(self.invoice_docs()?.0)
+    }
+
+    fn bills(&self) -> ConnectorResult<Vec<ImportRow>> {
+        Ok(self.bill_docs()?.0)
+    }
+
+    /// The dated payments of invoices and bills paid on several days
+    /// (docs/import.md#connectors).
+    fn payments(&self) -> ConnectorResult<Vec<ImportRow>> {
+        let (_, invoices) = self.invoice_docs()?;
+        let (_, bills) = self.bill_docs()?;
+        Ok(invoices
+            .iter()
+            .chain(&bills)
+            .map(SourcePayment::row)
+            .collect())
+    }
+
+    /// What paid each invoice and bill, by its URL: the explanations of every bank
+    /// account that name it in `paid_invoice` or `paid_bill`, with the account's currency.
+    /// Read once per run (the lists are shared by invoices, bills and payments).
+    fn explanations(&self) -> ConnectorResult<HashMap<String, Vec<Explained>>> {
+        // A user below FreeAgent's Banking access level is refused the bank accounts: the
+        // documents then keep FreeAgent's `paid_value`.
+        let accounts = match self.list("/v2/bank_accounts?per_page=100", "bank_accounts") {
+            Err(ConnectorError::AuthFailed { status: 403, .. }) => return Ok(HashMap::new()),
+            other => other?,
+        };
+        let mut out: HashMap<String, Vec<Explained>> = HashMap::new();
+        for account in &accounts {
+            let Some(account_url) = s(account, "url") else {
+                continue;
+            };
+            let currency = s(account, "currency").map(str::to_ascii_uppercase);
+            let first = format!(
+                "/v2/bank_transaction_explanations?bank_account={}&per_page=100",
+                url::form_urlencoded::byte_serialize(account_url.as_bytes()).collect::<String>()
+            );
+            for e in self.list(&first, "bank_transaction_explanations")? {
+                let (document_type, document, sign) =
+                    match (s(&e, "paid_invoice"), s(&e, "paid_bill")) {
+                        (Some(invoice), _) => ("invoice", invoice, Decimal::ONE),
+                        (None, Some(bill)) => ("bill", bill, Decimal::NEGATIVE_ONE),
+                        (None, None) => continue,
+                    };
+                let payment = SourcePayment {
+                    document_type,
+                    document_ref: Some(document.to_owned()),
+                    date: date_part(s(&e, "dated_on")),
+                    amount: dec(&e, "gross_value").unwrap_or_default() * sign,
+                    method: s(&e, "type").map(str::to_owned),
+                    reference: s(&e, "description").map(str::to_owned),
+                    provider_ref: s(&e, "url").map(str::to_owned),
+                    ..SourcePayment::default()
+                };
+                out.entry(document.to_owned()).or_default().push(Explained {
+                    currency: currency.clone(),
+                    payment,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Settles a document with its explanations when they can be its payments: every one
+    /// a dated receipt (a payment of a bill), in the document's currency. Otherwise (a
+    /// refund, a payment from an account in another currency) the document keeps
+    /// FreeAgent's `paid_value`, dated `paid_on`. Answers the payment rows.
+    fn settle_explained(
+        doc: &mut SourceDoc,
+        record: &Value,
+        explained: &HashMap<String, Vec<Explained>>,
+    ) -> Vec<SourcePayment> {
+        let Some(found) = doc.provider_ref.as_ref().and_then(|u| explained.get(u)) else {
+            return Vec::new();
+        };
+        let currency = s(record, "currency").map_or_else(|| "GBP".to_owned(), upper);
+        let usable = found.iter().all(|e| {
+            e.payment.amount > Decimal::ZERO
+                && e.payment.date.is_some()
+                && e.currency.as_deref().unwrap_or("GBP") == currency
+        });
+        if !usable {
+            return Vec::new();
+        }
+        settle(doc, found.iter().map(|e| e.payment.clone()).collect())
+    }
+
+    /// Invoice rows and the payments of those paid on several days.
+    fn invoice_docs(&self) -> ConnectorResult<(Vec<ImportRow>, Vec<SourcePayment>)> {
+        let explained = self.explanations()?;
         let invoices = self.list(
             "/v2/invoices?view=all&nested_invoice_items=true&per_page=100",
             "invoices",
         )?;
         let names = self.names_if_needed(&invoices)?;
         let mut rows = Vec::new();
+        let mut payments = Vec::new();
         for inv in &invoices {
             let discount = dec(inv, "discount_percent").unwrap_or_default();
             let items = arr(inv, "invoice_items");
@@ -534,7 +635,7 @@ impl Api {
                 Some("Refunded" | "Written-off") => "void",
                 _ => "sent",
             };
-            let mut doc = fit_document(&SourceDoc {
+            let mut source = SourceDoc {
                 number: s(inv, "reference").map(str::to_owned),
                 contact_name: s(inv, "contact_name")
                     .map(str::to_owned)
@@ -545,23 +646,29 @@ impl Api {
                 total: dec(inv, "total_value")
                     .ok_or_else(|| ConnectorError::bad(P, "invoice without `total_value`"))?,
                 amount_paid: dec(inv, "paid_value"),
+                paid_date: date_part(s(inv, "paid_on")),
                 provider_ref: s(inv, "url").map(str::to_owned),
                 lines,
                 ..SourceDoc::default()
-            });
+            };
+            payments.extend(Self::settle_explained(&mut source, inv, &explained));
+            let mut doc = fit_document(&source);
             keep_books(&mut doc, inv, items, false);
             rows.extend(doc);
         }
-        Ok(rows)
+        Ok((rows, payments))
     }
 
-    fn bills(&self) -> ConnectorResult<Vec<ImportRow>> {
+    /// Bill rows and the payments of those paid on several days.
+    fn bill_docs(&self) -> ConnectorResult<(Vec<ImportRow>, Vec<SourcePayment>)> {
+        let explained = self.explanations()?;
         let bills = self.list(
             "/v2/bills?view=all&nested_bill_items=true&per_page=100",
             "bills",
         )?;
         let names = self.names_if_needed(&bills)?;
         let mut rows = Vec::new();
+        let mut payments = Vec::new();
         for bill in &bills {
             let listed = arr(bill, "bill_items");
             // The single-item schema of integrations older than May 2021.
@@ -581,7 +688,7 @@ impl Api {
                 .ok_or_else(|| ConnectorError::bad(P, "bill without `total_value`"))?;
             let paid = dec(bill, "paid_value")
                 .or_else(|| dec(bill, "due_value").map(|due| (total - due).max(Decimal::ZERO)));
-            let mut doc = fit_document(&SourceDoc {
+            let mut source = SourceDoc {
                 number: s(bill, "reference").map(str::to_owned),
                 contact_name: s(bill, "contact_name")
                     .map(str::to_owned)
@@ -591,14 +698,17 @@ impl Api {
                 status: Some(status.to_owned()),
                 total,
                 amount_paid: paid,
+                paid_date: date_part(s(bill, "paid_on")),
                 provider_ref: s(bill, "url").map(str::to_owned),
                 lines,
                 ..SourceDoc::default()
-            });
+            };
+            payments.extend(Self::settle_explained(&mut source, bill, &explained));
+            let mut doc = fit_document(&source);
             keep_books(&mut doc, bill, items, true);
             rows.extend(doc);
         }
-        Ok(rows)
+        Ok((rows, payments))
     }
 
     /// Credit notes, read as invoices are; FreeAgent may write their amounts negative, so
@@ -882,8 +992,8 @@ fn upper(s: &str) -> String {
 }
 
 /// What a document's rows keep of the books (the fitted rows of the document, one per
-/// item, then any adjustment line): each item's treatment, the currency and rate, the
-/// paid date. A reverse-charge line keeps the item's rate: its VAT is self-accounted,
+/// item, then any adjustment line): each item's treatment, the currency and rate (the
+/// paid date is the document's, set before fitting). A reverse-charge line keeps the item's rate: its VAT is self-accounted,
 /// outside the total the rows were fitted to. The adjustment line only matches
 /// FreeAgent's total, so it is outside the scope of VAT.
 fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bool) {
@@ -891,7 +1001,6 @@ fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bo
     let currency = s(doc, "currency").map(str::to_ascii_uppercase);
     let foreign = currency.as_deref().is_some_and(|c| c != "GBP");
     let rate = dec(doc, "exchange_rate").filter(|_| foreign);
-    let paid_on = date_part(s(doc, "paid_on"));
     for (i, row) in rows.iter_mut().enumerate() {
         let mut set = |k: &str, v: Option<String>| {
             if let Some(v) = v {
@@ -900,7 +1009,6 @@ fn keep_books(rows: &mut [ImportRow], doc: &Value, items: &[Value], purchase: bo
         };
         set("currency", currency.clone());
         set("exchange_rate", rate.map(super::dec_text));
-        set("paid_date", paid_on.clone());
         let treatment = match items.get(i) {
             Some(it) => {
                 let item_rate = dec(it, "sales_tax_rate");

@@ -124,8 +124,9 @@ impl SourcePayment {
 /// Where an invoice's dated payments go (docs/import.md#connectors): when they all fall
 /// on one day they are the document's `amount_paid` (their sum) and `paid_date`, and no
 /// payment row; when they fall on several days the document carries no `amount_paid`
-/// (and is `sent` rather than `paid`: its status follows the payments) and each is a
-/// payment row. Without dated payments the document keeps the amount it has.
+/// (and is `sent`, a bill `awaiting_payment`, rather than `paid`: its status follows the
+/// payments) and each is a payment row. Without dated payments the document keeps the
+/// amount it has.
 pub fn settle(doc: &mut SourceDoc, payments: Vec<SourcePayment>) -> Vec<SourcePayment> {
     let Some(first) = payments.first() else {
         return payments;
@@ -139,7 +140,12 @@ pub fn settle(doc: &mut SourceDoc, payments: Vec<SourcePayment>) -> Vec<SourcePa
     doc.amount_paid = None;
     doc.paid_date = None;
     if doc.status.as_deref() == Some("paid") {
-        doc.status = Some("sent".to_owned());
+        let unpaid = if first.document_type == "bill" {
+            "awaiting_payment"
+        } else {
+            "sent"
+        };
+        doc.status = Some(unpaid.to_owned());
     }
     payments
 }
@@ -471,5 +477,19 @@ mod tests {
             Some("sent"),
             "its payments make it paid"
         );
+        let mut bill = SourceDoc {
+            total: d("10"),
+            status: Some("paid".to_owned()),
+            ..SourceDoc::default()
+        };
+        let bill_pay = |date: &str| SourcePayment {
+            document_type: "bill",
+            ..pay(date, "5")
+        };
+        settle(
+            &mut bill,
+            vec![bill_pay("2024-01-02"), bill_pay("2024-01-05")],
+        );
+        assert_eq!(bill.status.as_deref(), Some("awaiting_payment"));
     }
 }

@@ -63,7 +63,7 @@
 //!
 //! | platform    | credit_notes | supplier_credits | payments |
 //! |-------------|--------------|------------------|----------|
-//! | stripe      | credit notes (6) | no | refunds on credit notes (7) |
+//! | stripe      | credit notes; refunds no credit note names (6) | no | refunds on credit notes (7) |
 //! | shopify     | order refunds | no | refunds; orders paid on several days (7) |
 //! | square      | order refunds | no | refunds; orders paid on several days (7) |
 //! | paypal      | invoice refunds | no | refunds; invoices paid on several days (7) |
@@ -84,12 +84,15 @@
 //! 4. PayPal has no list-subscriptions endpoint (subscriptions are fetched by id only).
 //! 5. WooCommerce subscriptions need the WooCommerce Subscriptions extension; a site
 //!    without it answers 404 and the pull fails with [`ConnectorError::NotAvailable`].
-//! 6. Stripe's own credit notes (`void` ones stay void); a refund that no credit note
-//!    names is not read.
+//! 6. Stripe's own credit notes (`void` ones stay void), and each succeeded refund of a
+//!    paid invoice's payment that no credit note names, numbered `<invoice number>-R<n>`.
 //! 7. A refund is a payment on its credit note, dated when the platform made it, and its
 //!    credit note is then unlinked (a linked credit is applied to what its invoice owes);
 //!    an invoice's payments are rows only when they fall on several days, else they are
 //!    its `amount_paid` and `paid_date` ([`lines::settle`]). See docs/import.md#connectors.
+//! 8. FreeAgent's bank transaction explanations that name an invoice (`paid_invoice`) or
+//!    a bill (`paid_bill`), settled as in note 7; a document whose explanations include
+//!    a refund or an account in another currency keeps `paid_value`.
 //!
 //! # Public API
 //!
@@ -202,6 +205,7 @@ impl Platform {
                 TimeEntries,
                 Subscriptions,
                 CreditNotes,
+                Payments,
             ],
         }
     }

@@ -13,6 +13,10 @@
 //!   `price.unit_amount_decimal` / `tax_amounts[]` / `tax_rates[]` (older versions).
 //! - subscriptions: `GET /v1/subscriptions?status=all&expand[]=data.customer` (the default
 //!   leaves cancelled ones out), one row per item; product names from `GET /v1/products`.
+//! - credit notes: `GET /v1/credit_notes`, and each refund of a paid invoice that no credit
+//!   note names (`GET /v1/refunds`, matched to the invoice by its `payment_intent` or
+//!   `charge`: the invoice's `payments` (`expand[]=data.payments`, API 2025-03-31.basil
+//!   on) or its own `payment_intent` / `charge` (older versions)).
 
 use std::collections::HashMap;
 
@@ -197,9 +201,34 @@ fn all_lines(client: &HttpClient, obj: &Value, path: &str) -> ConnectorResult<Ve
     Ok(line_objs)
 }
 
-/// Every invoice, read once per run (the credit notes find their customer through it).
+/// Every invoice, read once per run (the credit notes find their customer through it),
+/// with its payments (which refunds are its).
 fn all_invoices(client: &HttpClient) -> ConnectorResult<Vec<Value>> {
-    list_all(client, "/v1/invoices", &[])
+    list_all(client, "/v1/invoices", &[("expand[]", "data.payments")])
+}
+
+/// The ids of the payment intents and charges that paid an invoice: its `payments`
+/// (basil on) and its own `payment_intent` and `charge` (older versions), each an id or
+/// an expanded object.
+fn invoice_payment_ids(inv: &Value) -> Vec<String> {
+    let id = |v: Option<&Value>| {
+        v.and_then(|v| v.as_str().or_else(|| s(v, "id")))
+            .map(str::to_owned)
+    };
+    let mut out: Vec<String> = [inv.get("payment_intent"), inv.get("charge")]
+        .into_iter()
+        .filter_map(id)
+        .collect();
+    for p in arr(inv.get("payments").unwrap_or(&Value::Null), "data") {
+        if let Some(payment) = p.get("payment") {
+            out.extend(
+                [payment.get("payment_intent"), payment.get("charge")]
+                    .into_iter()
+                    .filter_map(id),
+            );
+        }
+    }
+    out
 }
 
 fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
@@ -299,19 +328,20 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
         docs: Vec::new(),
         refunds: Vec::new(),
     };
-    if notes.is_empty() {
-        return Ok(out);
-    }
     let invoices = all_invoices(client)?;
     let invoice_of = |id: &str| invoices.iter().find(|i| s(i, "id") == Some(id));
-    let refunds: HashMap<String, Value> = if notes.iter().any(|n| !credit_refunds(n).is_empty()) {
+    let any_paid = invoices
+        .iter()
+        .any(|i| invoice_status(s(i, "status")) == "paid");
+    let all_refunds = if any_paid || notes.iter().any(|n| !credit_refunds(n).is_empty()) {
         list_all(client, "/v1/refunds", &[])?
-            .into_iter()
-            .filter_map(|r| Some((s(&r, "id")?.to_owned(), r)))
-            .collect()
     } else {
-        HashMap::new()
+        Vec::new()
     };
+    let refunds: HashMap<String, Value> = all_refunds
+        .iter()
+        .filter_map(|r| Some((s(r, "id")?.to_owned(), r.clone())))
+        .collect();
     for cn in &notes {
         let id = s(cn, "id").ok_or_else(|| ConnectorError::bad(P, "credit note without id"))?;
         let currency = s(cn, "currency");
@@ -375,7 +405,75 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
             });
         }
     }
+    refund_credits(&invoices, &notes, &all_refunds, &mut out);
     Ok(out)
+}
+
+/// The refunds of paid invoices that no credit note names (docs/import.md#connectors):
+/// each succeeded one a credit note of one line for its amount (a refund names no items
+/// or tax), numbered after its invoice (`<number>-R<n>`, oldest first) and unlinked as
+/// every refunded credit is, with the refund paid on it the day Stripe made it.
+fn refund_credits(invoices: &[Value], notes: &[Value], refunds: &[Value], out: &mut Credits) {
+    let named: std::collections::HashSet<String> = notes
+        .iter()
+        .flat_map(|n| credit_refunds(n).into_iter().map(|(id, _)| id))
+        .collect();
+    let mut loose: Vec<&Value> = refunds
+        .iter()
+        .filter(|r| s(r, "status") == Some("succeeded"))
+        .filter(|r| s(r, "id").is_some_and(|id| !named.contains(id)))
+        .collect();
+    loose.sort_by_key(|r| (r.get("created").and_then(Value::as_i64), s(r, "id")));
+    for inv in invoices
+        .iter()
+        .filter(|i| invoice_status(s(i, "status")) == "paid")
+    {
+        let paid_by = invoice_payment_ids(inv);
+        let currency = s(inv, "currency");
+        let mut n = 0;
+        for r in &loose {
+            let ours = [s(r, "payment_intent"), s(r, "charge")]
+                .into_iter()
+                .flatten()
+                .any(|id| paid_by.iter().any(|p| p == id));
+            let (Some(rid), true) = (s(r, "id"), ours) else {
+                continue;
+            };
+            let Some(amount) = minor_field(r, "amount", s(r, "currency").or(currency)) else {
+                continue;
+            };
+            n += 1;
+            let date = r.get("created").and_then(unix_date);
+            let number = s(inv, "number").map(|num| format!("{num}-R{n}"));
+            let mut line = SourceLine::amount(
+                s(r, "reason").map_or_else(|| "Refund".to_owned(), |why| format!("Refund: {why}")),
+                amount,
+                Decimal::ZERO,
+            );
+            line.taxable = None;
+            out.docs.push(SourceDoc {
+                number: number.clone(),
+                contact_name: invoice_contact(inv).map(str::to_owned),
+                issue_date: date.clone(),
+                status: Some("posted".to_owned()),
+                total: amount,
+                currency: s(r, "currency").or(currency).map(str::to_owned),
+                provider_ref: Some(rid.to_owned()),
+                lines: vec![line],
+                ..SourceDoc::default()
+            });
+            out.refunds.push(SourcePayment {
+                document_type: "credit_note",
+                document_ref: Some(rid.to_owned()),
+                document_number: number,
+                date,
+                amount,
+                method: Some("stripe".to_owned()),
+                reference: s(r, "reason").map(str::to_owned),
+                provider_ref: Some(rid.to_owned()),
+            });
+        }
+    }
 }
 
 /// Credit notes, with their lines, linked to their invoices.

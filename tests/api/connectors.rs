@@ -1587,8 +1587,8 @@ fn every_platform_answers_the_support_matrix_before_any_request() {
         unsupported,
         // The first matrix, then the second (credit notes, supplier credits, payments):
         // no API platform has supplier credits, GoCardless none of the three, FreeAgent
-        // credit notes only.
-        4 + 4 + 4 + 6 + 6 + 4 + (1 + 1 + 1 + 1 + 3 + 1 + 3 - 1),
+        // credit notes and payments.
+        4 + 4 + 4 + 6 + 6 + 4 + (1 + 1 + 1 + 1 + 3 + 1 + 3 - 2),
         "the matrices in the module doc"
     );
 }
@@ -1732,9 +1732,35 @@ fn stripe_credit_notes_keep_their_lines_and_invoice_and_their_refund_is_dated_wh
     let payments = pull_rows(Platform::Stripe, DataType::Payments, &creds, &server);
     assert_eq!(
         payments.len(),
-        1,
-        "one refund; a void credit note has none: {payments:#?}"
+        3,
+        "the credit note's refund and the two no credit note names; a void credit note, a \
+         pending refund and a refund of no invoice's payment have none: {payments:#?}"
     );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .any(|r| r.path == "/v1/invoices"
+                && r.param("expand[]").as_deref() == Some("data.payments")),
+        "the invoices come with what paid them"
+    );
+    let r1 = rows_of(&credits, "re_2");
+    assert_eq!(
+        (
+            get(r1[0], "number"),
+            get(r1[0], "original_ref"),
+            get(r1[0], "issue_date"),
+            get(r1[0], "total")
+        ),
+        (
+            "STR-0001-R1".into(),
+            String::new(),
+            "2023-11-24".into(),
+            "10".into()
+        ),
+        "a refund no credit note names is one, numbered after its invoice, unlinked"
+    );
+    assert_eq!(get(&payments[1], "document_ref"), "re_2");
     let p = &payments[0];
     assert_eq!(
         (

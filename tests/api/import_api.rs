@@ -273,8 +273,8 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(counts(&again, "products"), (0, 2));
     assert_eq!(counts(&again, "invoices"), (0, 2));
     assert_eq!(counts(&again, "subscriptions"), (0, 2));
-    assert_eq!(counts(&again, "credit_notes"), (2, 0), "new to this run");
-    assert_eq!(counts(&again, "payments"), (1, 0));
+    assert_eq!(counts(&again, "credit_notes"), (4, 0), "new to this run");
+    assert_eq!(counts(&again, "payments"), (3, 0));
     assert_eq!(list_of(&t, "contacts", &entity).len(), contacts.len());
     assert_eq!(list_of(&t, "invoices", &entity).len(), 2);
 
@@ -319,9 +319,43 @@ fn stripe_imports_customers_products_invoices_and_subscriptions_reading_every_pa
     assert_eq!(cn2["status"], "void");
     assert_eq!(cn2["invoice_id"], in1["id"], "no money refunded: linked");
     assert_eq!(cn2["lines"][0]["vat_treatment"], "outside_scope");
+    // Refunds no credit note names, of the paid invoice's payment: credit notes numbered
+    // after it, oldest first, unlinked, each with its refund dated the day Stripe made it.
+    // A pending refund and one of a payment no invoice knows are not.
+    let r1 = find(&credits, "number", "STR-0001-R1");
+    assert_eq!(
+        (
+            &r1["status"],
+            &r1["total"],
+            &r1["issue_date"],
+            &r1["invoice_id"],
+            &r1["amount_paid"]
+        ),
+        (
+            &json!("posted"),
+            &json!(10),
+            &json!("2023-11-24"),
+            &Value::Null,
+            &json!(10)
+        )
+    );
+    assert_eq!(r1["contact_name"], "Café Lumière Ltd");
+    assert_eq!(r1["lines"][0]["description"], "Refund: duplicate");
+    assert_eq!(r1["lines"][0]["vat_treatment"], "outside_scope");
+    let refund = find(&payments, "document_id", r1["id"].as_str().unwrap());
+    assert_eq!(
+        (&refund["document_type"], &refund["date"], &refund["amount"]),
+        (&json!("credit_note"), &json!("2023-11-24"), &json!(10))
+    );
+    let r2 = find(&credits, "number", "STR-0001-R2");
+    assert_eq!(
+        (&r2["total"], &r2["issue_date"], &r2["amount_paid"]),
+        (&json!(2.5), &json!("2023-11-24"), &json!(2.5))
+    );
+    assert_eq!(credits.len(), 4, "{credits:#?}");
     let third = migrate_ok(&t, "stripe", "all", &entity);
-    assert_eq!(counts(&third, "credit_notes"), (0, 2));
-    assert_eq!(counts(&third, "payments"), (0, 1));
+    assert_eq!(counts(&third, "credit_notes"), (0, 4));
+    assert_eq!(counts(&third, "payments"), (0, 3));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1035,8 +1069,13 @@ fn freeagent_connects_over_oauth_imports_everything_refreshes_and_asks_to_reconn
     // Everything.
     let (all, reqs) = pulled(&server, || migrate_ok(&t, "freeagent", "all", &entity));
     assert_each_collection_read_once(&reqs);
-    assert_eq!(all.as_object().unwrap().len(), 9, "{all}");
+    assert_eq!(all.as_object().unwrap().len(), 10, "{all}");
     assert_eq!(counts(&all, "contacts"), (0, 3));
+    assert_eq!(
+        counts(&all, "payments"),
+        (0, 0),
+        "no bank account explains them"
+    );
     for ty in [
         "products",
         "projects",

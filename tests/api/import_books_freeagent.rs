@@ -1,7 +1,8 @@
 //! What the FreeAgent connector keeps of the books (docs/import.md#the-books-by-platform):
 //! each item's treatment from its `sales_tax_status` and the document's `ec_status`, the
-//! currency and rate, the date an invoice was paid, and credit notes linked to the
-//! invoice they credit; pulled over OAuth from a fake FreeAgent and imported.
+//! currency and rate, the dated payments of invoices and bills (their bank transaction
+//! explanations), and credit notes linked to the invoice they credit; pulled over OAuth
+//! from a fake FreeAgent and imported.
 
 use super::common;
 use super::platform_mocks::{freeagent_books_server, REDIRECT};
@@ -109,22 +110,26 @@ fn money(doc: &Value) -> String {
     )
 }
 
+/// The document's payments as `date amount`, oldest first.
 fn payment_dates(t: &TestApp, doc: &Value) -> Vec<String> {
     let (status, v) = t.get(&format!(
         "/api/payments?documentId={}",
         doc["id"].as_str().unwrap()
     ));
     assert_eq!(status, Status::Ok, "{v}");
-    v["data"]
+    let mut dates: Vec<String> = v["data"]
         .as_array()
         .unwrap()
         .iter()
         .map(|p| format!("{} {}", p["date"].as_str().unwrap(), p["amount"]))
-        .collect()
+        .collect();
+    dates.sort();
+    dates
 }
 
 #[test]
-fn freeagent_keeps_treatments_currencies_paid_dates_and_credit_notes_linked_to_their_invoices() {
+fn freeagent_keeps_treatments_currencies_dated_payments_and_credit_notes_linked_to_their_invoices()
+{
     let server = freeagent_books_server();
     let (t, entity) = app(&server);
     connect(&t, &entity);
@@ -133,11 +138,13 @@ fn freeagent_keeps_treatments_currencies_paid_dates_and_credit_notes_linked_to_t
         json!({"mode": "oauth", "platform": "freeagent", "entityType": "all", "entity_id": entity}),
     );
     assert_eq!(status, Status::Ok, "{v}");
-    for ty in ["invoices", "bills", "credit_notes"] {
+    for ty in ["invoices", "bills", "credit_notes", "payments"] {
         assert_eq!(v["data"][ty]["failed"], json!([]), "{ty}: {v}");
     }
     assert_eq!(v["data"]["invoices"]["imported"], json!(3), "{v}");
     assert_eq!(v["data"]["credit_notes"]["imported"], json!(1), "{v}");
+    // Invoice 010's two part payments and the bill's two; 012 was paid on one day.
+    assert_eq!(v["data"]["payments"]["imported"], json!(4), "{v}");
 
     let invoices = list(&t, "invoices", &entity);
     let cafe = find(&invoices, "number", "010");
@@ -150,8 +157,11 @@ fn freeagent_keeps_treatments_currencies_paid_dates_and_credit_notes_linked_to_t
             "Food hygiene course | 0 | exempt | 0 | 0",
         ]
     );
-    // FreeAgent gives no date for a part payment on the invoice: it is dated the issue date.
-    assert_eq!(payment_dates(&t, cafe), ["2024-04-02 190.5"]);
+    // Paid in two parts: each keeps the date of its bank transaction explanation.
+    assert_eq!(
+        payment_dates(&t, cafe),
+        ["2024-04-05 90.5", "2024-04-12 100"]
+    );
     assert_eq!(
         money(cafe),
         "GBP @ 1: total 390.5, paid 190.5, credited 60, due 140"
@@ -178,6 +188,11 @@ fn freeagent_keeps_treatments_currencies_paid_dates_and_credit_notes_linked_to_t
         ["Software licence, US vendor | 20 | reverse_charge | 0 | 100"]
     );
     assert_eq!(licence["total"], json!(500));
+    assert_eq!(
+        payment_dates(&t, licence),
+        ["2024-04-20 200", "2024-04-27 300"]
+    );
+    assert_eq!(licence["status"], json!("paid"), "{licence}");
 
     let credits = list(&t, "credit-notes", &entity);
     let credit = find(&credits, "number", "013");

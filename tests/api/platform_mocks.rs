@@ -76,8 +76,13 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                 json!([{"id": "prod_2", "object": "product", "name": "Gift card", "metadata": {}, "default_price": null}]),
                 false,
             ),
-            ("/v1/invoices", None) => list(
-                json!([{
+            ("/v1/invoices", None) => {
+                // Included by `expand[]=data.payments`: what paid it (basil).
+                let in1_payments = json!({"object": "list", "has_more": false, "data": [{
+                    "id": "inpay_1", "object": "invoice_payment", "invoice": "in_1", "status": "paid",
+                    "amount_paid": 123597, "currency": "gbp", "is_default": true,
+                    "payment": {"type": "payment_intent", "payment_intent": "pi_1"}}]});
+                let mut in1 = json!({
                     "id": "in_1", "object": "invoice", "number": "STR-0001", "status": "paid",
                     "customer": "cus_1", "customer_name": "Café Lumière Ltd", "customer_email": "hello@cafe.example",
                     "currency": "gbp", "created": 1_700_000_000, "due_date": 1_702_592_000,
@@ -92,9 +97,10 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                         "taxes": [{"amount": 20000, "tax_behavior": "exclusive", "taxable_amount": 100000, "type": "tax_rate_details",
                                    "tax_rate_details": {"tax_rate": "txr_1"}}]
                     }]}
-                }]),
-                true,
-            ),
+                });
+                in1["payments"] = in1_payments;
+                list(json!([in1]), true)
+            }
             ("/v1/invoices", Some("in_1")) => list(
                 json!([{
                     "id": "in_2", "object": "invoice", "number": null, "status": "draft", "customer": "cus_3",
@@ -154,9 +160,21 @@ pub fn stripe_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send + 
                 });
                 list(json!([cn1, cn2]), false)
             }
+            // Newest first, as Stripe lists them: re_1 is the credit note's; re_2 and
+            // re_3 refund in_1's payment with no credit note; re_4 is still pending;
+            // re_5 refunds a payment of no invoice.
             ("/v1/refunds", None) => list(
-                json!([{"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
-                        "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
+                json!([
+                    {"id": "re_5", "object": "refund", "amount": 700, "currency": "gbp", "created": 1_700_950_000,
+                     "status": "succeeded", "reason": null, "payment_intent": "pi_9", "charge": "ch_9"},
+                    {"id": "re_4", "object": "refund", "amount": 300, "currency": "gbp", "created": 1_700_900_000,
+                     "status": "pending", "reason": null, "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_3", "object": "refund", "amount": 250, "currency": "gbp", "created": 1_700_850_000,
+                     "status": "succeeded", "reason": null, "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_2", "object": "refund", "amount": 1000, "currency": "gbp", "created": 1_700_800_000,
+                     "status": "succeeded", "reason": "duplicate", "payment_intent": "pi_1", "charge": "ch_1"},
+                    {"id": "re_1", "object": "refund", "amount": 6000, "currency": "gbp", "created": 1_700_700_000,
+                     "status": "succeeded", "reason": "requested_by_customer", "payment_intent": "pi_1"}]),
                 false,
             ),
             ("/v1/subscriptions", None) => {
@@ -984,6 +1002,7 @@ pub fn freeagent_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send
                                            "sales_tax_status": "TAXABLE"}]
                 }]}))
             }
+            ("/v2/bank_accounts", None, None) => Response::ok(&json!({"bank_accounts": []})),
             ("/v2/price_list_items", None, None) => Response::ok(&json!({"price_list_items": [{
                 "url": format!("{host}/v2/price_list_items/1"), "code": "DES-HR", "item_type": "Hours", "quantity": "1.0",
                 "price": "50.0", "description": "Design hour", "sales_tax_rate": "20.0", "vat_status": "standard"
@@ -1055,11 +1074,40 @@ pub fn freeagent_books_server() -> MockServer {
                 "url": format!("{host}/v2/bills/21"), "contact": c(3), "reference": "RC-77", "dated_on": "2024-04-04",
                 "due_on": "2024-05-04", "currency": "GBP", "ec_status": "Reverse Charge",
                 "total_value": "500.0", "net_value": "500.0", "sales_tax_value": "0.0",
-                "paid_value": "0.0", "due_value": "500.0", "status": "Open",
+                "paid_value": "500.0", "due_value": "0.0", "status": "Paid", "paid_on": "2024-04-27",
                 "bill_items": [{"url": format!("{host}/v2/bill_items/21"), "description": "Software licence, US vendor",
                                 "category": format!("{host}/v2/categories/285"), "total_value": "500.0",
                                 "total_value_ex_tax": "500.0", "sales_tax_rate": "20.0", "sales_tax_status": "TAXABLE"}]
             }]})),
+            // Bank transaction explanations ("Bank Transaction Explanations"): listed per
+            // bank account; what paid an invoice names it in `paid_invoice`, a bill's
+            // payment (money out, negative) in `paid_bill`. Invoice 010 was paid in two
+            // parts on two days, 012 at once, bill RC-77 in two parts on two days.
+            ("/v2/bank_accounts", None) => Response::ok(&json!({"bank_accounts": [
+                {"url": format!("{host}/v2/bank_accounts/1"), "type": "StandardBankAccount",
+                 "name": "Business current account", "currency": "GBP"}]})),
+            ("/v2/bank_transaction_explanations", None) => {
+                assert_eq!(
+                    r.param("bank_account"),
+                    Some(format!("{host}/v2/bank_accounts/1"))
+                );
+                let ex = |n: u32, on: &str, gross: &str, key: &str, doc: String, kind: &str| {
+                    json!({
+                    "url": format!("{host}/v2/bank_transaction_explanations/{n}"),
+                    "bank_account": format!("{host}/v2/bank_accounts/1"),
+                    "bank_transaction": format!("{host}/v2/bank_transactions/{n}"),
+                    "type": kind, "dated_on": on, "gross_value": gross, "description": format!("Transfer {n}"),
+                    key: doc})
+                };
+                let inv = |n: u32| format!("{host}/v2/invoices/{n}");
+                let bill = format!("{host}/v2/bills/21");
+                Response::ok(&json!({"bank_transaction_explanations": [
+                    ex(41, "2024-04-05", "90.5", "paid_invoice", inv(11), "Invoice Receipt"),
+                    ex(42, "2024-04-12", "100.0", "paid_invoice", inv(11), "Invoice Receipt"),
+                    ex(43, "2024-04-09", "120.0", "paid_invoice", inv(13), "Invoice Receipt"),
+                    ex(44, "2024-04-20", "-200.0", "paid_bill", bill.clone(), "Bill Payment"),
+                    ex(45, "2024-04-27", "-300.0", "paid_bill", bill, "Bill Payment")]}))
+            }
             ("/v2/credit_notes", Some("all")) => Response::ok(&json!({"credit_notes": [{
                 "url": format!("{host}/v2/credit_notes/31"), "contact": c(1), "invoice": format!("{host}/v2/invoices/11"),
                 "reference": "013", "dated_on": "2024-04-15", "currency": "GBP", "status": "Open",
