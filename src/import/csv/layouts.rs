@@ -11,7 +11,7 @@ use csv::StringRecord;
 
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
-use crate::import::records::ContactType;
+use crate::import::records::{ContactType, DocStatus};
 
 use super::header::normalise;
 use super::values::{parse_amount, parse_date, DateOrder};
@@ -114,6 +114,9 @@ pub struct Layout {
     pub contact_type: Option<ContactType>,
     /// The contact column holds account codes (Sage 50 `A/C`, KashFlow codes), not names.
     pub contact_codes: bool,
+    /// The status of a document whose rows give none: an export of issued documents
+    /// without a status column (KashFlow) is not a file of drafts.
+    pub status: Option<DocStatus>,
 }
 
 impl Layout {
@@ -252,6 +255,7 @@ const BASE: Layout = Layout {
     kind: None,
     contact_type: None,
     contact_codes: false,
+    status: None,
 };
 
 macro_rules! layout {
@@ -1284,10 +1288,11 @@ pub static LAYOUTS: &[Layout] = &[
         cols: KASHFLOW_SUPPLIERS, contact_type: Some(ContactType::Supplier)),
     layout!(Kashflow, Invoices, "KashFlow invoices file",
         sig: &[&["Customer Code", "Invoice Number", "Invoice Date"]],
-        cols: KASHFLOW_INVOICES, contact_codes: true),
+        cols: KASHFLOW_INVOICES, contact_codes: true, status: Some(DocStatus::Sent)),
     layout!(Kashflow, Bills, "KashFlow purchase receipts file",
         sig: &[&["Supplier Code", "Receipt Number", "Receipt Date"]],
-        cols: KASHFLOW_RECEIPTS, contact_codes: true),
+        cols: KASHFLOW_RECEIPTS, contact_codes: true,
+        status: Some(DocStatus::AwaitingPayment)),
     layout!(Kashflow, Payments, "KashFlow invoice payments file",
         sig: &[&["Invoice Number", "Paid Date", "Paid Amount"]],
         cols: KASHFLOW_INVOICE_PAYMENTS),

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use crate::db::decimal::{round, Money, Percent, Price};
 use crate::import::fields::{EntityType, Field};
 use crate::import::records::{
-    ContactRow, ContactType, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
+    ContactRow, ContactType, DocStatus, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
     SubscriptionRow, TimeEntryRow,
 };
 
@@ -90,6 +90,8 @@ pub(super) struct Ctx<'a> {
     pub entity: EntityType,
     pub order: DateOrder,
     pub contact_type: Option<ContactType>,
+    /// The layout's status for documents whose rows give none.
+    pub status: Option<DocStatus>,
 }
 
 struct Row<'a> {
@@ -328,7 +330,9 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     let contact_name = r.required_text(Field::ContactName);
     let issue_date = r.required_date(Field::IssueDate);
     let due_date = r.date(Field::DueDate);
-    let status = r.parse(Field::Status, |s| parse_doc_status(s, entity));
+    let status = r
+        .parse(Field::Status, |s| parse_doc_status(s, entity))
+        .or(r.ctx.status);
     let description = r.text(Field::LineDescription).or_else(|| {
         r.first_aux(Aux::DescriptionFallback)
             .map(|(_, s)| s.to_owned())
