@@ -66,7 +66,9 @@ impl Columns {
                 Field::Name => {
                     !self.aux(Aux::FirstName).is_empty() || !self.aux(Aux::LastName).is_empty()
                 }
-                Field::LineUnitPrice => !self.aux(Aux::LineAmount).is_empty(),
+                Field::LineUnitPrice => {
+                    !self.aux(Aux::LineAmount).is_empty() || !self.aux(Aux::SignedGross).is_empty()
+                }
                 Field::LineDescription | Field::Description => {
                     !self.aux(Aux::DescriptionFallback).is_empty()
                 }
@@ -346,14 +348,29 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         .parse(Field::LineVatRate, parse_tax)
         .unwrap_or((None, None));
     let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
-    let total = r.parse(Field::Total, parse_money);
+    // A report's signed gross amount (a credit memo printed negative): its size is the
+    // document's total and, without a price, the line's amount.
+    let gross = r
+        .parse_aux(Aux::SignedGross, parse_amount)
+        .map(|a| a.abs());
+    let total = r.parse(Field::Total, parse_money).or_else(|| {
+        let g = gross?;
+        match Money::new(g) {
+            Ok(m) => Some(m),
+            Err(why) => {
+                let col = r.first_aux(Aux::SignedGross).map(|(i, _)| i);
+                r.fail(col, why);
+                None
+            }
+        }
+    });
     let line_total = r.parse_aux(Aux::LineTotal, parse_money);
     let mut amount_paid = r.parse(Field::AmountPaid, parse_money);
     let source_vat = r.aux_money_sum(Aux::LineVat);
     let paid_date = r.date(Field::PaidDate);
     let currency = r.parse(Field::Currency, parse_currency);
     let exchange_rate = r.parse(Field::ExchangeRate, parse_rate);
-    let line_amount = r.parse_aux(Aux::LineAmount, parse_amount);
+    let line_amount = r.parse_aux(Aux::LineAmount, parse_amount).or(gross);
     let qty = quantity.map_or(Decimal::ONE, |q| q.value());
 
     let unit_price = match r.parse(Field::LineUnitPrice, parse_price) {
