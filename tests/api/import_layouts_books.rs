@@ -210,7 +210,7 @@ fn sage_accounting_purchase_cr_notes_become_supplier_credits() {
 #[test]
 fn quickbooks_transaction_list_credit_notes_import_as_credit_notes() {
     let (t, entity) = app_with_entity();
-    let csv = fixture("quickbooks/transaction_list.csv");
+    let csv = fixture("quickbooks/credit_notes.csv");
     let (status, v) = t.post(
         "/api/import/preview",
         json!({"mode": "csv", "csv": csv, "entity_id": entity}),
