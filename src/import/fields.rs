@@ -404,6 +404,17 @@ const SUBSCRIPTION_FIELDS: &[FieldSpec] = &[
 mod tests {
     use super::*;
 
+    /// The web import page offers every data type the endpoints take.
+    #[test]
+    fn the_import_page_lists_every_data_type() {
+        let page = include_str!("../../static/js/pages/import.js");
+        let start = page.find("export const DATA_TYPES").expect("DATA_TYPES");
+        let list = &page[start..start + page[start..].find("];").expect("end of DATA_TYPES")];
+        for e in EntityType::ALL {
+            assert!(list.contains(&format!("[\"{}\", \"", e.as_str())), "{e:?}");
+        }
+    }
+
     fn listed(e: EntityType) -> Vec<String> {
         e.fields()
             .iter()

@@ -785,6 +785,8 @@ fn kashflow_purchase_receipts_import_as_bills() {
     let b = find(&records, "number", "501");
     assert_eq!(b["contact_name"], json!("NPS00001"));
     assert_eq!(b["due_date"], json!("2024-03-20"));
+    // No status column: a KashFlow purchase receipt is an issued bill, not a draft.
+    assert_eq!(b["status"], json!("awaiting_payment"));
     assert_eq!(
         lines(b),
         [

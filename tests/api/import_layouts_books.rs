@@ -202,3 +202,40 @@ fn sage_accounting_purchase_cr_notes_become_supplier_credits() {
     assert_eq!(sc["total"], json!(29.4), "{sc}");
     assert_eq!(treatments(sc), ["Damaged box 20 standard"]);
 }
+
+/// QuickBooks Online's transaction list report: its credit notes (`Credit Note` in UK
+/// companies, `Credit Memo` in others) import as posted credit notes at the report's
+/// gross amount, whatever its sign; invoices, payments and refund receipts are left out.
+/// The report has no tax column, so the credit's VAT is what its totals say: none.
+#[test]
+fn quickbooks_transaction_list_credit_notes_import_as_credit_notes() {
+    let (t, entity) = app_with_entity();
+    let csv = fixture("quickbooks/credit_notes.csv");
+    let (status, v) = t.post(
+        "/api/import/preview",
+        json!({"mode": "csv", "csv": csv, "entity_id": entity}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    assert_eq!(
+        (&v["data"]["platform"], &v["data"]["entityType"]),
+        (&json!("quickbooks"), &json!("credit_notes")),
+        "{v}"
+    );
+    let out = run(&t, &entity, "quickbooks", "credit_notes", &csv);
+    imported(&out, 2);
+    let cns = list(&t, "credit-notes", &entity);
+    assert_eq!(cns.len(), 2, "{cns:#?}");
+    let cn = by_number(&cns, "1002");
+    assert_eq!(cn["status"], json!("posted"), "{cn}");
+    assert_eq!(cn["issue_date"], json!("2024-03-12"), "{cn}");
+    assert_eq!(cn["contact_name"], json!("Acme Retail Ltd"), "{cn}");
+    assert_eq!(cn["total"], json!(240), "{cn}");
+    assert_eq!(cn["vat_total"], json!(0), "{cn}");
+    assert_eq!(treatments(cn), ["Damaged worktop returned 0 zero"]);
+    let split = by_number(&cns, "1004");
+    assert_eq!(split["total"], json!(120), "{split}");
+    assert_eq!(treatments(split), ["-Split- 0 zero"]);
+    assert_eq!(cn["invoice_id"], Value::Null);
+    // Nothing else of the report is imported.
+    assert!(list(&t, "invoices", &entity).is_empty());
+}

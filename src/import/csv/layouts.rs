@@ -11,7 +11,7 @@ use csv::StringRecord;
 
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
-use crate::import::records::ContactType;
+use crate::import::records::{ContactType, DocStatus};
 
 use super::header::normalise;
 use super::values::{parse_amount, parse_date, DateOrder};
@@ -54,10 +54,14 @@ pub enum Aux {
     /// A second document number (Xero payments' `CreditNoteNumber` beside
     /// `InvoiceNumber`): gives a payment's `document_number` when the first is empty.
     DocumentNumberFallback,
+    /// A document's gross amount as a transaction report prints it, signed by its effect
+    /// on the ledger (QuickBooks prints a credit memo as a negative amount): its absolute
+    /// value is the document's total and, when no price is given, its one line's amount.
+    SignedGross,
 }
 
 impl Aux {
-    pub const COUNT: usize = Self::DocumentNumberFallback as usize + 1;
+    pub const COUNT: usize = Self::SignedGross as usize + 1;
 
     /// How the preview describes the column's use.
     pub fn describe(self) -> &'static str {
@@ -78,6 +82,7 @@ impl Aux {
             Self::DocumentNumberFallback => {
                 "second document number: gives the document number when it is empty"
             }
+            Self::SignedGross => "document amount, either sign: gives the total and the line amount",
         }
     }
 }
@@ -114,6 +119,9 @@ pub struct Layout {
     pub contact_type: Option<ContactType>,
     /// The contact column holds account codes (Sage 50 `A/C`, KashFlow codes), not names.
     pub contact_codes: bool,
+    /// The status of a document whose rows give none: an export of issued documents
+    /// without a status column (KashFlow) is not a file of drafts.
+    pub status: Option<DocStatus>,
 }
 
 impl Layout {
@@ -180,6 +188,16 @@ fn sage50_kind(s: &str) -> Option<EntityType> {
         "SC" => Some(EntityType::CreditNotes),
         "PC" => Some(EntityType::SupplierCredits),
         "BP" | "CP" | "VP" => Some(EntityType::Expenses),
+        _ => None,
+    }
+}
+
+/// QuickBooks Online's `Transaction Type` in its transaction list reports: a credit memo
+/// (UK companies: credit note) is a credit note; every other type (invoices, payments,
+/// sales and refund receipts, journals …) is left out of that report's import.
+fn quickbooks_kind(s: &str) -> Option<EntityType> {
+    match words(s).as_str() {
+        "credit memo" | "credit note" => Some(EntityType::CreditNotes),
         _ => None,
     }
 }
@@ -252,6 +270,7 @@ const BASE: Layout = Layout {
     kind: None,
     contact_type: None,
     contact_codes: false,
+    status: None,
 };
 
 macro_rules! layout {
@@ -438,6 +457,27 @@ const QBO_INVOICES: &[(&str, Target)] = &[
     // rate in home currency per unit.
     ("Currency Code", T(F::Currency)),
     ("Exchange Rate", T(F::ExchangeRate)),
+];
+
+/// The "Transaction List by Date" (and "by Customer") report, exported to CSV: one row per
+/// transaction with its gross amount and no lines or tax. Newer exports write
+/// `Transaction date` and `No.`, older ones `Date` and `Num`. The description falls back to
+/// `Split` (the income account, `-Split-` for several).
+const QBO_TRANSACTION_LIST: &[(&str, Target)] = &[
+    ("Date", T(F::IssueDate)),
+    ("Transaction date", T(F::IssueDate)),
+    ("Transaction Type", A(X::Kind)),
+    ("Num", T(F::Number)),
+    ("No.", T(F::Number)),
+    ("Posting", Skip),
+    ("Name", T(F::ContactName)),
+    ("Customer", T(F::ContactName)),
+    ("Memo/Description", T(F::LineDescription)),
+    ("Account", Skip),
+    ("Split", A(X::DescriptionFallback)),
+    ("Amount", A(X::SignedGross)),
+    ("Balance", Skip),
+    ("Open Balance", Skip),
 ];
 
 // --- Sage Accounting (Business Cloud) ---------------------------------------------------
@@ -1238,6 +1278,11 @@ pub static LAYOUTS: &[Layout] = &[
     layout!(Quickbooks, Invoices, "QuickBooks invoice import layout",
         sig: &[&["Item(Product/Service)", "ItemAmount"]],
         cols: QBO_INVOICES),
+    layout!(Quickbooks, CreditNotes, "QuickBooks transaction list report",
+        sig: &[&["Transaction Type", "Num", "Name", "Amount"],
+               &["Transaction Type", "No.", "Name", "Amount"]],
+        cols: QBO_TRANSACTION_LIST, kind: Some(quickbooks_kind),
+        status: Some(DocStatus::Posted)),
     layout!(SageAccounting, Contacts, "Sage Accounting customers and suppliers file",
         sig: &[&["Main Address Post Code", "Main Contact Name"]],
         cols: SAGE_ACCOUNTING_CONTACTS),
@@ -1284,10 +1329,11 @@ pub static LAYOUTS: &[Layout] = &[
         cols: KASHFLOW_SUPPLIERS, contact_type: Some(ContactType::Supplier)),
     layout!(Kashflow, Invoices, "KashFlow invoices file",
         sig: &[&["Customer Code", "Invoice Number", "Invoice Date"]],
-        cols: KASHFLOW_INVOICES, contact_codes: true),
+        cols: KASHFLOW_INVOICES, contact_codes: true, status: Some(DocStatus::Sent)),
     layout!(Kashflow, Bills, "KashFlow purchase receipts file",
         sig: &[&["Supplier Code", "Receipt Number", "Receipt Date"]],
-        cols: KASHFLOW_RECEIPTS, contact_codes: true),
+        cols: KASHFLOW_RECEIPTS, contact_codes: true,
+        status: Some(DocStatus::AwaitingPayment)),
     layout!(Kashflow, Payments, "KashFlow invoice payments file",
         sig: &[&["Invoice Number", "Paid Date", "Paid Amount"]],
         cols: KASHFLOW_INVOICE_PAYMENTS),
@@ -1425,7 +1471,7 @@ mod tests {
         );
         assert_eq!(
             names(Platform::Quickbooks),
-            ["contacts", "products", "invoices", "bills"]
+            ["contacts", "products", "invoices", "bills", "credit_notes"]
         );
         assert_eq!(
             names(Platform::SageAccounting),

@@ -615,6 +615,7 @@ pub struct Prepared<'t> {
     data_from: usize,
     cols: rows::Columns,
     contact_type: Option<crate::import::records::ContactType>,
+    status: Option<DocStatus>,
     kind_col: Option<usize>,
     kind_of: Option<fn(&str) -> Option<EntityType>>,
     pub file: ParsedFile,
@@ -813,6 +814,7 @@ pub fn prepare<'t>(
         data_from,
         cols,
         contact_type: layout.and_then(|l| l.contact_type),
+        status: layout.and_then(|l| l.status),
         kind_col,
         kind_of,
         file: ParsedFile {
@@ -855,6 +857,7 @@ impl Prepared<'_> {
             entity: self.file.entity_type,
             order: self.file.date_order,
             contact_type: self.contact_type,
+            status: self.status,
         };
         let mut records = Records::new(self.text, self.delim);
         while let Some((row, rec)) = records.next()? {
@@ -1187,6 +1190,7 @@ pub fn from_field_rows<'a>(
         entity,
         order: DateOrder::DayMonth,
         contact_type: None,
+        status: None,
     };
     let mut parsed = Vec::new();
     let mut failures = Vec::new();

@@ -7,7 +7,7 @@ use rust_decimal::Decimal;
 use crate::db::decimal::{round, Money, Percent, Price};
 use crate::import::fields::{EntityType, Field};
 use crate::import::records::{
-    ContactRow, ContactType, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
+    ContactRow, ContactType, DocStatus, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
     SubscriptionRow, TimeEntryRow,
 };
 
@@ -66,7 +66,9 @@ impl Columns {
                 Field::Name => {
                     !self.aux(Aux::FirstName).is_empty() || !self.aux(Aux::LastName).is_empty()
                 }
-                Field::LineUnitPrice => !self.aux(Aux::LineAmount).is_empty(),
+                Field::LineUnitPrice => {
+                    !self.aux(Aux::LineAmount).is_empty() || !self.aux(Aux::SignedGross).is_empty()
+                }
                 Field::LineDescription | Field::Description => {
                     !self.aux(Aux::DescriptionFallback).is_empty()
                 }
@@ -90,6 +92,8 @@ pub(super) struct Ctx<'a> {
     pub entity: EntityType,
     pub order: DateOrder,
     pub contact_type: Option<ContactType>,
+    /// The layout's status for documents whose rows give none.
+    pub status: Option<DocStatus>,
 }
 
 struct Row<'a> {
@@ -328,7 +332,9 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     let contact_name = r.required_text(Field::ContactName);
     let issue_date = r.required_date(Field::IssueDate);
     let due_date = r.date(Field::DueDate);
-    let status = r.parse(Field::Status, |s| parse_doc_status(s, entity));
+    let status = r
+        .parse(Field::Status, |s| parse_doc_status(s, entity))
+        .or(r.ctx.status);
     let description = r.text(Field::LineDescription).or_else(|| {
         r.first_aux(Aux::DescriptionFallback)
             .map(|(_, s)| s.to_owned())
@@ -342,14 +348,29 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
         .parse(Field::LineVatRate, parse_tax)
         .unwrap_or((None, None));
     let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
-    let total = r.parse(Field::Total, parse_money);
+    // A report's signed gross amount (a credit memo printed negative): its size is the
+    // document's total and, without a price, the line's amount.
+    let gross = r
+        .parse_aux(Aux::SignedGross, parse_amount)
+        .map(|a| a.abs());
+    let total = r.parse(Field::Total, parse_money).or_else(|| {
+        let g = gross?;
+        match Money::new(g) {
+            Ok(m) => Some(m),
+            Err(why) => {
+                let col = r.first_aux(Aux::SignedGross).map(|(i, _)| i);
+                r.fail(col, why);
+                None
+            }
+        }
+    });
     let line_total = r.parse_aux(Aux::LineTotal, parse_money);
     let mut amount_paid = r.parse(Field::AmountPaid, parse_money);
     let source_vat = r.aux_money_sum(Aux::LineVat);
     let paid_date = r.date(Field::PaidDate);
     let currency = r.parse(Field::Currency, parse_currency);
     let exchange_rate = r.parse(Field::ExchangeRate, parse_rate);
-    let line_amount = r.parse_aux(Aux::LineAmount, parse_amount);
+    let line_amount = r.parse_aux(Aux::LineAmount, parse_amount).or(gross);
     let qty = quantity.map_or(Decimal::ONE, |q| q.value());
 
     let unit_price = match r.parse(Field::LineUnitPrice, parse_price) {
