@@ -82,7 +82,9 @@ impl Aux {
             Self::DocumentNumberFallback => {
                 "second document number: gives the document number when it is empty"
             }
-            Self::SignedGross => "document amount, either sign: gives the total and the line amount",
+            Self::SignedGross => {
+                "document amount, either sign: gives the total and the line amount"
+            }
         }
     }
 }

@@ -7,8 +7,8 @@ use rust_decimal::Decimal;
 use crate::db::decimal::{round, Money, Percent, Price};
 use crate::import::fields::{EntityType, Field};
 use crate::import::records::{
-    ContactRow, ContactType, DocStatus, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow, RowData,
-    SubscriptionRow, TimeEntryRow,
+    ContactRow, ContactType, DocStatus, ExpenseRow, LineRow, PaymentRow, ProductRow, ProjectRow,
+    RowData, SubscriptionRow, TimeEntryRow,
 };
 
 use super::layouts::Aux;
@@ -350,9 +350,7 @@ fn line(r: &mut Row<'_>) -> Option<LineRow> {
     let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
     // A report's signed gross amount (a credit memo printed negative): its size is the
     // document's total and, without a price, the line's amount.
-    let gross = r
-        .parse_aux(Aux::SignedGross, parse_amount)
-        .map(|a| a.abs());
+    let gross = r.parse_aux(Aux::SignedGross, parse_amount).map(|a| a.abs());
     let total = r.parse(Field::Total, parse_money).or_else(|| {
         let g = gross?;
         match Money::new(g) {
