@@ -136,6 +136,23 @@ pub fn for_update(
     Ok(Currency { code, rate })
 }
 
+/// [`for_update`] on a record's own two fields, written back in place.
+pub fn update(
+    code: &mut String,
+    rate: &mut Rate,
+    sent_code: Option<&str>,
+    sent_rate: Option<Rate>,
+) -> AppResult<()> {
+    let current = Currency {
+        code: code.clone(),
+        rate: *rate,
+    };
+    let next = for_update(&current, sent_code, sent_rate)?;
+    *code = next.code;
+    *rate = next.rate;
+    Ok(())
+}
+
 /// The `currency` of a record's OpenAPI schema (`record`: as answered; otherwise as
 /// sent, optional).
 pub fn code_schema(record: bool) -> (&'static str, serde_json::Value) {

@@ -23,7 +23,7 @@ use super::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, non_negative, reference_opt,
     requested_entity, required_update, ListSql, Reference, Which,
 };
-use super::currency::{self, Currency};
+use super::currency;
 use super::resource::{session_crud, Resource};
 use crate::ctx::Ctx;
 use crate::db::decimal::{Money, Rate};
@@ -360,16 +360,12 @@ impl Resource for Expenses {
             e.date = date_text(parse_date("date", d)?);
             check_unlocked(tx, e.entity_id.as_deref(), &e.date)?;
         }
-        let money = currency::for_update(
-            &Currency {
-                code: e.currency.clone(),
-                rate: e.exchange_rate,
-            },
+        currency::update(
+            &mut e.currency,
+            &mut e.exchange_rate,
             b.currency.as_deref(),
             b.exchange_rate,
         )?;
-        e.currency = money.code;
-        e.exchange_rate = money.rate;
         if let Some(d) = required_update("description", b.description)? {
             e.description = d;
         }

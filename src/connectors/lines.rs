@@ -105,6 +105,30 @@ pub struct SourcePayment {
     pub provider_ref: Option<String>,
 }
 
+/// What a platform's orders come to: the invoices, the credit notes of their refunds and
+/// the dated payments (of orders paid on several days, and of every refund), as the
+/// `invoices`, `credit_notes` and `payments` rows of one pull (docs/import.md#connectors).
+#[derive(Debug, Default)]
+pub struct Orders {
+    pub invoices: Vec<SourceDoc>,
+    pub credits: Vec<SourceDoc>,
+    pub payments: Vec<SourcePayment>,
+}
+
+impl Orders {
+    pub fn invoice_rows(&self) -> Vec<ImportRow> {
+        self.invoices.iter().flat_map(fit_document).collect()
+    }
+
+    pub fn credit_rows(&self) -> Vec<ImportRow> {
+        self.credits.iter().flat_map(fit_document).collect()
+    }
+
+    pub fn payment_rows(&self) -> Vec<ImportRow> {
+        self.payments.iter().map(SourcePayment::row).collect()
+    }
+}
+
 impl SourcePayment {
     /// The `payments` import row (docs/import.md#fields).
     pub fn row(&self) -> ImportRow {

@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
+use super::lines::{Orders, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, credential, date_part, decimal, join, req_arr, s, text, ConnectorError, ConnectorResult,
     DataType, ImportRow, Platform, Row,
@@ -254,13 +254,6 @@ fn item_line(item: &Value, inclusive: bool) -> SourceLine {
     }
 }
 
-/// Every order with its invoice, its refunds as credit notes and the payments of both.
-struct Orders {
-    invoices: Vec<SourceDoc>,
-    credits: Vec<SourceDoc>,
-    payments: Vec<SourcePayment>,
-}
-
 /// A successful transaction of `kinds` as a payment on the document `doc_ref`.
 fn transaction_payment(
     t: &Value,
@@ -450,29 +443,17 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
 }
 
 fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .invoices
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.invoice_rows())
 }
 
 /// Refunds as credit notes (one per refund, numbered after its order: `#1001-R1`).
 pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .credits
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.credit_rows())
 }
 
 /// The dated payments of orders paid on several days, and every refund.
 pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .payments
-        .iter()
-        .map(SourcePayment::row)
-        .collect())
+    Ok(read_orders(client)?.payment_rows())
 }
 
 /// The contracts query: 50 contracts a page with up to 250 lines each (the connection's

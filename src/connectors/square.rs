@@ -28,7 +28,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
+use super::lines::{Orders, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, base_url, credential, date_part, decimal, join, minor_to_major, s, ConnectorError,
     ConnectorResult, DataType, ImportRow, Platform, Row,
@@ -276,13 +276,6 @@ fn order_status(o: &Value, due: Option<Decimal>) -> &'static str {
     }
 }
 
-/// Every order and invoice with its refunds as credit notes and the payments of both.
-struct Orders {
-    invoices: Vec<SourceDoc>,
-    credits: Vec<SourceDoc>,
-    payments: Vec<SourcePayment>,
-}
-
 fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
     let locations = client.once_per_run("GET /v2/locations", || {
         let (page, _) = client.get_json(&client.url("/v2/locations"))?;
@@ -437,29 +430,17 @@ fn refund_credits(o: &Value, doc: &SourceDoc, out: &mut Orders) {
 }
 
 fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .invoices
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.invoice_rows())
 }
 
 /// Completed refunds as credit notes (numbered after their order: `<number>-R1`).
 pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .credits
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.credit_rows())
 }
 
 /// The dated payments of orders paid on several days, and every refund.
 pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .payments
-        .iter()
-        .map(SourcePayment::row)
-        .collect())
+    Ok(read_orders(client)?.payment_rows())
 }
 
 /// A Square invoice's status into the docs/accounting.md#line-totals set: published and not fully

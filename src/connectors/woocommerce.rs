@@ -28,7 +28,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::http::{Auth, HttpClient, Pull};
-use super::lines::{fit_document, SourceDoc, SourceLine, SourcePayment};
+use super::lines::{Orders, SourceDoc, SourceLine, SourcePayment};
 use super::{
     arr, credential, date_part, decimal, join, s, text, ConnectorError, ConnectorResult, DataType,
     ImportRow, Platform, Row,
@@ -308,13 +308,6 @@ fn order_status(s: Option<&str>) -> &'static str {
     }
 }
 
-/// Every order with its invoice, its refunds as credit notes and their refund payments.
-struct Orders {
-    invoices: Vec<SourceDoc>,
-    credits: Vec<SourceDoc>,
-    payments: Vec<SourcePayment>,
-}
-
 /// The order's tax rates by `rate_id` (`tax_lines[].rate_percent`).
 fn order_rates(o: &Value) -> HashMap<String, Decimal> {
     arr(o, "tax_lines")
@@ -489,29 +482,17 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
 }
 
 fn orders(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .invoices
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.invoice_rows())
 }
 
 /// Refunds as credit notes (one per refund, numbered after its order: `1042-R1`).
 pub fn credit_notes(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .credits
-        .iter()
-        .flat_map(fit_document)
-        .collect())
+    Ok(read_orders(client)?.credit_rows())
 }
 
 /// The refunds paid on the credit notes.
 pub fn payments(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
-    Ok(read_orders(client)?
-        .payments
-        .iter()
-        .map(SourcePayment::row)
-        .collect())
+    Ok(read_orders(client)?.payment_rows())
 }
 
 fn subscription_status(s: Option<&str>) -> &'static str {

@@ -33,7 +33,7 @@ use crate::accounting::common::{
     check_refs, date_or, date_text, in_use, new_id, new_record_entity, one_of, reference,
     requested_entity, Reference, Which,
 };
-use crate::accounting::currency::{self, Currency};
+use crate::accounting::currency;
 use crate::accounting::lines::{self, Totals};
 use crate::accounting::payments::{self, PaidDate};
 use crate::ctx::Ctx;
@@ -512,16 +512,12 @@ pub fn update(
     // Both the date it had and the date it gets must be open (docs/accounting.md#lock-date).
     check_unlocked(tx, d.entity_id.as_deref(), &d.issue_date)?;
     check_unlocked_on(tx, d.entity_id.as_deref(), issue)?;
-    let money = currency::for_update(
-        &Currency {
-            code: d.currency.clone(),
-            rate: d.exchange_rate,
-        },
+    currency::update(
+        &mut d.currency,
+        &mut d.exchange_rate,
         b.currency.as_deref(),
         b.exchange_rate,
     )?;
-    d.currency = money.code;
-    d.exchange_rate = money.rate;
     let old_issue_date = std::mem::replace(&mut d.issue_date, date_text(issue));
     d.due_date = date_text(due);
     if let Some(s) = b.status.as_deref() {
