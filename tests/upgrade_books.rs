@@ -1,6 +1,7 @@
-//! The upgrade of a database written by the release before the books (issue 24): schema
-//! V1-V19 holding what that release's code wrote, opened by this one. Every answer an
-//! older client reads stays the same, the new fields say what the old rows imply, and
+//! The upgrade of a database written by the release before the books (issue 24, commit
+//! 22d82bb): schema V1-V18 holding what that release's code wrote, opened by this one.
+//! Every answer an older client reads stays the same, the new fields say what the old
+//! rows imply, and
 //! `stockbook check` finds nothing (docs/accounting.md#vat-treatment).
 //!
 //! [`write_old_books`] writes the old database: the schema through refinery up to
@@ -23,7 +24,7 @@ mod schema {
 }
 
 /// The last migration of the release before issue 24.
-const OLD_VERSION: i32 = 19;
+const OLD_VERSION: i32 = 18;
 
 const OWNER: &str = "owner@example.com";
 const USER: &str = "018f0000-0000-7000-8000-000000000001";
@@ -59,7 +60,7 @@ impl Drop for OldBooks {
     }
 }
 
-/// Writes the database the release before issue 24 left: schema V1-V19 and its rows, owned
+/// Writes the database the release before issue 24 left: schema V1-V18 and its rows, owned
 /// by [`OWNER`] (password [`PASSWORD`]). Amounts are stored scaled as that release stored
 /// them: money in pence, rates and discounts in hundredths of a percent, quantities in
 /// thousandths, prices in ten-thousandths.
