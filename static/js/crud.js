@@ -107,7 +107,8 @@ export function editRecord({ path, noun, fields, record, wide, extraBody }) {
  */
 export async function crudPage(root, ctx, spec) {
   const { title, noun, path, intro } = spec;
-  const newButton = h("button", { type: "button" }, `New ${noun}`);
+  // Enabled once its form can open (what `prepare` reads has loaded).
+  const newButton = h("button", { type: "button", disabled: true }, `New ${noun}`);
   root.append(pageHeader(title, newButton));
   if (intro) root.append(h("p", { class: "lead" }, intro));
   const listArea = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -159,6 +160,7 @@ export async function crudPage(root, ctx, spec) {
     }
   }
   newButton.addEventListener("click", () => edit(null));
+  newButton.disabled = false;
   await load();
 }
 

@@ -30,7 +30,9 @@ import { lineTreatments, options, postedStatuses, values } from "./vocab.js";
  */
 export async function documentsPage(root, ctx, page) {
   let kind = page;
-  const newButton = h("button", { type: "button" }, `New ${kind.noun}`);
+  // Enabled once its form can open (the contacts, locations and value sets loaded): a
+  // click before then did nothing.
+  const newButton = h("button", { type: "button", disabled: true }, `New ${kind.noun}`);
   root.append(pageHeader(kind.title, newButton));
   if (kind.intro) root.append(h("p", { class: "lead" }, kind.intro));
   const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -116,6 +118,7 @@ export async function documentsPage(root, ctx, page) {
     }
     edit(null);
   });
+  newButton.disabled = false;
   await load();
   // `#/credit-notes?credit=<invoice id>` (the invoice's "Credit"): a new credit note with
   // the invoice's customer, location and lines, linked to it; the user keeps what comes back.
