@@ -1,0 +1,15 @@
+//! The VAT return (DECISIONS §19, docs/vat.md): the nine boxes computed from the records on
+//! the entity's scheme, the lines that make up each box, adjustments, and the returns filed.
+//!
+//! - [`boxes`]: the nine boxes, as HMRC names them.
+//! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
+//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
+
+use rocket::Route;
+
+pub mod boxes;
+pub mod compute;
+
+pub fn routes() -> Vec<Route> {
+    Vec::new()
+}
