@@ -1,4 +1,4 @@
-//! The VAT return (DECISIONS §19, docs/vat.md): the nine boxes computed from the records on
+//! The VAT return (docs/vat.md): the nine boxes computed from the records on
 //! the entity's scheme, the lines that make up each box, adjustments, and the returns filed.
 //!
 //! - [`boxes`]: the nine boxes, as HMRC names them.
