@@ -5,11 +5,16 @@
 //! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
 //! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
 
-use rocket::Route;
+use rocket::{routes, Route};
 
 pub mod boxes;
 pub mod compute;
+pub mod line;
+pub mod period;
 
 pub fn routes() -> Vec<Route> {
-    Vec::new()
+    let mut r = Vec::new();
+    // vatcalc: the return and its drill-down.
+    r.extend(routes![period::route_return, period::route_lines]);
+    r
 }
