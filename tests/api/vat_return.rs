@@ -832,3 +832,154 @@ fn foreign_currency_lines_are_converted_per_line() {
     assert_eq!(b[0], 3.42);
     assert_eq!(lines(&t, &e, Q, 6)["total"], json!(17.12));
 }
+
+// ----------------------------------------------------------------------------------
+// Adjustments
+
+fn adjust(t: &TestApp, e: &str, date: &str, b: u8, amount: f64, what: &str) -> (Status, Value) {
+    t.post(
+        "/api/vat/adjustments",
+        json!({ "entity_id": e, "date": date, "box": b, "amount": amount, "description": what }),
+    )
+}
+
+/// gov.uk "Complete your VAT return to account for import VAT": postponed import VAT from
+/// the monthly statement goes in box 1 and (reclaimable) box 4, the goods' value in box 7.
+/// Notice 700/18 (bad debt relief): the VAT on a debt written off is claimed in box 4.
+#[test]
+fn postponed_import_vat_and_bad_debt_relief_through_adjustments() {
+    let (t, e) = app_with_entity();
+    for (b, amount, what) in [
+        (1, 1000.0, "Postponed import VAT, January statement"),
+        (4, 1000.0, "Postponed import VAT, January statement"),
+        (7, 5000.0, "Imported goods, January statement"),
+        (4, 40.0, "Bad debt relief on INV-0009"),
+    ] {
+        let (s, v) = adjust(&t, &e, "2025-02-15", b, amount, what);
+        assert_eq!(s, Status::Created, "{v}");
+        assert_eq!(v["data"]["box"], json!(b));
+        assert_eq!(v["data"]["entity_id"], json!(e));
+    }
+    let b = nine(&boxes(&t, &e, Q));
+    // Box 1: 1,000; box 4: 1,040; box 5: 40 (a repayment); box 7: 5,000.
+    assert_eq!(
+        b,
+        [1000.0, 0.0, 1000.0, 1040.0, 40.0, 0.0, 5000.0, 0.0, 0.0]
+    );
+    assert_boxes_are_their_lines(&t, &e, Q);
+    let l = lines(&t, &e, Q, 4);
+    let rows = l["data"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["source_type"] == "adjustment"), "{l}");
+    assert_eq!(rows[1]["number"], "Bad debt relief on INV-0009");
+    // Outside the period: not counted.
+    assert_eq!(
+        nine(&boxes(&t, &e, "from=2025-04-01&to=2025-06-30")),
+        [0.0; 9]
+    );
+}
+
+#[test]
+fn adjustments_are_listed_changed_and_deleted_and_refuse_bad_fields() {
+    let (t, e) = app_with_entity();
+    let (s, v) = adjust(
+        &t,
+        &e,
+        "2025-02-15",
+        2,
+        -12.5,
+        "Correction of an error in Q4",
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let id = v["data"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(v["data"]["amount"], json!(-12.5));
+    adjust(&t, &e, "2025-05-15", 8, 100.0, "NI goods to the EU");
+
+    let (s, v) = t.get(&format!("/api/vat/adjustments?entityId={e}&{Q}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"].as_array().unwrap().len(), 1);
+    let (_, v) = t.get(&format!("/api/vat/adjustments?entityId={e}"));
+    assert_eq!(v["data"].as_array().unwrap().len(), 2);
+    assert_error(&t.get("/api/vat/adjustments"), Status::BadRequest);
+
+    let (s, v) = t.put(
+        "/api/vat/adjustments",
+        json!({ "id": id, "box": 9, "amount": 3 }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["box"], json!(9));
+    assert_eq!(v["data"]["description"], "Correction of an error in Q4");
+    assert_eq!(nine(&boxes(&t, &e, Q))[8], 3.0);
+
+    for (b, amount, what) in [
+        (3, 1.0, "x"),
+        (5, 1.0, "x"),
+        (0, 1.0, "x"),
+        (1, 0.0, "x"),
+        (1, 1.001, "x"),
+        (1, 1.0, "  "),
+    ] {
+        assert_error(
+            &adjust(&t, &e, "2025-02-15", b, amount, what),
+            Status::BadRequest,
+        );
+    }
+    assert_error(
+        &adjust(&t, &e, "2025-02-30", 1, 1.0, "x"),
+        Status::BadRequest,
+    );
+
+    let (s, v) = t.delete("/api/vat/adjustments", json!({ "id": id }));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(nine(&boxes(&t, &e, Q))[8], 0.0);
+    assert_error(
+        &t.delete("/api/vat/adjustments", json!({ "id": id })),
+        Status::NotFound,
+    );
+
+    // Another user sees none of it.
+    t.signup("other@example.com");
+    assert_error(&adjust(&t, &e, "2025-02-15", 1, 1.0, "x"), Status::NotFound);
+    assert_error(
+        &t.get(&format!("/api/vat/adjustments?entityId={e}")),
+        Status::NotFound,
+    );
+}
+
+#[test]
+fn adjustments_on_or_before_the_lock_date_refuse_every_write() {
+    let (t, e) = app_with_entity();
+    let (_, v) = adjust(&t, &e, "2025-03-31", 1, 10.0, "Before the lock");
+    let locked = v["data"]["id"].as_str().unwrap().to_owned();
+    let (_, v) = adjust(&t, &e, "2025-04-01", 1, 10.0, "After the lock");
+    let open = v["data"]["id"].as_str().unwrap().to_owned();
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": e, "lock_date": "2025-03-31" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+
+    let msg = assert_error(
+        &adjust(&t, &e, "2025-03-31", 1, 10.0, "x"),
+        Status::Conflict,
+    );
+    assert!(msg.contains("locked up to 2025-03-31"), "{msg}");
+    assert_error(
+        &t.put("/api/vat/adjustments", json!({ "id": locked, "amount": 5 })),
+        Status::Conflict,
+    );
+    assert_error(
+        &t.delete("/api/vat/adjustments", json!({ "id": locked })),
+        Status::Conflict,
+    );
+    // Moving an open one into the locked days is refused too.
+    assert_error(
+        &t.put(
+            "/api/vat/adjustments",
+            json!({ "id": open, "date": "2025-03-01" }),
+        ),
+        Status::Conflict,
+    );
+    let (s, v) = t.put("/api/vat/adjustments", json!({ "id": open, "amount": 5 }));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(nine(&boxes(&t, &e, Q))[0], 10.0);
+}
