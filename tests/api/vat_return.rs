@@ -983,3 +983,89 @@ fn adjustments_on_or_before_the_lock_date_refuse_every_write() {
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(nine(&boxes(&t, &e, Q))[0], 10.0);
 }
+
+// ----------------------------------------------------------------------------------
+// The drill-down as CSV
+
+#[test]
+fn the_csv_holds_every_box_with_a_box_column_or_one_box() {
+    let (t, e) = app_with_entity();
+    let cust = contact(&t, &e, "customer");
+    doc(
+        &t,
+        "/api/invoices",
+        &cust,
+        "2025-01-15",
+        "sent",
+        json!([line(100.0, "standard")]),
+    );
+    expense(
+        &t,
+        &e,
+        "2025-01-16",
+        json!({ "amount": 12, "vat_amount": 2, "description": "Paper, A4" }),
+    );
+    let get = |q: &str| {
+        let res = t
+            .with_session(
+                t.client
+                    .get(format!("/api/vat/return/lines?entityId={e}&{Q}{q}")),
+            )
+            .dispatch();
+        assert_eq!(res.status(), Status::Ok);
+        let ct = res.content_type().unwrap();
+        assert_eq!((ct.top().as_str(), ct.sub().as_str()), ("text", "csv"));
+        let disposition = res
+            .headers()
+            .get_one("Content-Disposition")
+            .unwrap()
+            .to_owned();
+        (disposition, res.into_string().unwrap())
+    };
+    let (disposition, text) = get("&format=csv");
+    assert!(
+        disposition.contains("vat-2025-01-01-2025-03-31-all.csv"),
+        "{disposition}"
+    );
+    let rows: Vec<&str> = text.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        rows[0],
+        "box,source_type,source_id,number,date,contact_name,treatment,net,vat,amount"
+    );
+    // Invoice: boxes 1 and 6; expense: boxes 4 and 7.
+    assert_eq!(rows.len(), 5, "{text}");
+    assert!(
+        rows[1].starts_with("1,invoice,")
+            && rows[1].ends_with(",INV-0001,2025-01-15,A customer,standard,100.00,20.00,20.00"),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        rows[2].starts_with("6,invoice,") && rows[2].ends_with(",100.00,20.00,100.00"),
+        "{}",
+        rows[2]
+    );
+    assert!(
+        rows[3].starts_with("4,expense,") && rows[3].contains(",\"Paper, A4\",2025-01-16,"),
+        "{}",
+        rows[3]
+    );
+    assert!(
+        rows[4].starts_with("7,expense,") && rows[4].ends_with(",10.00,2.00,10.00"),
+        "{}",
+        rows[4]
+    );
+    let (disposition, text) = get("&format=csv&box=4");
+    assert!(disposition.contains("box4"), "{disposition}");
+    assert_eq!(
+        text.split("\r\n").filter(|l| !l.is_empty()).count(),
+        2,
+        "{text}"
+    );
+    assert_error(
+        &t.get(&format!(
+            "/api/vat/return/lines?entityId={e}&{Q}&format=xml"
+        )),
+        Status::BadRequest,
+    );
+}
