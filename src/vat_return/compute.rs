@@ -415,7 +415,9 @@ impl Scan<'_, '_> {
     }
 
     /// The cash scheme: the period's payments on posted documents of `src`, each carrying
-    /// its document's figures pro rata (docs/vat.md#cash-accounting-scheme).
+    /// its document's figures pro rata (docs/vat.md#cash-accounting-scheme). Each row is
+    /// one line of a payment's document; `before` is what the document's earlier payments
+    /// (by date, then recording) add up to.
     fn payments(&mut self, src: Source) -> AppResult<()> {
         let kind = src.kind().expect("a document source");
         let statuses = kind
@@ -425,8 +427,11 @@ impl Scan<'_, '_> {
             .collect::<Vec<_>>()
             .join(", ");
         let sql = format!(
-            "SELECT p.id, p.date, p.amount, d.id, d.number, c.name, d.total, d.vat_total,
-                    d.exchange_rate, l.vat_treatment, l.net, l.vat
+            "SELECT p.id, p.date, p.amount, d.number, c.name, d.total, d.exchange_rate,
+                    l.vat_treatment, l.net, l.vat,
+                    (SELECT COALESCE(SUM(q.amount), 0) FROM payments q
+                     WHERE q.document_id = p.document_id
+                       AND (q.date < p.date OR (q.date = p.date AND q.seq < p.seq)))
              FROM payments p
              JOIN {docs} d ON d.id = p.document_id
              LEFT JOIN {lines} l ON l.document_id = d.id
@@ -461,29 +466,36 @@ impl Scan<'_, '_> {
                 current = Some(Paid {
                     payment_id,
                     date: r.get(1)?,
-                    amount: r.get(2)?,
-                    number: r.get(4)?,
-                    contact: r.get(5)?,
-                    total: r.get(6)?,
-                    vat_total: r.get(7)?,
-                    rate: r.get(8)?,
+                    amount: i128::from(r.get::<_, i64>(2)?),
+                    number: r.get(3)?,
+                    contact: r.get(4)?,
+                    total: i128::from(r.get::<_, i64>(5)?),
+                    rate: r.get(6)?,
+                    before: i128::from(r.get::<_, i64>(10)?),
                     groups: Vec::new(),
                 });
             }
-            let treatment: Option<String> = r.get(9)?;
+            let treatment: Option<String> = r.get(7)?;
             if let (Some(t), Some(c)) = (treatment, current.as_mut()) {
-                let (net, vat): (i64, i64) = (r.get(10)?, r.get(11)?);
-                match c.groups.iter_mut().find(|g| g.treatment == t) {
-                    Some(g) => {
-                        g.gross += i128::from(net) + i128::from(vat);
-                        g.vat += i128::from(vat);
+                let (net, vat) = (
+                    i128::from(r.get::<_, i64>(8)?),
+                    i128::from(r.get::<_, i64>(9)?),
+                );
+                let (net_p, vat_p) = (to_pounds(net, c.rate), to_pounds(vat, c.rate));
+                let g = match c.groups.iter().position(|g| g.treatment == t) {
+                    Some(i) => &mut c.groups[i],
+                    None => {
+                        c.groups.push(Group {
+                            treatment: t,
+                            ..Group::default()
+                        });
+                        c.groups.last_mut().expect("just pushed")
                     }
-                    None => c.groups.push(Group {
-                        treatment: t,
-                        gross: i128::from(net) + i128::from(vat),
-                        vat: i128::from(vat),
-                    }),
-                }
+                };
+                g.gross += net + vat;
+                g.vat += vat;
+                g.net_pounds += net_p;
+                g.vat_pounds += vat_p;
             }
         }
         if let Some(done) = current.take() {
@@ -492,15 +504,11 @@ impl Scan<'_, '_> {
         Ok(())
     }
 
-    /// One payment's contributions (docs/vat.md#cash-accounting-scheme): its VAT share is
-    /// round(payment × document VAT / document total, 2); the payment is split across the
-    /// treatments by their gross, each part's VAT pro rata to the treatment's VAT, the
-    /// residue of the rounding on the largest part (the largest VAT for the VAT), so the
-    /// parts add up to the payment and the VAT shares to the VAT share.
+    /// One payment's contributions (docs/vat.md#cash-accounting-scheme): the difference
+    /// between what the document's payments to date and its payments before this one
+    /// carry ([`Paid::carried`]), per treatment, in pounds.
     fn payment(&mut self, src: Source, p: &Paid) -> AppResult<()> {
         let sign: i128 = if src.is_credit() { -1 } else { 1 };
-        let amount = i128::from(p.amount);
-        let total = i128::from(p.total);
         let line =
             |treatment: Option<String>, box_no: u8, net: i128, vat: i128, amount: i128| Line {
                 box_no,
@@ -515,46 +523,28 @@ impl Scan<'_, '_> {
                 amount,
             };
         let (vat_box, net_box) = if src.is_sale() { (1, 6) } else { (4, 7) };
-        if total <= 0 || p.groups.is_empty() {
+        if p.total <= 0 || p.groups.is_empty() {
             // Nothing to apportion: the payment is all net, without VAT
             // (docs/vat.md#cash-accounting-scheme).
-            let net = to_pounds(amount, p.rate);
+            let net = to_pounds(p.amount, p.rate);
             self.emit(line(None, net_box, net, 0, sign * net))?;
             return Ok(());
         }
-        let vat_share = div_round(amount * i128::from(p.vat_total), total);
-        let mut parts: Vec<(i128, i128)> = p
-            .groups
-            .iter()
-            .map(|g| {
-                (
-                    div_round(amount * g.gross, total),
-                    div_round(amount * g.vat, total),
-                )
-            })
-            .collect();
-        let largest = |key: &dyn Fn(&Group) -> i128| {
-            (0..p.groups.len())
-                .max_by_key(|&i| (key(&p.groups[i]), std::cmp::Reverse(i)))
-                .unwrap_or(0)
-        };
-        let part_residue = amount - parts.iter().map(|x| x.0).sum::<i128>();
-        parts[largest(&|g| g.gross)].0 += part_residue;
-        let vat_residue = vat_share - parts.iter().map(|x| x.1).sum::<i128>();
-        parts[largest(&|g| g.vat)].1 += vat_residue;
-        for (g, (part, vat)) in p.groups.iter().zip(parts) {
+        let after = p.carried(p.before + p.amount);
+        let before = p.carried(p.before);
+        for (g, ((net1, vat1), (net0, vat0))) in p.groups.iter().zip(after.into_iter().zip(before))
+        {
             if g.treatment == "reverse_charge" {
                 // Counted on the document's date (docs/vat.md#cash-accounting-scheme).
                 continue;
             }
-            let vat_p = to_pounds(vat, p.rate);
-            let net_p = to_pounds(part - vat, p.rate);
+            let (net, vat) = (net1 - net0, vat1 - vat0);
             let t = Some(g.treatment.clone());
-            if vat_p != 0 {
-                self.emit(line(t.clone(), vat_box, net_p, vat_p, sign * vat_p))?;
+            if vat != 0 {
+                self.emit(line(t.clone(), vat_box, net, vat, sign * vat))?;
             }
-            if g.treatment != "outside_scope" {
-                self.emit(line(t, net_box, net_p, vat_p, sign * net_p))?;
+            if g.treatment != "outside_scope" && net != 0 {
+                self.emit(line(t, net_box, net, vat, sign * net))?;
             }
         }
         Ok(())
@@ -670,24 +660,74 @@ impl Scan<'_, '_> {
     }
 }
 
-/// A payment being read, with its document's lines grouped by treatment.
+/// A payment being read, with its document's lines grouped by treatment. Amounts in
+/// hundredths of the document's currency; `*_pounds` in millionths of a pound.
 struct Paid {
     payment_id: String,
     date: String,
-    amount: i64,
+    amount: i128,
     number: Option<String>,
     contact: Option<String>,
-    total: i64,
-    vat_total: i64,
+    total: i128,
     rate: i64,
+    /// What the document's earlier payments add up to.
+    before: i128,
     groups: Vec<Group>,
 }
 
-/// A document's lines of one treatment: gross and VAT in hundredths of its currency.
+/// A document's lines of one treatment: gross and VAT in hundredths of its currency, net
+/// and VAT in pounds (converted per line).
+#[derive(Default)]
 struct Group {
     treatment: String,
     gross: i128,
     vat: i128,
+    net_pounds: i128,
+    vat_pounds: i128,
+}
+
+impl Paid {
+    /// What payments adding up to `paid` carry of each treatment, `(net, VAT)` in
+    /// millionths of a pound (docs/vat.md#cash-accounting-scheme): the VAT is
+    /// round(paid × document VAT / total, 2), the payment split across the treatments in
+    /// proportion to their gross and each part's VAT in proportion to the treatment's
+    /// VAT, the pennies of rounding on the largest part (the largest VAT for VAT). Paid in
+    /// full, they carry exactly the document's own figures in pounds, so the payments of
+    /// a document paid in full add up to what the standard scheme counts.
+    fn carried(&self, paid: i128) -> Vec<(i128, i128)> {
+        let paid = paid.clamp(0, self.total);
+        if paid == self.total {
+            return self
+                .groups
+                .iter()
+                .map(|g| (g.net_pounds, g.vat_pounds))
+                .collect();
+        }
+        let total_vat: i128 = self.groups.iter().map(|g| g.vat).sum();
+        let mut parts: Vec<i128> = self
+            .groups
+            .iter()
+            .map(|g| div_round(paid * g.gross, self.total))
+            .collect();
+        let mut vats: Vec<i128> = self
+            .groups
+            .iter()
+            .map(|g| div_round(paid * g.vat, self.total))
+            .collect();
+        let largest = |key: fn(&Group) -> i128| {
+            (0..self.groups.len())
+                .max_by_key(|&i| (key(&self.groups[i]), std::cmp::Reverse(i)))
+                .unwrap_or(0)
+        };
+        parts[largest(|g| g.gross)] += paid - parts.iter().sum::<i128>();
+        vats[largest(|g| g.vat)] +=
+            div_round(paid * total_vat, self.total) - vats.iter().sum::<i128>();
+        parts
+            .into_iter()
+            .zip(vats)
+            .map(|(part, vat)| (to_pounds(part - vat, self.rate), to_pounds(vat, self.rate)))
+            .collect()
+    }
 }
 
 #[cfg(test)]
