@@ -16,6 +16,7 @@ use time::{Date, Month};
 
 use super::boxes::Boxes;
 use super::line::{Line, Source};
+use crate::accounting::documents::DocKind;
 use crate::db::decimal::{scaled_decimal, Money};
 use crate::error::{AppError, AppResult};
 
@@ -282,34 +283,7 @@ impl Scan<'_, '_> {
     /// The posted documents of `src` dated in the period, line by line.
     fn documents(&mut self, src: Source, take: Take) -> AppResult<()> {
         let kind = src.kind().expect("a document source");
-        let capital = if kind.allows_reverse_charge() {
-            "l.capital_goods"
-        } else {
-            "0"
-        };
-        let rc = match take {
-            Take::All => "",
-            Take::ReverseCharge => " AND l.vat_treatment = 'reverse_charge'",
-        };
-        let statuses = kind
-            .posted_statuses()
-            .iter()
-            .map(|s| format!("'{s}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "SELECT d.id, d.number, d.issue_date, c.name, l.vat_treatment, l.net, l.vat,
-                    l.reverse_charge_vat, d.exchange_rate, {capital}
-             FROM {docs} d
-             JOIN {lines} l ON l.document_id = d.id
-             LEFT JOIN contacts c ON c.id = d.contact_id
-             WHERE d.owner_id = ?1 AND d.entity_id = ?2
-               AND d.issue_date >= ?3 AND d.issue_date <= ?4
-               AND d.status IN ({statuses}){rc}
-             ORDER BY d.issue_date, d.seq, l.position",
-            docs = kind.table(),
-            lines = kind.lines_table(),
-        );
+        let sql = documents_sql(kind, take);
         let conn = self.conn;
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query([self.owner, self.entity, &self.from, &self.to])?;
@@ -420,30 +394,7 @@ impl Scan<'_, '_> {
     /// (by date, then recording) add up to.
     fn payments(&mut self, src: Source) -> AppResult<()> {
         let kind = src.kind().expect("a document source");
-        let statuses = kind
-            .posted_statuses()
-            .iter()
-            .map(|s| format!("'{s}'"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let sql = format!(
-            "SELECT p.id, p.date, p.amount, d.number, c.name, d.total, d.exchange_rate,
-                    l.vat_treatment, l.net, l.vat,
-                    (SELECT COALESCE(SUM(q.amount), 0) FROM payments q
-                     WHERE q.document_id = p.document_id
-                       AND (q.date < p.date OR (q.date = p.date AND q.seq < p.seq)))
-             FROM payments p
-             JOIN {docs} d ON d.id = p.document_id
-             LEFT JOIN {lines} l ON l.document_id = d.id
-             LEFT JOIN contacts c ON c.id = d.contact_id
-             WHERE p.owner_id = ?1 AND p.entity_id = ?2
-               AND p.date >= ?3 AND p.date <= ?4
-               AND p.document_type = ?5
-               AND d.status IN ({statuses})
-             ORDER BY p.date, p.seq, l.position",
-            docs = kind.table(),
-            lines = kind.lines_table(),
-        );
+        let sql = payments_sql(kind);
         let conn = self.conn;
         let mut stmt = conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params![
@@ -553,15 +504,7 @@ impl Scan<'_, '_> {
     /// The period's expenses, on their date on every scheme (docs/vat.md#expenses).
     fn expenses(&mut self) -> AppResult<()> {
         let conn = self.conn;
-        let mut stmt = conn.prepare_cached(
-            "SELECT x.id, x.description, x.date, c.name, x.vat_treatment, x.amount,
-                    x.vat_amount, x.reverse_charge_vat, x.exchange_rate, x.vat_reclaimable,
-                    x.capital_goods
-             FROM expenses x
-             LEFT JOIN contacts c ON c.id = x.contact_id
-             WHERE x.owner_id = ?1 AND x.entity_id = ?2 AND x.date >= ?3 AND x.date <= ?4
-             ORDER BY x.date, x.seq",
-        )?;
+        let mut stmt = conn.prepare_cached(EXPENSES_SQL)?;
         let mut rows = stmt.query([self.owner, self.entity, &self.from, &self.to])?;
         while let Some(r) = rows.next()? {
             if self.stopped {
@@ -626,11 +569,7 @@ impl Scan<'_, '_> {
     /// The period's adjustments, in their box on every scheme (docs/vat.md#adjustments).
     fn adjustments(&mut self) -> AppResult<()> {
         let conn = self.conn;
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, description, date, box, amount FROM vat_adjustments
-             WHERE entity_id = ?1 AND date >= ?2 AND date <= ?3
-             ORDER BY date, seq",
-        )?;
+        let mut stmt = conn.prepare_cached(ADJUSTMENTS_SQL)?;
         let mut rows = stmt.query([self.entity, &self.from, &self.to])?;
         while let Some(r) = rows.next()? {
             if self.stopped {
@@ -659,6 +598,87 @@ impl Scan<'_, '_> {
         Ok(())
     }
 }
+
+/// `'sent', 'paid'`: a kind's posted statuses as SQL literals (constants of the code).
+fn posted_in(kind: DocKind) -> String {
+    kind.posted_statuses()
+        .iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The posted documents of `kind` dated in the period, line by line, in date order:
+/// the entity-and-date index of the documents (migration V24; named, because without
+/// statistics SQLite takes the owner-and-date one, which also walks the owner's other
+/// entities), then each one's lines by their index.
+fn documents_sql(kind: DocKind, take: Take) -> String {
+    let capital = if kind.allows_reverse_charge() {
+        "l.capital_goods"
+    } else {
+        "0"
+    };
+    let rc = match take {
+        Take::All => "",
+        Take::ReverseCharge => " AND l.vat_treatment = 'reverse_charge'",
+    };
+    format!(
+        "SELECT d.id, d.number, d.issue_date, c.name, l.vat_treatment, l.net, l.vat,
+                l.reverse_charge_vat, d.exchange_rate, {capital}
+         FROM {docs} d INDEXED BY {docs}_entity_date
+         JOIN {lines} l ON l.document_id = d.id
+         LEFT JOIN contacts c ON c.id = d.contact_id
+         WHERE d.owner_id = ?1 AND d.entity_id = ?2
+           AND d.issue_date >= ?3 AND d.issue_date <= ?4
+           AND d.status IN ({statuses}){rc}
+         ORDER BY d.issue_date, d.seq, l.position",
+        docs = kind.table(),
+        lines = kind.lines_table(),
+        statuses = posted_in(kind),
+    )
+}
+
+/// The period's payments on posted documents of `kind`, each with its document's lines
+/// and what the document's earlier payments add up to (migration V26's index). A
+/// document's only payment (its `amount_paid`, the payments' sum, is this one) has none
+/// before it, which saves the look-up for most payments.
+fn payments_sql(kind: DocKind) -> String {
+    format!(
+        "SELECT p.id, p.date, p.amount, d.number, c.name, d.total, d.exchange_rate,
+                l.vat_treatment, l.net, l.vat,
+                CASE WHEN d.amount_paid = p.amount THEN 0 ELSE
+                    (SELECT COALESCE(SUM(q.amount), 0) FROM payments q
+                     WHERE q.document_id = p.document_id
+                       AND (q.date < p.date OR (q.date = p.date AND q.seq < p.seq)))
+                END
+         FROM payments p INDEXED BY payments_entity_type_date
+         JOIN {docs} d ON d.id = p.document_id
+         LEFT JOIN {lines} l ON l.document_id = d.id
+         LEFT JOIN contacts c ON c.id = d.contact_id
+         WHERE p.entity_id = ?2 AND p.document_type = ?5
+           AND p.date >= ?3 AND p.date <= ?4
+           AND p.owner_id = ?1
+           AND d.status IN ({statuses})
+         ORDER BY p.date, p.seq, l.position",
+        docs = kind.table(),
+        lines = kind.lines_table(),
+        statuses = posted_in(kind),
+    )
+}
+
+/// The period's expenses, by the entity-and-date index.
+const EXPENSES_SQL: &str = "SELECT x.id, x.description, x.date, c.name, x.vat_treatment,
+        x.amount, x.vat_amount, x.reverse_charge_vat, x.exchange_rate, x.vat_reclaimable,
+        x.capital_goods
+     FROM expenses x
+     LEFT JOIN contacts c ON c.id = x.contact_id
+     WHERE x.owner_id = ?1 AND x.entity_id = ?2 AND x.date >= ?3 AND x.date <= ?4
+     ORDER BY x.date, x.seq";
+
+/// The period's adjustments, by their entity-and-date index.
+const ADJUSTMENTS_SQL: &str = "SELECT id, description, date, box, amount FROM vat_adjustments
+     WHERE entity_id = ?1 AND date >= ?2 AND date <= ?3
+     ORDER BY date, seq";
 
 /// A payment being read, with its document's lines grouped by treatment. Amounts in
 /// hundredths of the document's currency; `*_pounds` in millionths of a pound.
@@ -733,6 +753,44 @@ impl Paid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plans of every read of the period: each walks an index by entity (owner) and
+    /// date and sorts nothing (docs/vat.md#the-computation).
+    #[test]
+    fn every_read_of_the_period_walks_an_index_and_sorts_nothing() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::db::migrate_to(&mut conn, i32::MAX);
+        let mut sqls: Vec<(String, usize)> = Vec::new();
+        for kind in DocKind::ALL {
+            sqls.push((documents_sql(kind, Take::All), 4));
+            sqls.push((documents_sql(kind, Take::ReverseCharge), 4));
+            sqls.push((payments_sql(kind), 5));
+        }
+        sqls.push((EXPENSES_SQL.to_owned(), 4));
+        sqls.push((ADJUSTMENTS_SQL.to_owned(), 3));
+        for (sql, n) in sqls {
+            let params: Vec<String> = ["u", "e", "2025-01-01", "2025-03-31", "invoice"][..n]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect();
+            let params: Vec<String> = if n == 3 {
+                vec!["e".into(), "2025-01-01".into(), "2025-03-31".into()]
+            } else {
+                params
+            };
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(params.iter()), |r| r.get(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter()
+                    .all(|s| !s.contains("TEMP B-TREE") && !s.starts_with("SCAN")),
+                "{sql}: {plan:#?}"
+            );
+        }
+    }
 
     #[test]
     fn pounds_round_per_line_half_away_from_zero() {
