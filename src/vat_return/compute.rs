@@ -185,13 +185,14 @@ enum Take {
     ReverseCharge,
 }
 
-/// A document line as read, amounts in hundredths of the document's currency.
-struct DocLine {
-    doc_id: String,
-    number: Option<String>,
-    date: String,
-    contact: Option<String>,
-    treatment: String,
+/// A document line as read (its text borrowed from the row), amounts in hundredths of
+/// the document's currency.
+struct DocLine<'r> {
+    doc_id: &'r str,
+    number: Option<&'r str>,
+    date: &'r str,
+    contact: Option<&'r str>,
+    treatment: &'r str,
     net: i64,
     vat: i64,
     rc_vat: i64,
@@ -203,6 +204,20 @@ struct DocLine {
 /// a pound, rounded to the penny half away from zero (`Rate::to_pounds`, per line).
 pub fn to_pounds(hundredths: i128, rate: i64) -> i128 {
     crate::db::decimal::round_scaled(hundredths * i128::from(rate), 8, 2) * PENNY
+}
+
+/// Column `i` of a row as text borrowed from the row (no allocation).
+fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    r.get_ref(i)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// [`text`] of a nullable column.
+fn text_opt<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
+    r.get_ref(i)?.as_str_or_null().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
 }
 
 /// `n / d` rounded half away from zero (`d` > 0).
@@ -261,7 +276,8 @@ impl Scan<'_, '_> {
             let exact = self.flat_box1;
             let rounded = crate::db::decimal::round_scaled(exact, 6, 2) * PENNY;
             if rounded != exact {
-                self.emit(Line::rounding(self.to.clone(), rounded - exact))?;
+                let to = self.to.clone();
+                self.emit(Line::rounding(&to, rounded - exact))?;
             }
         }
         Ok(())
@@ -292,11 +308,11 @@ impl Scan<'_, '_> {
                 break;
             }
             let l = DocLine {
-                doc_id: r.get(0)?,
-                number: r.get(1)?,
-                date: r.get(2)?,
-                contact: r.get(3)?,
-                treatment: r.get(4)?,
+                doc_id: text(r, 0)?,
+                number: text_opt(r, 1)?,
+                date: text(r, 2)?,
+                contact: text_opt(r, 3)?,
+                treatment: text(r, 4)?,
                 net: r.get(5)?,
                 vat: r.get(6)?,
                 rc_vat: r.get(7)?,
@@ -321,11 +337,11 @@ impl Scan<'_, '_> {
         let line = |box_no: u8, amount: i128, shown_vat: i128| Line {
             box_no,
             source: src,
-            source_id: l.doc_id.clone(),
-            number: l.number.clone(),
-            date: l.date.clone(),
-            contact_name: l.contact.clone(),
-            treatment: Some(l.treatment.clone()),
+            source_id: l.doc_id,
+            number: l.number,
+            date: l.date,
+            contact_name: l.contact,
+            treatment: Some(l.treatment),
             net: sign * net,
             vat: sign * shown_vat,
             amount,
@@ -409,13 +425,13 @@ impl Scan<'_, '_> {
             if self.stopped {
                 break;
             }
-            let payment_id: String = r.get(0)?;
+            let payment_id = text(r, 0)?;
             if current.as_ref().is_none_or(|c| c.payment_id != payment_id) {
                 if let Some(done) = current.take() {
                     self.payment(src, &done)?;
                 }
                 current = Some(Paid {
-                    payment_id,
+                    payment_id: payment_id.to_owned(),
                     date: r.get(1)?,
                     amount: i128::from(r.get::<_, i64>(2)?),
                     number: r.get(3)?,
@@ -426,8 +442,7 @@ impl Scan<'_, '_> {
                     groups: Vec::new(),
                 });
             }
-            let treatment: Option<String> = r.get(7)?;
-            if let (Some(t), Some(c)) = (treatment, current.as_mut()) {
+            if let (Some(t), Some(c)) = (text_opt(r, 7)?, current.as_mut()) {
                 let (net, vat) = (
                     i128::from(r.get::<_, i64>(8)?),
                     i128::from(r.get::<_, i64>(9)?),
@@ -437,7 +452,7 @@ impl Scan<'_, '_> {
                     Some(i) => &mut c.groups[i],
                     None => {
                         c.groups.push(Group {
-                            treatment: t,
+                            treatment: t.to_owned(),
                             ..Group::default()
                         });
                         c.groups.last_mut().expect("just pushed")
@@ -458,16 +473,16 @@ impl Scan<'_, '_> {
     /// One payment's contributions (docs/vat.md#cash-accounting-scheme): the difference
     /// between what the document's payments to date and its payments before this one
     /// carry ([`Paid::carried`]), per treatment, in pounds.
-    fn payment(&mut self, src: Source, p: &Paid) -> AppResult<()> {
+    fn payment<'p>(&mut self, src: Source, p: &'p Paid) -> AppResult<()> {
         let sign: i128 = if src.is_credit() { -1 } else { 1 };
         let line =
-            |treatment: Option<String>, box_no: u8, net: i128, vat: i128, amount: i128| Line {
+            |treatment: Option<&'p str>, box_no: u8, net: i128, vat: i128, amount: i128| Line {
                 box_no,
                 source: src.payment(),
-                source_id: p.payment_id.clone(),
-                number: p.number.clone(),
-                date: p.date.clone(),
-                contact_name: p.contact.clone(),
+                source_id: &p.payment_id,
+                number: p.number.as_deref(),
+                date: &p.date,
+                contact_name: p.contact.as_deref(),
                 treatment,
                 net: sign * net,
                 vat: sign * vat,
@@ -490,9 +505,9 @@ impl Scan<'_, '_> {
                 continue;
             }
             let (net, vat) = (net1 - net0, vat1 - vat0);
-            let t = Some(g.treatment.clone());
+            let t = Some(g.treatment.as_str());
             if vat != 0 {
-                self.emit(line(t.clone(), vat_box, net, vat, sign * vat))?;
+                self.emit(line(t, vat_box, net, vat, sign * vat))?;
             }
             if g.treatment != "outside_scope" && net != 0 {
                 self.emit(line(t, net_box, net, vat, sign * net))?;
@@ -510,11 +525,11 @@ impl Scan<'_, '_> {
             if self.stopped {
                 break;
             }
-            let id: String = r.get(0)?;
-            let description: String = r.get(1)?;
-            let date: String = r.get(2)?;
-            let contact: Option<String> = r.get(3)?;
-            let treatment: String = r.get(4)?;
+            let id = text(r, 0)?;
+            let description = text(r, 1)?;
+            let date = text(r, 2)?;
+            let contact = text_opt(r, 3)?;
+            let treatment = text(r, 4)?;
             let rate: i64 = r.get(8)?;
             let amount = to_pounds(i128::from(r.get::<_, i64>(5)?), rate);
             let vat_paid = to_pounds(i128::from(r.get::<_, i64>(6)?), rate);
@@ -537,11 +552,11 @@ impl Scan<'_, '_> {
             let line = |box_no: u8, vat: i128, amount: i128| Line {
                 box_no,
                 source: Source::Expense,
-                source_id: id.clone(),
-                number: Some(description.clone()),
-                date: date.clone(),
-                contact_name: contact.clone(),
-                treatment: Some(treatment.clone()),
+                source_id: id,
+                number: Some(description),
+                date,
+                contact_name: contact,
+                treatment: Some(treatment),
                 net,
                 vat,
                 amount,
@@ -580,9 +595,9 @@ impl Scan<'_, '_> {
             let l = Line {
                 box_no,
                 source: Source::Adjustment,
-                source_id: r.get(0)?,
-                number: Some(r.get(1)?),
-                date: r.get(2)?,
+                source_id: text(r, 0)?,
+                number: Some(text(r, 1)?),
+                date: text(r, 2)?,
                 contact_name: None,
                 treatment: None,
                 net: if matches!(box_no, 6..=9) { amount } else { 0 },
