@@ -123,6 +123,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", idempotent(crate::entities::routes()))
         .mount("/api", idempotent(crate::inventory::routes()))
         .mount("/api", idempotent(crate::accounting::routes()))
+        .mount("/api", idempotent(crate::vat_return::routes()))
         .mount("/api", idempotent(crate::api_keys::routes()))
         .mount("/api", idempotent(crate::webhooks::routes()))
         .mount("/api", idempotent(crate::import::routes::routes()))

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
+use crate::db::decimal::Percent;
 use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, IdBody, JsonBody};
@@ -28,6 +29,7 @@ use crate::scope::Scope;
 
 pub mod lock;
 pub mod openapi;
+pub mod vat_settings;
 
 pub fn routes() -> Vec<Route> {
     routes![list, create, update, remove]
@@ -43,11 +45,15 @@ pub struct Entity {
     pub default_location_id: Option<String>,
     /// Nothing dated on or before it may be written (docs/accounting.md#lock-date).
     pub lock_date: Option<String>,
+    /// The VAT settings (docs/vat.md#the-entitys-vat-settings).
+    pub vat_registered_from: Option<String>,
+    pub vat_scheme: String,
+    pub flat_rate_percent: Option<Percent>,
     pub created_at: String,
 }
 
-const COLUMNS: &str =
-    "id, name, vat_number, address, currency, created_at, default_location_id, lock_date";
+const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id, \
+    lock_date, vat_registered_from, vat_scheme, flat_rate_percent";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -58,6 +64,9 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         currency: r.get(4)?,
         default_location_id: r.get(6)?,
         lock_date: r.get(7)?,
+        vat_registered_from: r.get(8)?,
+        vat_scheme: r.get(9)?,
+        flat_rate_percent: r.get(10)?,
         created_at: r.get(5)?,
     })
 }
@@ -110,24 +119,56 @@ pub struct NewEntity {
     pub vat_number: Option<String>,
     #[serde(default)]
     pub address: Option<String>,
+    #[serde(default)]
+    pub vat_registered_from: Option<String>,
+    #[serde(default)]
+    pub vat_scheme: Option<String>,
+    #[serde(default)]
+    pub flat_rate_percent: Option<Percent>,
 }
 
 /// Creates an entity of `owner` with the standard expense categories.
 pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> AppResult<Entity> {
+    let vat_number = match b.vat_number.as_deref().map(str::trim) {
+        Some(raw) if !raw.is_empty() => Some(vat_settings::parse_vat_number(raw)?),
+        _ => None,
+    };
     let e = Entity {
         id: uuid::Uuid::new_v4().to_string(),
         name: required_text("name", &b.name)?,
-        vat_number: b.vat_number,
+        vat_number,
         address: b.address,
         currency: "GBP".into(),
         default_location_id: None,
         lock_date: None,
+        vat_registered_from: registration_date(b.vat_registered_from.as_deref())?,
+        vat_scheme: b
+            .vat_scheme
+            .as_deref()
+            .map_or(Ok("standard"), vat_settings::parse_scheme)?
+            .to_string(),
+        flat_rate_percent: b
+            .flat_rate_percent
+            .map(vat_settings::parse_flat_rate)
+            .transpose()?,
         created_at: ctx.now.clone(),
     };
+    vat_settings::check_settings(&e.vat_scheme, e.flat_rate_percent)?;
     tx.execute(
-        "INSERT INTO entities (id, owner_id, name, vat_number, address, currency, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'GBP', ?6)",
-        params![e.id, owner, e.name, e.vat_number, e.address, e.created_at],
+        "INSERT INTO entities (id, owner_id, name, vat_number, address, currency, created_at,
+             vat_registered_from, vat_scheme, flat_rate_percent)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'GBP', ?6, ?7, ?8, ?9)",
+        params![
+            e.id,
+            owner,
+            e.name,
+            e.vat_number,
+            e.address,
+            e.created_at,
+            e.vat_registered_from,
+            e.vat_scheme,
+            e.flat_rate_percent
+        ],
     )?;
     let mut stmt = tx.prepare(
         "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard, created_at,
@@ -146,6 +187,16 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
         ])?;
     }
     Ok(e)
+}
+
+/// A sent `vat_registered_from`: a date, or null/blank for none.
+fn registration_date(raw: Option<&str>) -> AppResult<Option<String>> {
+    match raw.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(raw) => Ok(Some(
+            crate::http::body::parse_date("vat_registered_from", raw)?.to_string(),
+        )),
+        None => Ok(None),
+    }
 }
 
 /// The entities of `owner` by name, or only `only` when given.
@@ -184,6 +235,13 @@ pub struct EntityUpdate {
     /// `YYYY-MM-DD`, not after today, or null for none (docs/accounting.md#lock-date).
     #[serde(default, deserialize_with = "nullable")]
     pub lock_date: Option<Option<String>>,
+    /// The VAT settings (docs/vat.md#the-entitys-vat-settings).
+    #[serde(default, deserialize_with = "nullable")]
+    pub vat_registered_from: Option<Option<String>>,
+    #[serde(default)]
+    pub vat_scheme: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    pub flat_rate_percent: Option<Option<Percent>>,
 }
 
 /// Applies a PUT to an entity of `owner` and returns the whole entity. Only the owner
@@ -205,8 +263,21 @@ pub fn update_entity(
         e.name = n;
     }
     if let Some(v) = b.vat_number {
-        e.vat_number = v;
+        e.vat_number = match v.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            Some(raw) => Some(vat_settings::parse_vat_number(raw)?),
+            None => None,
+        };
     }
+    if let Some(d) = b.vat_registered_from {
+        e.vat_registered_from = registration_date(d.as_deref())?;
+    }
+    if let Some(s) = b.vat_scheme {
+        e.vat_scheme = vat_settings::parse_scheme(&s)?.to_string();
+    }
+    if let Some(p) = b.flat_rate_percent {
+        e.flat_rate_percent = p.map(vat_settings::parse_flat_rate).transpose()?;
+    }
+    vat_settings::check_settings(&e.vat_scheme, e.flat_rate_percent)?;
     if let Some(a) = b.address {
         e.address = a;
     }
@@ -228,7 +299,8 @@ pub fn update_entity(
     }
     tx.execute(
         "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,
-             default_location_id = ?5, lock_date = ?6
+             default_location_id = ?5, lock_date = ?6, vat_registered_from = ?7,
+             vat_scheme = ?8, flat_rate_percent = ?9
          WHERE id = ?4",
         params![
             e.name,
@@ -236,7 +308,10 @@ pub fn update_entity(
             e.address,
             e.id,
             e.default_location_id,
-            e.lock_date
+            e.lock_date,
+            e.vat_registered_from,
+            e.vat_scheme,
+            e.flat_rate_percent
         ],
     )?;
     Ok(e)

@@ -22,6 +22,7 @@ pub mod outbound;
 pub mod scope;
 pub mod v1;
 pub mod vat;
+pub mod vat_return;
 pub mod webhooks;
 
 pub use app::{build_rocket, App};

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::vat_settings::SCHEMES;
 use crate::http::openapi::*;
 use Auth::Session as S;
 use Shape::{Create, Delete, PlainList, Update};
@@ -29,19 +30,28 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("currency", json!({ "type": "string", "const": "GBP" })),
             ("default_location_id", nullable(id_of("A location of this entity: new invoices and bills without location_id take it."))),
             ("lock_date", nullable(date())),
+            ("vat_registered_from", nullable(date())),
+            ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme (docs/vat.md).")),
+            ("flat_rate_percent", nullable(percent("The flat-rate percentage; required on the flat rate scheme."))),
             ("created_at", timestamp()),
         ])),
         ("EntityCreate", object(&["name"], vec![
             ("name", name_text("")),
-            ("vat_number", nullable(string())),
+            ("vat_number", nullable(json!({ "type": "string", "description": "A UK VAT registration number: nine digits, optionally after GB, passing HMRC's check digits (400 otherwise); stored as GB and the digits." }))),
             ("address", nullable(string())),
+            ("vat_registered_from", json!({ "anyOf": [date(), blank(), { "type": "null" }], "description": "YYYY-MM-DD: the date of VAT registration. Null or blank: none." })),
+            ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme; default standard.")),
+            ("flat_rate_percent", nullable(percent("The flat-rate percentage (0 to 100, 2 dp); required on the flat rate scheme (400)."))),
         ])),
         ("EntityUpdate", object(&["id"], vec![
             ("id", uuid()),
             ("name", name_text("")),
-            ("vat_number", nullable(string())),
+            ("vat_number", nullable(json!({ "type": "string", "description": "A UK VAT registration number: nine digits, optionally after GB, passing HMRC's check digits (400 otherwise); stored as GB and the digits." }))),
             ("address", nullable(string())),
             ("default_location_id", opt_ref("A location of this entity (another entity's: 400; unknown or foreign: 404).")),
+            ("vat_registered_from", json!({ "anyOf": [date(), blank(), { "type": "null" }], "description": "YYYY-MM-DD: the date of VAT registration. Null or blank: none." })),
+            ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme; default standard.")),
+            ("flat_rate_percent", nullable(percent("The flat-rate percentage (0 to 100, 2 dp); required on the flat rate scheme (400)."))),
             ("lock_date", json!({ "anyOf": [date(), blank(), { "type": "null" }], "description": "YYYY-MM-DD: nothing dated on or before it may be created, changed or deleted (409). Not after today (400). Null or blank: no lock date." })),
         ])),
     ]

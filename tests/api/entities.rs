@@ -13,13 +13,15 @@ fn an_entity_is_created_with_gbp_and_its_standard_expense_categories() {
     t.signup("ann@example.com");
     let (s, v) = t.post(
         "/api/entities",
-        json!({ "name": "  Acme Ltd ", "vat_number": "GB123456789", "address": "1 High St" }),
+        json!({ "name": "  Acme Ltd ", "vat_number": "GB 123 4567 82", "address": "1 High St" }),
     );
     assert_eq!(s, Status::Created);
     let e = &v["data"];
     assert_eq!(e["name"], "Acme Ltd");
-    assert_eq!(e["vat_number"], "GB123456789");
+    assert_eq!(e["vat_number"], "GB123456782");
     assert_eq!(e["address"], "1 High St");
+    assert_eq!(e["vat_scheme"], "standard");
+    assert!(e["vat_registered_from"].is_null() && e["flat_rate_percent"].is_null());
     assert_eq!(e["currency"], "GBP");
     assert!(e["created_at"].as_str().unwrap().ends_with('Z'));
     let id = e["id"].as_str().unwrap().to_owned();
@@ -67,11 +69,11 @@ fn an_entity_update_returns_the_whole_record_and_can_clear_optional_fields() {
     let (t, id) = app_with_entity();
     let (s, v) = t.put(
         "/api/entities",
-        json!({ "id": id, "vat_number": "GB1", "address": "Leeds" }),
+        json!({ "id": id, "vat_number": "GB123456782", "address": "Leeds" }),
     );
     assert_eq!(s, Status::Ok);
     assert_eq!(v["data"]["name"], "Acme Ltd");
-    assert_eq!(v["data"]["vat_number"], "GB1");
+    assert_eq!(v["data"]["vat_number"], "GB123456782");
     let (s, v) = t.put(
         "/api/entities",
         json!({ "id": id, "name": "Acme Trading", "vat_number": null }),
@@ -200,4 +202,79 @@ fn an_entity_can_be_created_and_listed() {
     let (s, v) = t.get("/api/entities");
     assert_eq!(s, Status::Ok);
     assert_eq!(v["data"][0]["id"], json!(id));
+}
+
+/// docs/vat.md#the-entitys-vat-settings: HMRC's check digits, the schemes, and the flat
+/// rate scheme's percentage.
+#[test]
+fn vat_settings_are_checked_and_kept() {
+    let (t, entity) = app_with_entity();
+    // 8·1+7·2+6·3+5·4+4·5+3·6+2·7 = 112; 112 + 82 = 194 = 2·97 (HMRC's modulus 97 rule).
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_number": "123456782", "vat_registered_from": "2025-04-01" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["vat_number"], "GB123456782");
+    assert_eq!(v["data"]["vat_registered_from"], "2025-04-01");
+    // One digit changed: the check digits no longer match.
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_number": "GB123456783" }),
+    );
+    assert!(assert_error(&res, Status::BadRequest).contains("check digits"));
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_number": "GB12345678" }),
+    );
+    assert!(assert_error(&res, Status::BadRequest).contains("nine digits"));
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_scheme": "annual" }),
+    );
+    assert!(assert_error(&res, Status::BadRequest).contains("vat_scheme"));
+    // The flat rate scheme needs its percentage, sent with it or kept from before.
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_scheme": "flat_rate" }),
+    );
+    assert!(assert_error(&res, Status::BadRequest).contains("flat_rate_percent"));
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_scheme": "flat_rate", "flat_rate_percent": 100.5 }),
+    );
+    assert_error(&res, Status::BadRequest);
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_scheme": "flat_rate", "flat_rate_percent": 8.5 }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["flat_rate_percent"], json!(8.5));
+    let res = t.put(
+        "/api/entities",
+        json!({ "id": entity, "flat_rate_percent": null }),
+    );
+    assert!(assert_error(&res, Status::BadRequest).contains("flat_rate_percent"));
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": entity, "vat_scheme": "cash" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["vat_scheme"], "cash");
+    // Nothing refused was written.
+    let (_, v) = t.get("/api/entities");
+    let e = &v["data"][0];
+    assert_eq!(e["vat_number"], "GB123456782");
+    assert_eq!(e["flat_rate_percent"], json!(8.5));
+    // A create is checked the same way.
+    let res = t.post(
+        "/api/entities",
+        json!({ "name": "B", "vat_number": "GB999999999" }),
+    );
+    assert_error(&res, Status::BadRequest);
+    let (s, v) = t.post(
+        "/api/entities",
+        json!({ "name": "C", "vat_scheme": "flat_rate", "flat_rate_percent": 12 }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
 }

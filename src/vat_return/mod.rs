@@ -1,0 +1,29 @@
+//! The VAT return (docs/vat.md): the nine boxes computed from the records on
+//! the entity's scheme, the lines that make up each box, adjustments, and the returns filed.
+//!
+//! - [`boxes`]: the nine boxes, as HMRC names them.
+//! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
+//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
+
+use rocket::{routes, Route};
+
+pub mod adjustments;
+pub mod boxes;
+pub mod compute;
+pub mod line;
+pub mod openapi;
+pub mod period;
+
+pub fn routes() -> Vec<Route> {
+    let mut r = Vec::new();
+    // vatcalc: the return and its drill-down.
+    r.extend(routes![
+        period::route_return,
+        period::route_lines,
+        adjustments::route_list,
+        adjustments::route_create,
+        adjustments::route_update,
+        adjustments::route_delete
+    ]);
+    r
+}
