@@ -9,16 +9,15 @@ use rocket::Route;
 
 pub mod boxes;
 pub mod compute;
+pub mod openapi;
 pub mod periods;
 pub mod returns;
 
 pub fn routes() -> Vec<Route> {
-    [
-        rocket::routes![
-            returns::route_list,
-            returns::route_record,
-            periods::route_periods
-        ],
-    ]
+    [rocket::routes![
+        returns::route_list,
+        returns::route_record,
+        periods::route_periods
+    ]]
     .concat()
 }
