@@ -209,18 +209,12 @@ pub fn record(
     Ok(r)
 }
 
-/// The period of a return: two dates, `to` not before `from`, at most 366 days
-/// (docs/vat.md#filed-returns).
-// TODO(vatcalc): the GET /api/vat/return's own validation, once merged.
+/// The period of a return, checked as the return's GET checks it
+/// (docs/vat.md#the-computation): two dates, `to` not before `from`, at most 366 days.
 fn period(from: &str, to: &str) -> AppResult<(Date, Date)> {
     let from = crate::http::body::parse_date("from", from.trim())?;
     let to = crate::http::body::parse_date("to", to.trim())?;
-    if to < from {
-        return Err(AppError::invalid("to", "must not be before `from`"));
-    }
-    if (to - from).whole_days() >= 366 {
-        return Err(AppError::invalid("to", "the period is at most 366 days"));
-    }
+    super::period::check_period(from, to)?;
     Ok((from, to))
 }
 

@@ -59,5 +59,6 @@ mod transfers;
 mod v1;
 mod valuation_page;
 mod vat;
+mod vat_return;
 mod vat_returns;
 mod webhooks;
