@@ -70,7 +70,7 @@ fn invoice_line(i: usize, p: usize) -> Value {
         2 => ("reduced", 5),
         3 => ("zero", 0),
         _ => {
-            if p % 2 == 0 {
+            if p.is_multiple_of(2) {
                 ("exempt", 0)
             } else {
                 ("outside_scope", 0)
@@ -140,7 +140,7 @@ fn seed(
                     .to_string()
                     .parse()
                     .unwrap();
-                let amount = if i % 3 == 0 {
+                let amount = if i.is_multiple_of(3) {
                     total
                 } else {
                     (total / Decimal::TWO).round_dp_with_strategy(2, RoundingStrategy::ToZero)
@@ -171,7 +171,7 @@ fn seed(
                 })),
                 &ctx,
             )?;
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 let doc = serde_json::to_value(&doc).unwrap();
                 let day = (date + Duration::days((i % 30) as i64)).min(to);
                 payments::create(
