@@ -212,6 +212,7 @@ pub fn returns_schemas() -> Vec<(&'static str, Value)> {
                 ("from", date()),
                 ("to", date()),
                 ("period_key", nullable(text("HMRC's key of the obligation; null for a recorded return."))),
+                ("scheme", one_of_values(&["standard", "cash", "flat_rate"], "The entity's scheme the boxes were computed on.")),
                 ("boxes", reference("VatBoxes")),
                 ("filed_at", timestamp()),
                 ("filed_by", id_of("The user who filed or recorded it.")),

@@ -158,6 +158,39 @@ fn a_recorded_return_keeps_the_figures_as_computed_is_listed_and_locks_its_perio
 }
 
 #[test]
+fn a_return_is_computed_and_kept_on_the_entitys_scheme_at_filing() {
+    let b = books_with_a_quarter();
+    let (t, e) = (&b.t, &b.e);
+    // Cash accounting (VAT Notice 731): only the sale, paid in full in the period, counts.
+    created(t.post(
+        "/api/payments",
+        json!({ "document_id": b.invoice["id"], "amount": 120, "date": day(t, -15) }),
+    ));
+    let (s, v) = t.put("/api/entities", json!({ "id": e, "vat_scheme": "cash" }));
+    assert_eq!(s, Status::Ok, "{v}");
+    let r = created(file(t, e, &b.from, &b.to));
+    assert_eq!(r["scheme"], json!("cash"));
+    same_boxes(
+        &r["boxes"],
+        &json!({
+            "vatDueSales": 20, "vatDueAcquisitions": 0, "totalVatDue": 20,
+            "vatReclaimedCurrPeriod": 0, "netVatDue": 20,
+            "totalValueSalesExVAT": 100, "totalValuePurchasesExVAT": 0,
+            "totalValueGoodsSuppliedExVAT": 0, "totalAcquisitionsExVAT": 0,
+        }),
+    );
+    // Moving back to the standard scheme afterwards changes what the period computes to,
+    // not what was filed.
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": e, "vat_scheme": "standard" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    same_boxes(&computed(t, e, &b.from, &b.to)["boxes"], &expected_boxes());
+    assert_eq!(returns(t, e), vec![r]);
+}
+
+#[test]
 fn filing_never_moves_the_lock_date_back_and_the_owner_cannot_move_it_before_a_filed_return() {
     let b = books_with_a_quarter();
     let (t, e) = (&b.t, &b.e);
