@@ -240,6 +240,10 @@ fn every_write_dated_in_a_filed_period_is_refused() {
         "/api/payments",
         json!({ "document_id": b.invoice["id"], "amount": 10, "date": inside }),
     ));
+    let adjustment = created(t.post(
+        "/api/vat/adjustments",
+        json!({ "entity_id": e, "date": inside, "box": 4, "amount": 3, "description": "Bad debt relief" }),
+    ));
     created(file(t, e, &b.from, &b.to));
     let to = b.to.as_str();
 
@@ -324,6 +328,17 @@ fn every_write_dated_in_a_filed_period_is_refused() {
         ),
         to,
     );
+    refused(
+        &t.put(
+            "/api/vat/adjustments",
+            json!({ "id": adjustment["id"], "date": day(t, -1) }),
+        ),
+        to,
+    );
+    refused(
+        &t.delete("/api/vat/adjustments", json!({ "id": adjustment["id"] })),
+        to,
+    );
     // And the figures are those filed.
     same_boxes(
         &computed(t, e, &b.from, &b.to)["boxes"],
@@ -360,16 +375,15 @@ fn the_filed_figures_never_change_whatever_happens_to_the_books_afterwards() {
     // Even a change made behind the rules' back (a repair in the database file) leaves
     // the filed figures as filed: they are kept, never computed again.
     let invoice = b.invoice["id"].as_str().unwrap().to_owned();
-    t.db
-        .write_sync(move |tx| {
-            tx.execute(
-                "UPDATE invoice_lines SET unit_price = 200000, subtotal = 200000, vat_amount = 40000, total = 240000
-                 WHERE invoice_id = ?1",
-                [&invoice],
-            )?;
-            Ok(())
-        })
-        .unwrap();
+    t.db.write_sync(move |tx| {
+        tx.execute(
+            "UPDATE invoice_lines SET unit_price = 2000000, net = 20000, vat = 4000
+                 WHERE document_id = ?1",
+            [&invoice],
+        )?;
+        Ok(())
+    })
+    .unwrap();
     let now = computed(t, e, &b.from, &b.to);
     assert_ne!(now["boxes"], filed["boxes"], "{now}");
     assert_eq!(returns(t, e), vec![filed.clone()]);
