@@ -1,5 +1,5 @@
 //! The VAT return at a quarter's scale (issue 25): 25,000 invoices of 5 lines at mixed
-//! treatments, 5,000 bills, 2,000 expenses, and payments on two thirds of the invoices
+//! treatments, 5,000 bills (a few capital purchases), 2,000 expenses, and payments on two thirds of the invoices
 //! and half the bills, all dated in the last calendar quarter that has ended. Then, client
 //! side on loopback against the release server over that file:
 //!
@@ -81,8 +81,13 @@ fn invoice_line(i: usize, p: usize) -> Value {
             "vat_rate": rate, "vat_treatment": treatment })
 }
 
-/// Bill lines: mostly standard, some reverse charge, zero-rated and exempt.
+/// Bill lines: mostly standard, some reverse charge, zero-rated and exempt; the first line
+/// of every 50th bill a capital purchase of £2,500 (boxes 4 and 7 on the flat rate scheme).
 fn bill_line(i: usize, p: usize) -> Value {
+    if p == 0 && i.is_multiple_of(50) {
+        return json!({ "description": "Machine", "quantity": 1, "unit_price": 2500,
+                       "vat_rate": 20, "vat_treatment": "standard", "capital_goods": true });
+    }
     let price = ((i * 11 + p * 3) % 150 + 20) as i64;
     let (treatment, rate) = match (i + p) % 6 {
         0..=2 => ("standard", 20),
