@@ -51,8 +51,9 @@ impl Scheme {
 pub struct Settings {
     pub owner_id: String,
     pub scheme: Scheme,
-    /// The first day at the full flat rate: the first anniversary of `vat_registered_from`.
-    pub full_rate_from: Option<Date>,
+    /// The first day at the full flat rate (`YYYY-MM-DD`): the first anniversary of
+    /// `vat_registered_from`.
+    pub full_rate_from: Option<String>,
 }
 
 /// The entity's settings (`entity_id` already resolved through the caller's scope).
@@ -77,7 +78,7 @@ pub fn settings(conn: &Connection, entity_id: &str) -> AppResult<Settings> {
     let full_rate_from = registered
         .as_deref()
         .and_then(|d| crate::http::body::parse_date("vat_registered_from", d).ok())
-        .map(first_anniversary);
+        .map(|d| first_anniversary(d).to_string());
     Ok(Settings {
         owner_id,
         scheme,
@@ -372,7 +373,7 @@ impl Scan<'_, '_> {
                 if src.is_sale() {
                     if !outside {
                         let gross = net + vat;
-                        let pct = self.flat_percent(percent, &l.date);
+                        let pct = self.flat_percent(percent, l.date);
                         // gross (millionths) × percent (hundredths) / 100 / 100.
                         let share = gross * i128::from(pct) / 10_000;
                         self.emit(line(6, sign * gross, vat))?;
@@ -398,8 +399,9 @@ impl Scan<'_, '_> {
     /// The flat rate percentage (hundredths) for a sale on `date`: one point lower before
     /// the first anniversary of registration, never below 0.
     fn flat_percent(&self, percent: i64, date: &str) -> i64 {
-        match self.settings.full_rate_from {
-            Some(full) if date < full.to_string().as_str() => (percent - 100).max(0),
+        match &self.settings.full_rate_from {
+            // Both `YYYY-MM-DD`: their text order is the calendar's.
+            Some(full) if date < full.as_str() => (percent - 100).max(0),
             _ => percent,
         }
     }

@@ -695,9 +695,10 @@ fn flat_rate_box_1_is_rounded_once_with_a_rounding_line() {
     assert_boxes_are_their_lines(&t, &e, Q);
 }
 
-/// Notice 733 (capital expenditure goods): on the flat rate scheme, input tax is
-/// reclaimed only on a single purchase of capital goods costing £2,000 or more including
-/// VAT (box 4 the VAT, box 7 the net); below that, nothing is reclaimed.
+/// Notice 733 (capital expenditure goods) and HMRC's Flat Rate Scheme manual FRS6500: on
+/// the flat rate scheme, input tax is reclaimed only on a single purchase of capital
+/// expenditure goods of £2,000 or more including VAT (box 4 the VAT, box 7 the net); under
+/// £2,000, nothing is reclaimed.
 #[test]
 fn flat_rate_capital_purchases_above_and_below_two_thousand_pounds() {
     let (t, e) = app_with_entity();
