@@ -62,6 +62,7 @@ pub fn operations() -> Vec<Operation> {
         crate::api_keys::openapi::operations(),
         crate::webhooks::openapi::operations(),
         crate::import::openapi::operations(),
+        crate::vat_return::openapi::returns_operations(),
         crate::v1::openapi::operations(),
     ]
     .concat()
@@ -105,6 +106,7 @@ pub fn schemas() -> Map<String, Value> {
         crate::api_keys::openapi::schemas(),
         crate::webhooks::openapi::schemas(),
         crate::inventory::openapi::schemas(),
+        crate::vat_return::openapi::returns_schemas(),
     ]
     .concat()
     .into_iter()

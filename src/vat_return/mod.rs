@@ -3,16 +3,20 @@
 //!
 //! - [`boxes`]: the nine boxes, as HMRC names them.
 //! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
-//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
+//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`);
+//!   [`filed`] the returns as kept, [`periods`] the quarters (`/api/vat/periods`).
 
 use rocket::{routes, Route};
 
 pub mod adjustments;
 pub mod boxes;
 pub mod compute;
+pub mod filed;
 pub mod line;
 pub mod openapi;
 pub mod period;
+pub mod periods;
+pub mod returns;
 
 pub fn routes() -> Vec<Route> {
     let mut r = Vec::new();
@@ -24,6 +28,12 @@ pub fn routes() -> Vec<Route> {
         adjustments::route_create,
         adjustments::route_update,
         adjustments::route_delete
+    ]);
+    // vatrec: filed returns and the periods.
+    r.extend(routes![
+        returns::route_list,
+        returns::route_record,
+        periods::route_periods
     ]);
     r
 }

@@ -171,7 +171,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 ("to", date()),
                 ("scheme", one_of_values(&["standard", "cash", "flat_rate"], "The entity's scheme.")),
                 ("boxes", reference("VatBoxes")),
-                ("filed", json!({ "description": "The filed return of exactly this period, else null." })),
+                ("filed", nullable(reference("VatFiledReturn"))),
             ]),
         ),
         (
@@ -247,6 +247,74 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                     ("total", amount("The lines' sum: the box before its pence are dropped.")),
                 ],
             ),
+        ),
+    ]
+}
+
+// vatrec: filed returns and the periods.
+
+/// `entityId`, required.
+fn required_entity() -> Value {
+    let mut v = query_param(
+        "entityId",
+        "The entity (required: 400 without; an unknown or foreign entity is 404).",
+        uuid(),
+    );
+    v["required"] = json!(true);
+    v
+}
+
+/// The operations of filed returns and periods.
+#[rustfmt::skip]
+pub fn returns_operations() -> Vec<Operation> {
+    vec![
+        op("get", "/api/vat/returns", "VAT", "listVatReturns", "The VAT returns filed for an entity, newest period first", S, Shape::ReportList("VatFiledReturn", &[Filter::Own(required_entity)]))
+            .rules(&["docs/vat.md#filed-returns"]),
+        op("post", "/api/vat/returns", "VAT", "recordVatReturn", "Record a VAT return filed elsewhere: its nine boxes computed now and kept, the lock date moved to its end", S, Shape::Create { body: "VatFiledReturnCreate", record: "VatFiledReturn" })
+            .rules(&["docs/vat.md#filed-returns"])
+            .refused("A return is already filed for a period sharing a day with this one"),
+        op("get", "/api/vat/periods", "VAT", "listVatPeriods", "The entity's VAT periods (quarters), newest first, each with the return filed for it", S, Shape::ReportList("VatPeriod", &[Filter::Own(required_entity)]))
+            .rules(&["docs/vat.md#periods"]),
+    ]
+}
+
+/// `VatFiledReturn`, `VatFiledReturnCreate` and `VatPeriod`.
+pub fn returns_schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "VatFiledReturn",
+            record(vec![
+                ("id", uuid()),
+                ("entity_id", uuid()),
+                ("from", date()),
+                ("to", date()),
+                ("period_key", nullable(text("HMRC's key of the obligation; null for a recorded return."))),
+                ("scheme", one_of_values(&["standard", "cash", "flat_rate"], "The entity's scheme the boxes were computed on.")),
+                ("boxes", reference("VatBoxes")),
+                ("filed_at", timestamp()),
+                ("filed_by", id_of("The user who filed or recorded it.")),
+                ("method", one_of_values(&["recorded", "hmrc"], "`recorded`: filed elsewhere; `hmrc`: submitted through Making Tax Digital.")),
+                ("receipt", json!({ "description": "HMRC's receipt; null for a recorded return." })),
+            ]),
+        ),
+        (
+            "VatFiledReturnCreate",
+            object(
+                &["entity_id", "from", "to"],
+                vec![
+                    ("entity_id", uuid()),
+                    ("from", date()),
+                    ("to", json!({ "type": "string", "format": "date", "description": "YYYY-MM-DD, not before `from`, at most 366 days after it, and before today (400)." })),
+                ],
+            ),
+        ),
+        (
+            "VatPeriod",
+            record(vec![
+                ("from", date()),
+                ("to", date()),
+                ("filed", nullable(id_of("The return filed for exactly this period, else null."))),
+            ]),
         ),
     ]
 }
