@@ -8,6 +8,7 @@
 use rocket::Route;
 
 pub mod boxes;
+pub mod check;
 pub mod compute;
 
 pub fn routes() -> Vec<Route> {
