@@ -356,6 +356,16 @@ fn the_books_of_the_release_before_open_unchanged_with_the_treatments_their_rate
         );
         assert_eq!(s, Status::Created, "{v}");
         assert_eq!(v["data"]["number"], "INV-0003");
+
+        // The entity is on the standard VAT scheme, with no registration date or flat
+        // rate (docs/vat.md#the-entitys-vat-settings), and has filed nothing.
+        let (_, v) = app.get("/api/entities");
+        assert_has(
+            &v["data"][0],
+            &json!({ "id": ENTITY, "vat_scheme": "standard", "vat_registered_from": null,
+                     "flat_rate_percent": null, "lock_date": null }),
+            "entity",
+        );
     }
     let conn = stockbook::ops::check::open(&old.path).unwrap();
     let found = stockbook::ops::check::breaches(&conn, false).unwrap();

@@ -36,6 +36,9 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
         crate::accounting::payments::breaches(conn).map_err(|e| format!("payment check: {e}"))?,
     );
     found.extend(credited(conn).map_err(|e| format!("credit check: {e}"))?);
+    found.extend(
+        crate::vat_return::check::breaches(conn).map_err(|e| format!("VAT return check: {e}"))?,
+    );
     Ok(found)
 }
 

@@ -10,6 +10,7 @@ use rocket::{routes, Route};
 
 pub mod adjustments;
 pub mod boxes;
+pub mod check;
 pub mod compute;
 pub mod filed;
 pub mod line;

@@ -59,6 +59,7 @@ mod transfers;
 mod v1;
 mod valuation_page;
 mod vat;
+mod vat_check;
 mod vat_return;
 mod vat_returns;
 mod webhooks;
