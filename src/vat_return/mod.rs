@@ -21,7 +21,7 @@ pub mod returns;
 
 pub fn routes() -> Vec<Route> {
     let mut r = Vec::new();
-    // vatcalc: the return and its drill-down.
+    // The return, its drill-down and the adjustments.
     r.extend(routes![
         period::route_return,
         period::route_lines,
@@ -30,7 +30,7 @@ pub fn routes() -> Vec<Route> {
         adjustments::route_update,
         adjustments::route_delete
     ]);
-    // vatrec: filed returns and the periods.
+    // Filed returns and the periods.
     r.extend(routes![
         returns::route_list,
         returns::route_record,

@@ -62,7 +62,7 @@ pub const RULES: &[&str] = &[
 #[rustfmt::skip]
 pub fn operations() -> Vec<Operation> {
     vec![
-        // vatcalc: the return and its drill-down.
+        // The return and its drill-down.
         op("get", "/api/vat/return", "VAT", "getVatReturn", "The nine boxes of a VAT return for a period, on the entity's scheme", S, Query { params: PERIOD, record: "VatReturn" })
             .rules(RULES),
         op("get", "/api/vat/return/lines", "VAT", "getVatReturnLines", "The lines that make up a box of the VAT return (format=csv: every box, with a box column)", S, BareReport("VatReturnLines", &[Own(entity_param), Own(from_param), Own(to_param), Own(box_param), Format]))
@@ -251,7 +251,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     ]
 }
 
-// vatrec: filed returns and the periods.
+// Filed returns and the periods.
 
 /// `entityId`, required.
 fn required_entity() -> Value {
