@@ -9,7 +9,8 @@
 //! and bills that name no location take it (docs/documents-stock.md#the-one-rule).
 //!
 //! `lock_date` (nullable, set by PUT, not after today): nothing dated on or before it may
-//! be written ([`lock`], docs/accounting.md#lock-date).
+//! be written ([`lock`], docs/accounting.md#lock-date); never moved back before the end of a
+//! filed VAT return (docs/vat.md#filed-returns).
 
 use rocket::serde::json::Json;
 use rocket::{delete, get, post, put, routes, FromForm, Route, State};
@@ -288,14 +289,16 @@ pub fn update_entity(
         };
     }
     if let Some(l) = b.lock_date {
-        e.lock_date = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        let date = match l.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
             Some(raw) => {
                 let date = crate::http::body::parse_date("lock_date", raw)?;
                 lock::check_new_lock_date(date, ctx.today)?;
-                Some(date.to_string())
+                Some(date)
             }
             None => None,
         };
+        lock::check_not_before_filed(tx, &e.id, date)?;
+        e.lock_date = date.map(|d| d.to_string());
     }
     tx.execute(
         "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,

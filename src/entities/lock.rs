@@ -54,3 +54,39 @@ pub fn check_new_lock_date(date: Date, today: Date) -> AppResult<()> {
     }
     Ok(())
 }
+
+/// The end of the latest VAT return filed for `entity` (`YYYY-MM-DD`), if any
+/// (docs/vat.md#filed-returns): the lock date may not move back before it.
+pub fn filed_up_to(conn: &Connection, entity: &str) -> AppResult<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT MAX(period_to) FROM vat_returns WHERE entity_id = ?1")?
+        .query_row([entity], |r| r.get::<_, Option<String>>(0))?)
+}
+
+/// Refuses (409 `A VAT return is filed up to YYYY-MM-DD`) a new lock date of `entity`
+/// (`None`: cleared) before the end of a filed VAT return: a filed period stays closed
+/// (docs/vat.md#filed-returns).
+pub fn check_not_before_filed(conn: &Connection, entity: &str, new: Option<Date>) -> AppResult<()> {
+    let Some(filed) = filed_up_to(conn, entity)? else {
+        return Ok(());
+    };
+    let new = new.map(|d| d.to_string());
+    // Both are `YYYY-MM-DD`: their text order is the calendar's.
+    if new.as_deref().map_or(true, |n| n < filed.as_str()) {
+        return Err(AppError::conflict(format!(
+            "A VAT return is filed up to {filed}: the lock date cannot move before it"
+        )));
+    }
+    Ok(())
+}
+
+/// Moves the lock date of `entity` to at least `date` (never back): filing a VAT return
+/// closes its period (docs/vat.md#filed-returns).
+pub fn lock_at_least(conn: &Connection, entity: &str, date: Date) -> AppResult<()> {
+    conn.prepare_cached(
+        "UPDATE entities SET lock_date = ?1
+         WHERE id = ?2 AND (lock_date IS NULL OR lock_date < ?1)",
+    )?
+    .execute(rusqlite::params![date.to_string(), entity])?;
+    Ok(())
+}

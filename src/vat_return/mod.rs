@@ -9,7 +9,16 @@ use rocket::Route;
 
 pub mod boxes;
 pub mod compute;
+pub mod periods;
+pub mod returns;
 
 pub fn routes() -> Vec<Route> {
-    Vec::new()
+    [
+        rocket::routes![
+            returns::route_list,
+            returns::route_record,
+            periods::route_periods
+        ],
+    ]
+    .concat()
 }

@@ -1,0 +1,262 @@
+//! Filed VAT returns: `GET/POST /api/vat/returns` (docs/vat.md#filed-returns).
+//!
+//! Recording a return filed elsewhere keeps its nine figures as computed at that moment,
+//! in the transaction that checks the period and moves the entity's lock date to at least
+//! the period's end, so nothing in a filed period can change afterwards (the lock date
+//! refuses it, docs/accounting.md#lock-date) and the figures kept are the figures filed.
+
+use rocket::serde::json::Json;
+use rocket::{get, post, FromForm, State};
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::Date;
+
+use super::boxes::Boxes;
+use crate::auth::SessionUser;
+use crate::ctx::Ctx;
+use crate::db::decimal::Money;
+use crate::db::{damage, Db};
+use crate::entities::lock;
+use crate::error::{AppError, AppResult};
+use crate::http::{data, Created};
+use crate::scope::Scope;
+
+/// A filed return, as `GET /api/vat/returns` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FiledReturn {
+    pub id: String,
+    pub entity_id: String,
+    pub from: String,
+    pub to: String,
+    /// HMRC's key of the obligation (§20); null for a return recorded here.
+    pub period_key: Option<String>,
+    pub boxes: Boxes,
+    pub filed_at: String,
+    pub filed_by: String,
+    /// `recorded` (filed elsewhere) or `hmrc` (submitted through Making Tax Digital).
+    pub method: String,
+    /// HMRC's receipt; null for a recorded return.
+    pub receipt: Option<Value>,
+}
+
+const COLUMNS: &str = "id, entity_id, period_from, period_to, period_key, box1, box2, box3, \
+    box4, box5, box6, box7, box8, box9, filed_at, filed_by, method, receipt";
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<FiledReturn> {
+    let money = |i: usize| r.get::<_, i64>(i).map(Money::from_scaled);
+    // Boxes 6-9 are kept in whole pounds.
+    let pounds = |i: usize| r.get::<_, i64>(i).map(Money::from_i64);
+    let receipt: Option<String> = r.get(17)?;
+    Ok(FiledReturn {
+        id: r.get(0)?,
+        entity_id: r.get(1)?,
+        from: r.get(2)?,
+        to: r.get(3)?,
+        period_key: r.get(4)?,
+        boxes: Boxes {
+            vat_due_sales: money(5)?,
+            vat_due_acquisitions: money(6)?,
+            total_vat_due: money(7)?,
+            vat_reclaimed_curr_period: money(8)?,
+            net_vat_due: money(9)?,
+            total_value_sales_ex_vat: pounds(10)?,
+            total_value_purchases_ex_vat: pounds(11)?,
+            total_value_goods_supplied_ex_vat: pounds(12)?,
+            total_acquisitions_ex_vat: pounds(13)?,
+        },
+        filed_at: r.get(14)?,
+        filed_by: r.get(15)?,
+        method: r.get(16)?,
+        receipt: receipt.and_then(|t| serde_json::from_str(&t).ok()),
+    })
+}
+
+/// The returns filed for `entity` (already resolved through the caller's scope), newest
+/// period first.
+pub fn list(conn: &Connection, entity: &str) -> AppResult<Vec<FiledReturn>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM vat_returns WHERE entity_id = ?1 AND status = 'filed'
+         ORDER BY period_from DESC, seq DESC"
+    ))?;
+    let rows = stmt
+        .query_map([entity], damage::named(from_row))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The return filed for exactly the period `from`..=`to` of `entity`, if any: the
+/// `filed` of `GET /api/vat/return` and of the periods.
+pub fn filed_exactly(
+    conn: &Connection,
+    entity: &str,
+    from: Date,
+    to: Date,
+) -> AppResult<Option<FiledReturn>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM vat_returns
+             WHERE entity_id = ?1 AND period_from = ?2 AND period_to = ?3 AND status = 'filed'
+             ORDER BY seq LIMIT 1"
+        ))?
+        .query_row(
+            params![entity, from.to_string(), to.to_string()],
+            damage::named(from_row),
+        )
+        .optional()?)
+}
+
+/// A return of `entity` (filed or in flight) whose period shares a day with
+/// `from`..=`to`: its period.
+fn overlapping(conn: &Connection, entity: &str, from: Date, to: Date) -> AppResult<Option<(String, String)>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT period_from, period_to FROM vat_returns
+             WHERE entity_id = ?1 AND period_from <= ?3 AND period_to >= ?2
+             ORDER BY period_from LIMIT 1",
+        )?
+        .query_row(params![entity, from.to_string(), to.to_string()], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?)
+}
+
+/// The body of `POST /api/vat/returns`.
+#[derive(Debug, Deserialize)]
+pub struct RecordReturn {
+    pub entity_id: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// Records a return filed elsewhere (`method: recorded`) for the period `from`..=`to` of
+/// an entity of `scope`, filed by `user`: the boxes computed now, kept; the lock date moved
+/// to at least `to`. 400 for a period the return's GET refuses or one that has not ended
+/// (`to` today or later); 409 when a filed return shares a day with it.
+pub fn record(
+    tx: &Transaction,
+    scope: &Scope,
+    user: &str,
+    body: RecordReturn,
+    ctx: &Ctx,
+) -> AppResult<FiledReturn> {
+    let entity = scope.entity(tx, "entity_id", &body.entity_id)?;
+    let (from, to) = period(&body.from, &body.to)?;
+    if to >= ctx.today {
+        return Err(AppError::invalid(
+            "to",
+            format!("must be before today ({}): a period not yet ended cannot be filed", ctx.today),
+        ));
+    }
+    if let Some((f, t)) = overlapping(tx, &entity, from, to)? {
+        return Err(AppError::conflict(format!(
+            "A VAT return is already filed for {f} to {t}, which overlaps {from} to {to}"
+        )));
+    }
+    let boxes = super::compute::boxes(tx, &entity, from, to)?;
+    let r = FiledReturn {
+        id: uuid::Uuid::now_v7().to_string(),
+        entity_id: entity,
+        from: from.to_string(),
+        to: to.to_string(),
+        period_key: None,
+        boxes,
+        filed_at: ctx.now.clone(),
+        filed_by: user.to_owned(),
+        method: "recorded".into(),
+        receipt: None,
+    };
+    let b = &r.boxes;
+    let money = |m: Money| {
+        m.to_scaled()
+            .ok_or_else(|| AppError::bad_request(format!("A box of this return is too large to keep: {m}")))
+    };
+    let pounds = |m: Money| Ok::<_, AppError>(money(m)? / 100);
+    tx.prepare_cached(
+        "INSERT INTO vat_returns (id, owner_id, entity_id, period_from, period_to, scheme,
+             box1, box2, box3, box4, box5, box6, box7, box8, box9, method, filed_at, filed_by)
+         SELECT ?1, owner_id, id, ?3, ?4, vat_scheme,
+             ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'recorded', ?14, ?15
+         FROM entities WHERE id = ?2",
+    )?
+    .execute(params![
+        r.id,
+        r.entity_id,
+        r.from,
+        r.to,
+        money(b.vat_due_sales)?,
+        money(b.vat_due_acquisitions)?,
+        money(b.total_vat_due)?,
+        money(b.vat_reclaimed_curr_period)?,
+        money(b.net_vat_due)?,
+        pounds(b.total_value_sales_ex_vat)?,
+        pounds(b.total_value_purchases_ex_vat)?,
+        pounds(b.total_value_goods_supplied_ex_vat)?,
+        pounds(b.total_acquisitions_ex_vat)?,
+        r.filed_at,
+        r.filed_by,
+    ])?;
+    lock::lock_at_least(tx, &r.entity_id, to)?;
+    Ok(r)
+}
+
+/// The period of a return: two dates, `to` not before `from`, at most 366 days
+/// (docs/vat.md#filed-returns).
+// TODO(vatcalc): the GET /api/vat/return's own validation, once merged.
+fn period(from: &str, to: &str) -> AppResult<(Date, Date)> {
+    let from = crate::http::body::parse_date("from", from.trim())?;
+    let to = crate::http::body::parse_date("to", to.trim())?;
+    if to < from {
+        return Err(AppError::invalid("to", "must not be before `from`"));
+    }
+    if (to - from).whole_days() >= 366 {
+        return Err(AppError::invalid("to", "the period is at most 366 days"));
+    }
+    Ok((from, to))
+}
+
+/// `entityId` (required).
+#[derive(Debug, Default, FromForm)]
+pub struct EntityOnly {
+    #[field(name = "entityId")]
+    pub entity_id: Option<String>,
+}
+
+impl EntityOnly {
+    /// The entity named, resolved through `scope`: 400 without one.
+    pub fn resolve(&self, conn: &Connection, scope: &Scope) -> AppResult<String> {
+        match self.entity_id.as_deref() {
+            Some(raw) => scope.entity(conn, "entityId", raw),
+            None => Err(AppError::missing("entityId")),
+        }
+    }
+}
+
+#[get("/vat/returns?<q..>")]
+pub(super) async fn route_list(
+    user: SessionUser,
+    q: EntityOnly,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    let scope = user.scope();
+    let rows = db
+        .read(move |conn| list(conn, &q.resolve(conn, &scope)?))
+        .await?;
+    Ok(data(rows))
+}
+
+#[post("/vat/returns", data = "<body>")]
+pub(super) async fn route_record(
+    user: SessionUser,
+    body: crate::http::body::JsonBody<RecordReturn>,
+    db: &State<Db>,
+    ctx: Ctx,
+) -> AppResult<Created<FiledReturn>> {
+    let scope = user.scope();
+    let by = user.user.id;
+    let body = body.into_inner();
+    let r = db
+        .write(move |tx| record(tx, &scope, &by, body, &ctx))
+        .await?;
+    Ok(Created(r))
+}
