@@ -105,12 +105,15 @@ export async function render(root, ctx) {
   await showReturn(ret, entity, ctx, chosen);
 }
 
-/** The last period that has ended and is not filed, else the last one; null when none. */
+/** Newest first. */
+const newestFirst = (list) => [...list].sort((a, b) => (a.from < b.from ? 1 : a.from > b.from ? -1 : 0));
+
+/** The latest period that has ended and is not filed, else the latest; null when none. */
 function defaultPeriod(list) {
   if (!list || !list.length) return null;
   const now = today();
-  const open = list.filter((p) => p.to < now && !isFiled(p));
-  return open[open.length - 1] ?? list[list.length - 1];
+  const sorted = newestFirst(list);
+  return sorted.find((p) => p.to < now && !isFiled(p)) ?? sorted[0];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,8 +171,10 @@ async function loadPeriods(section, e, ctx, from, to) {
     area.replaceWith(h("p", {}, "No periods yet: set the date you were registered for VAT from above, and the quarters from it are listed here."), other);
     return list;
   }
-  const rows = [...list].reverse();
-  area.replaceWith(table({
+  const rows = newestFirst(list);
+  const calendar = e.vat_registered_from ? null
+    : h("p", { class: "hint" }, "Calendar quarters: set the date you were registered for VAT from above to list the quarters from it.");
+  area.replaceWith(...[calendar, table({
     caption: "VAT periods",
     rows,
     columns: [
@@ -179,7 +184,7 @@ async function loadPeriods(section, e, ctx, from, to) {
       } },
       { label: "Status", cell: (p) => (isFiled(p) ? badge("Filed: locked", "ok") : p.to < today() ? badge("Open: to file", "warn") : badge("Open", "")) },
     ],
-  }), other);
+  }), other].filter(Boolean));
   return list;
 }
 
@@ -234,7 +239,7 @@ async function showReturn(section, e, ctx, period) {
     h("p", {}, `Scheme: ${scheme}. `, locked ? "The figures as filed." : "Figures from the records as they are now."),
     status,
     boxesTable(boxes, { id: "vat-boxes", caption: `The nine boxes for ${periodText(from, to)}`, open: (box, button) => showLines(linesArea, params, box, button, ctx) }),
-    h("p", { id: "vat-net", class: "lead" }, h("strong", {}, netInWords(boxes))),
+    h("p", { id: "vat-net", class: "notice info" }, h("strong", {}, netInWords(boxes))),
     linesArea,
     h("div", { class: "actions" }, csv, recordButton),
     recordError);
@@ -266,7 +271,7 @@ function boxesTable(boxes, { id, caption, open }) {
     caption,
     rows: BOXES,
     columns: [
-      { label: "Box", header: true, cell: (b) => `Box ${b.n}` },
+      { label: "Box", header: true, cell: (b) => `Box\u00a0${b.n}` },
       { label: "Description", cell: (b) => b.words },
       { label: "Amount", num: true, cell: (b) => h("span", { "data-box": b.n }, boxValue(b, boxes[b.key])) },
       ...(open ? [{ label: "Lines", class: "num", cell: (b) => {
@@ -302,7 +307,6 @@ async function showLines(area, params, box, button, ctx) {
   const rows = answer.data;
   const wrap = table({
     caption: `Lines of box ${box.n}`,
-    captionHidden: false,
     rows,
     empty: "Nothing counts in this box in this period.",
     columns: [
@@ -360,7 +364,7 @@ async function adjustmentsPanel(section, e, ctx, period, locked) {
     if (!ctx.alive()) return;
     rows = rows.filter((a) => a.date >= from && a.date <= to);
     fill(listArea, table({
-      caption: "Adjustments in this period",
+      caption: `Adjustments dated ${periodText(from, to)}`,
       rows,
       empty: "No adjustments in this period.",
       columns: [
@@ -426,7 +430,7 @@ async function loadFiled(section, e, ctx) {
     fill(area, "No returns filed yet.");
     return list;
   }
-  const sorted = [...list].sort((a, b) => (a.from < b.from ? 1 : -1));
+  const sorted = newestFirst(list);
   area.replaceWith(h("div", { id: "vat-filed-list" }, sorted.map((r) => h("details", { class: "totals" },
     h("summary", {}, `${periodText(r.from, r.to)}: ${netInWords(r.boxes)} `,
       h("span", { class: "muted" }, `Filed ${date(r.filed_at)}${r.method === "hmrc" ? " with HMRC" : " (recorded)"}${r.period_key ? `, period ${r.period_key}` : ""}.`)),
