@@ -5,20 +5,24 @@
 //! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
 //! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
 
-use rocket::Route;
+use rocket::{routes, Route};
 
 pub mod boxes;
 pub mod compute;
+pub mod line;
+pub mod period;
 pub mod periods;
 pub mod returns;
 
 pub fn routes() -> Vec<Route> {
-    [
-        rocket::routes![
-            returns::route_list,
-            returns::route_record,
-            periods::route_periods
-        ],
-    ]
-    .concat()
+    let mut r = Vec::new();
+    // vatcalc: the return and its drill-down.
+    r.extend(routes![period::route_return, period::route_lines]);
+    // vatrec: filed returns and the periods.
+    r.extend(routes![
+        returns::route_list,
+        returns::route_record,
+        periods::route_periods
+    ]);
+    r
 }

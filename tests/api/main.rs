@@ -59,4 +59,5 @@ mod transfers;
 mod v1;
 mod valuation_page;
 mod vat;
+mod vat_return;
 mod webhooks;
