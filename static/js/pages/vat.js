@@ -335,12 +335,27 @@ function treatmentText(t) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The document number, linked to its record where the app shows one. */
+/** What a payment or refund line (cash accounting) was paid on. */
+const PAYMENTS = {
+  invoice_payment: "Payment on invoice",
+  credit_note_refund: "Refund on credit note",
+  bill_payment: "Payment of bill",
+  supplier_credit_refund: "Refund on supplier credit",
+};
+
+/** The line's record: a document or expense linked to its form, a payment or refund with
+ * its document's number, an adjustment with its description. */
 function recordLink(line) {
   const rec = RECORDS[line.source_type];
-  const text = line.number || (rec ? rec.noun.toLowerCase() : line.source_type);
-  if (!rec || !line.source_id) return [treatmentText(line.source_type), " ", text];
-  return h("a", { href: `${rec.hash}?open=${encodeURIComponent(line.source_id)}` }, `${rec.noun} ${text}`);
+  const text = line.number || "";
+  if (rec && line.source_id) {
+    const label = line.source_type === "expense" ? `Expense: ${text || "no description"}` : `${rec.noun} ${text}`.trim();
+    return h("a", { href: `${rec.hash}?open=${encodeURIComponent(line.source_id)}` }, label);
+  }
+  if (PAYMENTS[line.source_type]) return `${PAYMENTS[line.source_type]} ${text}`.trim();
+  if (line.source_type === "adjustment") return `Adjustment: ${text}`;
+  if (line.source_type === "rounding") return "Box 1 rounded to the penny";
+  return `${treatmentText(line.source_type)} ${text}`.trim();
 }
 
 // ---------------------------------------------------------------------------------------
