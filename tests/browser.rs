@@ -1596,7 +1596,11 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     b.type_into("#vat-settings input[name=vat_number]", "GB123456782");
     b.click_button("#vat-settings", "Save VAT settings");
     b.wait_page_text("VAT settings saved.");
-    let e = &b.api_ok("GET", &format!("/api/entities?entityId={entity}"), json!(null))[0];
+    let e = &b.api_ok(
+        "GET",
+        &format!("/api/entities?entityId={entity}"),
+        json!(null),
+    )[0];
     assert_eq!(e["vat_number"], json!("GB123456782"));
     assert_eq!(e["vat_registered_from"], json!(from));
 
@@ -1620,7 +1624,10 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
         let el = box_text(n);
         assert_eq!(b.text(&el), text, "box {n}");
     }
-    b.wait_text("#vat-boxes", "VAT due in the period on sales and other outputs");
+    b.wait_text(
+        "#vat-boxes",
+        "VAT due in the period on sales and other outputs",
+    );
     b.wait_text("#vat-net", "You pay HMRC £119.90.");
 
     // Box 1 opens its line: the invoice, linked to its record, and the total.
@@ -1643,10 +1650,15 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     let r = b.api("GET", csv.as_str().unwrap(), json!(null));
     assert_eq!(r["status"], json!(200), "{r}");
     let text = r["body"].as_str().expect("CSV text").to_owned();
-    assert!(text.contains("INV-0001") && text.contains("SUP-77"), "{text}");
+    assert!(
+        text.contains("INV-0001") && text.contains("SUP-77"),
+        "{text}"
+    );
 
     // An adjustment: postponed import VAT reclaimed in box 4.
-    b.select("#vat-adjustments select[name=box]", &format!("Box 4: {}", "VAT reclaimed in the period on purchases and other inputs (including acquisitions in Northern Ireland from EU Member States)"));
+    let box4 = "Box 4: VAT reclaimed in the period on purchases and other inputs \
+                (including acquisitions in Northern Ireland from EU Member States)";
+    b.select("#vat-adjustments select[name=box]", box4);
     b.type_into("#vat-adjustments input[name=amount]", "20");
     b.type_into(
         "#vat-adjustments input[name=description]",
@@ -1654,7 +1666,10 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     );
     b.click_button("#vat-adjustments", "Add adjustment");
     b.wait_page_text("Adjustment added.");
-    b.wait_text("#vat-adjustments table", "Postponed import VAT, March statement");
+    b.wait_text(
+        "#vat-adjustments table",
+        "Postponed import VAT, March statement",
+    );
     b.wait_text("#vat-boxes [data-box='4']", "£100.20");
     b.wait_text("#vat-net", "You pay HMRC £99.90.");
 
@@ -1680,9 +1695,17 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
         b.find("#vat-adjustments form").is_none(),
         "a filed period takes no adjustments"
     );
-    let e = &b.api_ok("GET", &format!("/api/entities?entityId={entity}"), json!(null))[0];
+    let e = &b.api_ok(
+        "GET",
+        &format!("/api/entities?entityId={entity}"),
+        json!(null),
+    )[0];
     assert_eq!(e["lock_date"], json!(to));
-    let filed = b.api_ok("GET", &format!("/api/vat/returns?entityId={entity}"), json!(null));
+    let filed = b.api_ok(
+        "GET",
+        &format!("/api/vat/returns?entityId={entity}"),
+        json!(null),
+    );
     assert_eq!(filed[0]["boxes"]["netVatDue"], json!(99.9));
     b.screenshot("vat-filed");
 
