@@ -61,6 +61,7 @@ pub fn operations() -> Vec<Operation> {
         crate::api_keys::openapi::operations(),
         crate::webhooks::openapi::operations(),
         crate::import::openapi::operations(),
+        crate::vat_return::openapi::returns_operations(),
         crate::v1::openapi::operations(),
     ]
     .concat()
@@ -103,6 +104,7 @@ pub fn schemas() -> Map<String, Value> {
         crate::api_keys::openapi::schemas(),
         crate::webhooks::openapi::schemas(),
         crate::inventory::openapi::schemas(),
+        crate::vat_return::openapi::returns_schemas(),
     ]
     .concat()
     .into_iter()

@@ -10,6 +10,7 @@ use rocket::{routes, Route};
 pub mod boxes;
 pub mod compute;
 pub mod line;
+pub mod openapi;
 pub mod period;
 pub mod periods;
 pub mod returns;

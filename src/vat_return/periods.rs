@@ -1,6 +1,6 @@
 //! The VAT periods of an entity: `GET /api/vat/periods` (docs/vat.md#periods).
 //!
-//! Until the HMRC connection (§20) reads the obligations, the periods are quarters drawn
+//! Until a connection to HMRC reads the obligations, the periods are quarters drawn
 //! from `vat_registered_from`: the first runs from the registration date to the end of its
 //! third calendar month, each after it three calendar months. Without a registration date,
 //! the calendar quarters of the last two years. Newest first, up to the one holding today.
@@ -67,7 +67,9 @@ pub fn quarters(registered: Option<Date>, today: Date) -> Vec<(Date, Date)> {
             for i in 0..UNREGISTERED_QUARTERS {
                 let k = i32::try_from(i).expect("small") * 3;
                 let from = month_start(this, -k);
-                let to = month_start(this, 3 - k).previous_day().expect("a day before");
+                let to = month_start(this, 3 - k)
+                    .previous_day()
+                    .expect("a day before");
                 out.push((from, to));
             }
         }

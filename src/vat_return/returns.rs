@@ -29,7 +29,7 @@ pub struct FiledReturn {
     pub entity_id: String,
     pub from: String,
     pub to: String,
-    /// HMRC's key of the obligation (§20); null for a return recorded here.
+    /// HMRC's key of the obligation; null for a return recorded here.
     pub period_key: Option<String>,
     pub boxes: Boxes,
     pub filed_at: String,
@@ -108,7 +108,12 @@ pub fn filed_exactly(
 
 /// A return of `entity` (filed or in flight) whose period shares a day with
 /// `from`..=`to`: its period.
-fn overlapping(conn: &Connection, entity: &str, from: Date, to: Date) -> AppResult<Option<(String, String)>> {
+fn overlapping(
+    conn: &Connection,
+    entity: &str,
+    from: Date,
+    to: Date,
+) -> AppResult<Option<(String, String)>> {
     Ok(conn
         .prepare_cached(
             "SELECT period_from, period_to FROM vat_returns
@@ -145,7 +150,10 @@ pub fn record(
     if to >= ctx.today {
         return Err(AppError::invalid(
             "to",
-            format!("must be before today ({}): a period not yet ended cannot be filed", ctx.today),
+            format!(
+                "must be before today ({}): a period not yet ended cannot be filed",
+                ctx.today
+            ),
         ));
     }
     if let Some((f, t)) = overlapping(tx, &entity, from, to)? {
@@ -168,8 +176,9 @@ pub fn record(
     };
     let b = &r.boxes;
     let money = |m: Money| {
-        m.to_scaled()
-            .ok_or_else(|| AppError::bad_request(format!("A box of this return is too large to keep: {m}")))
+        m.to_scaled().ok_or_else(|| {
+            AppError::bad_request(format!("A box of this return is too large to keep: {m}"))
+        })
     };
     let pounds = |m: Money| Ok::<_, AppError>(money(m)? / 100);
     tx.prepare_cached(
@@ -200,18 +209,12 @@ pub fn record(
     Ok(r)
 }
 
-/// The period of a return: two dates, `to` not before `from`, at most 366 days
-/// (docs/vat.md#filed-returns).
-// TODO(vatcalc): the GET /api/vat/return's own validation, once merged.
+/// The period of a return, checked as the return's GET checks it
+/// (docs/vat.md#the-computation): two dates, `to` not before `from`, at most 366 days.
 fn period(from: &str, to: &str) -> AppResult<(Date, Date)> {
     let from = crate::http::body::parse_date("from", from.trim())?;
     let to = crate::http::body::parse_date("to", to.trim())?;
-    if to < from {
-        return Err(AppError::invalid("to", "must not be before `from`"));
-    }
-    if (to - from).whole_days() >= 366 {
-        return Err(AppError::invalid("to", "the period is at most 366 days"));
-    }
+    super::period::check_period(from, to)?;
     Ok((from, to))
 }
 

@@ -60,4 +60,5 @@ mod v1;
 mod valuation_page;
 mod vat;
 mod vat_return;
+mod vat_returns;
 mod webhooks;

@@ -168,7 +168,7 @@ async function loadPeriods(section, e, ctx, from, to) {
   if (!ctx.alive()) return null;
   const other = otherDates(ctx, from, to);
   if (!list.length) {
-    area.replaceWith(h("p", {}, "No periods yet: set the date you were registered for VAT from above, and the quarters from it are listed here."), other);
+    area.replaceWith(h("p", {}, "No periods yet: the date of registration is still to come."), other);
     return list;
   }
   const rows = newestFirst(list);
@@ -232,7 +232,10 @@ async function showReturn(section, e, ctx, period) {
       filedReturn ? `Recorded as filed on ${date(filedReturn.filed_at)}${filedReturn.method === "hmrc" ? " with HMRC" : ""}. ` : "",
       `The books are locked up to ${date(e.lock_date || to)}: nothing dated in the period can be added, changed or deleted, so these figures stay as filed.`))
     : null;
-  const recordButton = locked ? null : h("button", { type: "button", class: "danger" }, "Record as filed…");
+  // A period is filed once it has ended (docs/vat.md#filed-returns).
+  const ended = to < today();
+  const recordButton = locked || !ended ? null : h("button", { type: "button", class: "danger" }, "Record as filed…");
+  const notYet = locked || ended ? null : h("p", { class: "hint" }, `The period ends on ${date(to)}: it can be recorded as filed after that.`);
   const recordError = h("p", { class: "form-error", role: "alert" });
 
   fill(body,
@@ -242,6 +245,7 @@ async function showReturn(section, e, ctx, period) {
     h("p", { id: "vat-net", class: "notice info" }, h("strong", {}, netInWords(boxes))),
     linesArea,
     h("div", { class: "actions" }, csv, recordButton),
+    notYet,
     recordError);
   if (recordButton) {
     recordButton.addEventListener("click", () => act(recordButton, async () => {
