@@ -1580,6 +1580,14 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
                "issue_date": format!("{year}-03-05"), "status": "awaiting_payment",
                "lines": [{"description": "Stock", "quantity": 1, "unit_price": 400.99, "vat_rate": 20}]}),
     );
+    // The next quarter has only a purchase: a repayment.
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "number": "SUP-78",
+               "issue_date": format!("{year}-05-02"), "status": "awaiting_payment",
+               "lines": [{"description": "Stock", "quantity": 2, "unit_price": 100, "vat_rate": 20}]}),
+    );
 
     // The settings: a VAT number failing HMRC's check digits is refused beside its field.
     open(&b, "#/vat", "VAT");
@@ -1708,6 +1716,16 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     );
     assert_eq!(filed[0]["boxes"]["netVatDue"], json!(99.9));
     b.screenshot("vat-filed");
+
+    // The next quarter: box 4 above box 3, said in words as a repayment.
+    let next = format!("1 Apr {year} to 30 Jun {year}");
+    b.click_button("#vat-periods", &next);
+    b.wait_text("#vat-return h2", &format!("Return for {next}"));
+    b.wait_text(
+        "#vat-net",
+        "HMRC owes you a repayment of £40.00: box 4 is more than box 3.",
+    );
+    b.wait_text("#vat-return", "Record as filed…");
 
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");

@@ -377,7 +377,7 @@ async function adjustmentsPanel(section, e, ctx, period, locked) {
     try {
       rows = (await get("/api/vat/adjustments", { entityId: e.id, from, to })).data;
     } catch (err) {
-      if (ctx.alive()) fill(listArea, loadError(err, "the adjustments"));
+      if (ctx.alive()) fill(listArea, loadError(err, "the list of adjustments"));
       return;
     }
     if (!ctx.alive()) return;
