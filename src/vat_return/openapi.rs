@@ -1,10 +1,180 @@
-//! The VAT return in the OpenAPI document (docs/vat.md).
+//! The VAT return in the OpenAPI document (docs/vat.md): the operations and schemas of
+//! `/api/vat/...`.
 
 use serde_json::{json, Value};
 
 use crate::http::openapi::*;
 use Auth::Session as S;
-use Shape::{Create, ReportList};
+use Filter::{Format, Own};
+use Shape::{BareReport, Query};
+
+/// The period of a return: `entityId`, `from`, `to`, all required.
+const PERIOD: &[Param] = &[
+    param("entityId", true, "The entity.", uuid),
+    param("from", true, "The period's first day (inclusive).", date),
+    param(
+        "to",
+        true,
+        "The period's last day (inclusive): on or after `from`, at most 366 days on.",
+        date,
+    ),
+];
+
+fn entity_param() -> Value {
+    let mut p = query_param("entityId", "The entity.", uuid());
+    p["required"] = json!(true);
+    p
+}
+
+fn from_param() -> Value {
+    let mut p = query_param("from", "The period's first day (inclusive).", date());
+    p["required"] = json!(true);
+    p
+}
+
+fn to_param() -> Value {
+    let mut p = query_param(
+        "to",
+        "The period's last day (inclusive): on or after `from`, at most 366 days on.",
+        date(),
+    );
+    p["required"] = json!(true);
+    p
+}
+
+fn box_param() -> Value {
+    query_param(
+        "box",
+        "The box: 1, 2, 4, 6, 7, 8 or 9. Required for JSON; omitted with format=csv, every box.",
+        json!({ "type": "integer", "enum": [1, 2, 4, 6, 7, 8, 9] }),
+    )
+}
+
+/// Where the computation's rules are written.
+pub const RULES: &[&str] = &[
+    "docs/vat.md#the-computation",
+    "docs/vat.md#standard-scheme",
+    "docs/vat.md#cash-accounting-scheme",
+    "docs/vat.md#flat-rate-scheme",
+];
+
+/// The operations of the computation and the drill-down.
+#[rustfmt::skip]
+pub fn operations() -> Vec<Operation> {
+    vec![
+        // vatcalc: the return and its drill-down.
+        op("get", "/api/vat/return", "VAT", "getVatReturn", "The nine boxes of a VAT return for a period, on the entity's scheme", S, Query { params: PERIOD, record: "VatReturn" })
+            .rules(RULES),
+        op("get", "/api/vat/return/lines", "VAT", "getVatReturnLines", "The lines that make up a box of the VAT return (format=csv: every box, with a box column)", S, BareReport("VatReturnLines", &[Own(entity_param), Own(from_param), Own(to_param), Own(box_param), Format]))
+            .rules(&["docs/vat.md#the-drill-down"]),
+    ]
+}
+
+fn boxes() -> Value {
+    let money2 = |d: &str| money(d);
+    let pounds = |d: &str| json!({ "type": "integer", "description": d });
+    object(
+        &[
+            "vatDueSales",
+            "vatDueAcquisitions",
+            "totalVatDue",
+            "vatReclaimedCurrPeriod",
+            "netVatDue",
+            "totalValueSalesExVAT",
+            "totalValuePurchasesExVAT",
+            "totalValueGoodsSuppliedExVAT",
+            "totalAcquisitionsExVAT",
+        ],
+        vec![
+            (
+                "vatDueSales",
+                money2("Box 1: VAT due on sales and other outputs."),
+            ),
+            (
+                "vatDueAcquisitions",
+                money2("Box 2: VAT due on acquisitions (adjustments only)."),
+            ),
+            ("totalVatDue", money2("Box 3: box 1 + box 2.")),
+            (
+                "vatReclaimedCurrPeriod",
+                money2("Box 4: VAT reclaimed on purchases and other inputs."),
+            ),
+            ("netVatDue", non_negative(money2("Box 5: |box 3 − box 4|."))),
+            (
+                "totalValueSalesExVAT",
+                pounds("Box 6: whole pounds, the pence dropped."),
+            ),
+            (
+                "totalValuePurchasesExVAT",
+                pounds("Box 7: whole pounds, the pence dropped."),
+            ),
+            (
+                "totalValueGoodsSuppliedExVAT",
+                pounds("Box 8: whole pounds (adjustments only)."),
+            ),
+            (
+                "totalAcquisitionsExVAT",
+                pounds("Box 9: whole pounds (adjustments only)."),
+            ),
+        ],
+    )
+}
+
+/// The schemas of the computation and the drill-down.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    let amount = |d: &str| decimal(6, d);
+    vec![
+        ("VatBoxes", boxes()),
+        (
+            "VatReturn",
+            record(vec![
+                ("entity_id", uuid()),
+                ("from", date()),
+                ("to", date()),
+                ("scheme", one_of_values(&["standard", "cash", "flat_rate"], "The entity's scheme.")),
+                ("boxes", reference("VatBoxes")),
+                ("filed", nullable(reference("VatFiledReturn"))),
+            ]),
+        ),
+        (
+            "VatReturnLine",
+            record(vec![
+                ("box", integer()),
+                (
+                    "source_type",
+                    one_of_values(
+                        &[
+                            "invoice", "credit_note", "bill", "supplier_credit",
+                            "invoice_payment", "credit_note_refund", "bill_payment",
+                            "supplier_credit_refund", "expense", "adjustment", "rounding",
+                        ],
+                        "What the line comes from.",
+                    ),
+                ),
+                ("source_id", nullable(uuid())),
+                ("number", nullable(text("The document's number (a payment: its document's); an expense's or adjustment's description."))),
+                ("date", date()),
+                ("contact_name", nullable(string())),
+                ("treatment", nullable(string())),
+                ("net", amount("The line's net in pounds; negative on credits and refunds.")),
+                ("vat", amount("The line's VAT in pounds; negative on credits and refunds.")),
+                ("amount", amount("The contribution to the box, before any pence are dropped.")),
+            ]),
+        ),
+        (
+            "VatReturnLines",
+            object(
+                &["data", "total"],
+                vec![
+                    ("data", array(reference("VatReturnLine"))),
+                    ("total", amount("The lines' sum: the box before its pence are dropped.")),
+                ],
+            ),
+        ),
+    ]
+}
+
+// vatrec: filed returns and the periods.
 
 /// `entityId`, required.
 fn required_entity() -> Value {
@@ -21,66 +191,28 @@ fn required_entity() -> Value {
 #[rustfmt::skip]
 pub fn returns_operations() -> Vec<Operation> {
     vec![
-        op("get", "/api/vat/returns", "VAT", "listVatReturns", "The VAT returns filed for an entity, newest period first", S, ReportList("VatReturn", &[Filter::Own(required_entity)]))
+        op("get", "/api/vat/returns", "VAT", "listVatReturns", "The VAT returns filed for an entity, newest period first", S, Shape::ReportList("VatFiledReturn", &[Filter::Own(required_entity)]))
             .rules(&["docs/vat.md#filed-returns"]),
-        op("post", "/api/vat/returns", "VAT", "recordVatReturn", "Record a VAT return filed elsewhere: its nine boxes computed now and kept, the lock date moved to its end", S, Create { body: "VatReturnCreate", record: "VatReturn" })
+        op("post", "/api/vat/returns", "VAT", "recordVatReturn", "Record a VAT return filed elsewhere: its nine boxes computed now and kept, the lock date moved to its end", S, Shape::Create { body: "VatFiledReturnCreate", record: "VatFiledReturn" })
             .rules(&["docs/vat.md#filed-returns"])
             .refused("A return is already filed for a period sharing a day with this one"),
-        op("get", "/api/vat/periods", "VAT", "listVatPeriods", "The entity's VAT periods (quarters), newest first, each with the return filed for it", S, ReportList("VatPeriod", &[Filter::Own(required_entity)]))
+        op("get", "/api/vat/periods", "VAT", "listVatPeriods", "The entity's VAT periods (quarters), newest first, each with the return filed for it", S, Shape::ReportList("VatPeriod", &[Filter::Own(required_entity)]))
             .rules(&["docs/vat.md#periods"]),
     ]
 }
 
-/// The nine boxes, as HMRC's VAT API names them (docs/vat.md).
-pub fn boxes_schema() -> Value {
-    let money = |d: &str| figure(2, d);
-    let pounds = |d: &str| json!({ "type": "integer", "description": format!("{d} Whole pounds (the pence of the exact sum dropped).") });
-    record(vec![
-        (
-            "vatDueSales",
-            money("Box 1: VAT due on sales and other outputs."),
-        ),
-        (
-            "vatDueAcquisitions",
-            money("Box 2: VAT due on acquisitions of goods from the EU (Northern Ireland)."),
-        ),
-        ("totalVatDue", money("Box 3: box 1 + box 2.")),
-        (
-            "vatReclaimedCurrPeriod",
-            money("Box 4: VAT reclaimed on purchases and other inputs."),
-        ),
-        ("netVatDue", money("Box 5: |box 3 − box 4|.")),
-        (
-            "totalValueSalesExVAT",
-            pounds("Box 6: total value of sales, excluding VAT."),
-        ),
-        (
-            "totalValuePurchasesExVAT",
-            pounds("Box 7: total value of purchases, excluding VAT."),
-        ),
-        (
-            "totalValueGoodsSuppliedExVAT",
-            pounds("Box 8: goods supplied to the EU (Northern Ireland)."),
-        ),
-        (
-            "totalAcquisitionsExVAT",
-            pounds("Box 9: acquisitions of goods from the EU (Northern Ireland)."),
-        ),
-    ])
-}
-
-/// `VatReturn`, `VatReturnCreate` and `VatPeriod`.
+/// `VatFiledReturn`, `VatFiledReturnCreate` and `VatPeriod`.
 pub fn returns_schemas() -> Vec<(&'static str, Value)> {
     vec![
         (
-            "VatReturn",
+            "VatFiledReturn",
             record(vec![
                 ("id", uuid()),
                 ("entity_id", uuid()),
                 ("from", date()),
                 ("to", date()),
                 ("period_key", nullable(text("HMRC's key of the obligation; null for a recorded return."))),
-                ("boxes", boxes_schema()),
+                ("boxes", reference("VatBoxes")),
                 ("filed_at", timestamp()),
                 ("filed_by", id_of("The user who filed or recorded it.")),
                 ("method", one_of_values(&["recorded", "hmrc"], "`recorded`: filed elsewhere; `hmrc`: submitted through Making Tax Digital.")),
@@ -88,7 +220,7 @@ pub fn returns_schemas() -> Vec<(&'static str, Value)> {
             ]),
         ),
         (
-            "VatReturnCreate",
+            "VatFiledReturnCreate",
             object(
                 &["entity_id", "from", "to"],
                 vec![

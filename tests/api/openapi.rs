@@ -11,7 +11,7 @@ use common::*;
 use rocket::http::{ContentType, Header, Status};
 use serde_json::{json, Value};
 
-fn openapi(t: &TestApp) -> Value {
+pub(super) fn openapi(t: &TestApp) -> Value {
     let res = t.client.get("/api/openapi.json").dispatch();
     assert_eq!(res.status(), Status::Ok);
     res.into_json().unwrap()
@@ -585,7 +585,7 @@ fn session_list_answers_match_their_documented_schemas() {
 }
 
 /// Checks an answer against the schema the operation documents for its status.
-fn answers_as_documented(doc: &Value, id: &str, status: Status, v: &Value) {
+pub(super) fn answers_as_documented(doc: &Value, id: &str, status: Status, v: &Value) {
     let (_, _, op) = operation(doc, id);
     let schema = &op["responses"][status.code.to_string()]["content"]["application/json"]["schema"];
     assert!(!schema.is_null(), "{id}: {status} is not documented: {v}");

@@ -199,7 +199,7 @@ fn the_drill_down_takes_one_box_of_the_seven_a_line_can_be_in() {
 // ----------------------------------------------------------------------------------
 // Standard scheme
 
-/// Notice 700/12 §4 (boxes 1, 4, 6, 7): box 1 the VAT on sales less the VAT on credit
+/// Notice 700/12 section 4 (boxes 1, 4, 6, 7): box 1 the VAT on sales less the VAT on credit
 /// notes issued; box 4 the VAT on purchases less credits received; box 6 the value of
 /// sales excluding VAT, including zero-rated and exempt supplies, "minus any credit
 /// notes"; box 7 purchases and expenses excluding VAT, including zero-rated and exempt,
@@ -296,7 +296,7 @@ fn standard_scheme_mixed_rates_with_a_credit_note_and_exempt_and_outside_scope_c
     assert_eq!(cn["number"], "CN-0001");
 }
 
-/// Notice 700/12 §4: boxes 6 to 9 are whole pounds (the pence left out); boxes 1 to 5
+/// Notice 700/12 section 4: boxes 6 to 9 are whole pounds (the pence left out); boxes 1 to 5
 /// keep them. Line VAT is rounded per line (docs/accounting.md#line-totals).
 #[test]
 fn per_line_rounding_and_the_pence_dropped_from_boxes_6_to_9() {

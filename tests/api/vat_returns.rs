@@ -512,3 +512,20 @@ fn without_a_registration_date_the_periods_are_the_last_two_years_calendar_quart
         assert!(["01", "04", "07", "10"].contains(&&from[5..7]), "{p}");
     }
 }
+
+#[test]
+fn the_answers_are_as_the_openapi_document_describes_them() {
+    let b = books_with_a_quarter();
+    let (t, e) = (&b.t, &b.e);
+    let doc = super::openapi::openapi(t);
+    let r = file(t, e, &b.from, &b.to);
+    super::openapi::answers_as_documented(&doc, "recordVatReturn", r.0, &r.1);
+    let r = file(t, e, &b.from, &b.to);
+    super::openapi::answers_as_documented(&doc, "recordVatReturn", r.0, &r.1);
+    let r = t.get(&format!("/api/vat/returns?entityId={e}"));
+    super::openapi::answers_as_documented(&doc, "listVatReturns", r.0, &r.1);
+    let r = t.get(&format!("/api/vat/periods?entityId={e}"));
+    super::openapi::answers_as_documented(&doc, "listVatPeriods", r.0, &r.1);
+    let r = t.get("/api/vat/periods");
+    super::openapi::answers_as_documented(&doc, "listVatPeriods", r.0, &r.1);
+}
