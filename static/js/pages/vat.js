@@ -223,7 +223,7 @@ async function showReturn(section, e, ctx, period) {
   const boxes = filedReturn?.boxes ?? data.boxes;
   const scheme = SCHEMES.find((s) => s.value === data.scheme)?.label ?? data.scheme;
 
-  const linesArea = h("div", { id: "vat-lines", "aria-live": "polite" });
+  const linesArea = h("div", { id: "vat-lines" });
   const csv = h("a", {
     href: `/api/vat/return/lines${query({ ...params, format: "csv" })}`, download: "", class: "button secondary", id: "vat-csv",
   }, "Download every box's lines (CSV)");
