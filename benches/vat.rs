@@ -1,5 +1,5 @@
 //! The VAT return at a quarter's scale (issue 25): 25,000 invoices of 5 lines at mixed
-//! treatments, 5,000 bills, 2,000 expenses, and payments on two thirds of the invoices
+//! treatments, 5,000 bills (a few capital purchases), 2,000 expenses, and payments on two thirds of the invoices
 //! and half the bills, all dated in the last calendar quarter that has ended. Then, client
 //! side on loopback against the release server over that file:
 //!
@@ -70,7 +70,7 @@ fn invoice_line(i: usize, p: usize) -> Value {
         2 => ("reduced", 5),
         3 => ("zero", 0),
         _ => {
-            if p % 2 == 0 {
+            if p.is_multiple_of(2) {
                 ("exempt", 0)
             } else {
                 ("outside_scope", 0)
@@ -81,8 +81,13 @@ fn invoice_line(i: usize, p: usize) -> Value {
             "vat_rate": rate, "vat_treatment": treatment })
 }
 
-/// Bill lines: mostly standard, some reverse charge, zero-rated and exempt.
+/// Bill lines: mostly standard, some reverse charge, zero-rated and exempt; the first line
+/// of every 50th bill a capital purchase of £2,500 (boxes 4 and 7 on the flat rate scheme).
 fn bill_line(i: usize, p: usize) -> Value {
+    if p == 0 && i.is_multiple_of(50) {
+        return json!({ "description": "Machine", "quantity": 1, "unit_price": 2500,
+                       "vat_rate": 20, "vat_treatment": "standard", "capital_goods": true });
+    }
     let price = ((i * 11 + p * 3) % 150 + 20) as i64;
     let (treatment, rate) = match (i + p) % 6 {
         0..=2 => ("standard", 20),
@@ -140,7 +145,7 @@ fn seed(
                     .to_string()
                     .parse()
                     .unwrap();
-                let amount = if i % 3 == 0 {
+                let amount = if i.is_multiple_of(3) {
                     total
                 } else {
                     (total / Decimal::TWO).round_dp_with_strategy(2, RoundingStrategy::ToZero)
@@ -171,7 +176,7 @@ fn seed(
                 })),
                 &ctx,
             )?;
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 let doc = serde_json::to_value(&doc).unwrap();
                 let day = (date + Duration::days((i % 30) as i64)).min(to);
                 payments::create(

@@ -62,6 +62,8 @@ pub struct Expense {
     pub reverse_charge_vat: Money,
     /// The supplier, when known.
     pub contact_id: Option<String>,
+    /// Bought as a capital asset (docs/vat.md#capital-goods); default false.
+    pub capital_goods: bool,
 }
 
 const SQL: ListSql<'static> = ListSql {
@@ -69,7 +71,7 @@ const SQL: ListSql<'static> = ListSql {
     columns: "t.id, t.date, t.description, t.amount, t.vat_amount, t.category_id, t.project_id,
               t.provider, t.provider_ref, t.entity_id, t.created_at, t.updated_at,
               t.currency, t.exchange_rate,
-              t.vat_treatment, t.vat_reclaimable, t.reverse_charge_vat, t.contact_id",
+              t.vat_treatment, t.vat_reclaimable, t.reverse_charge_vat, t.contact_id, t.capital_goods",
     session_order: "t.date DESC, t.seq DESC",
 };
 
@@ -93,6 +95,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Expense> {
         vat_reclaimable: r.get(15)?,
         reverse_charge_vat: r.get(16)?,
         contact_id: r.get(17)?,
+        capital_goods: r.get(18)?,
     })
 }
 
@@ -127,6 +130,8 @@ pub struct CreateExpense {
     pub reverse_charge_vat: Option<Money>,
     #[serde(default)]
     pub contact_id: Option<String>,
+    #[serde(default)]
+    pub capital_goods: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,6 +165,8 @@ pub struct UpdateExpense {
     pub reverse_charge_vat: Option<Money>,
     #[serde(default, deserialize_with = "nullable")]
     pub contact_id: Option<Option<String>>,
+    #[serde(default)]
+    pub capital_goods: Option<bool>,
 }
 
 pub fn get(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Expense> {
@@ -318,14 +325,15 @@ impl Resource for Expenses {
             vat_reclaimable: b.vat_reclaimable.unwrap_or(true),
             reverse_charge_vat,
             contact_id: contact.map(|c| c.id),
+            capital_goods: b.capital_goods.unwrap_or(false),
         };
         tx.execute(
             "INSERT INTO expenses (id, owner_id, entity_id, date, description, amount, vat_amount,
                  category_id, project_id, provider, provider_ref, created_at, updated_at,
                  currency, exchange_rate, vat_treatment, vat_reclaimable, reverse_charge_vat,
-                 contact_id)
+                 contact_id, capital_goods)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14, ?15, ?16,
-                 ?17, ?18)",
+                 ?17, ?18, ?19)",
             params![
                 e.id,
                 scope.owner_id,
@@ -344,7 +352,8 @@ impl Resource for Expenses {
                 e.vat_treatment,
                 e.vat_reclaimable,
                 e.reverse_charge_vat,
-                e.contact_id
+                e.contact_id,
+                e.capital_goods
             ],
         )?;
         Ok(e)
@@ -399,6 +408,9 @@ impl Resource for Expenses {
         if let Some(v) = b.vat_reclaimable {
             e.vat_reclaimable = v;
         }
+        if let Some(v) = b.capital_goods {
+            e.capital_goods = v;
+        }
         let was_reverse_charge = e.vat_treatment == Treatment::ReverseCharge;
         e.vat_treatment = match vat::parse_opt("vat_treatment", b.vat_treatment.as_deref())? {
             Some(t) => t,
@@ -427,7 +439,8 @@ impl Resource for Expenses {
             "UPDATE expenses SET date = ?1, description = ?2, amount = ?3, vat_amount = ?4,
                  category_id = ?5, project_id = ?6, provider = ?7, provider_ref = ?8,
                  updated_at = ?9, currency = ?11, exchange_rate = ?12, vat_treatment = ?13,
-                 vat_reclaimable = ?14, reverse_charge_vat = ?15, contact_id = ?16
+                 vat_reclaimable = ?14, reverse_charge_vat = ?15, contact_id = ?16,
+                 capital_goods = ?17
              WHERE id = ?10",
             params![
                 e.date,
@@ -445,7 +458,8 @@ impl Resource for Expenses {
                 e.vat_treatment,
                 e.vat_reclaimable,
                 e.reverse_charge_vat,
-                e.contact_id
+                e.contact_id,
+                e.capital_goods
             ],
         )?;
         Ok(e)

@@ -48,6 +48,10 @@ pub struct LineInput {
     /// Default: follows the rate, else the product's (docs/accounting.md#vat-treatment).
     #[serde(default)]
     pub vat_treatment: Option<String>,
+    /// Bought as a capital asset: bill and supplier-credit lines only, default false
+    /// (docs/vat.md#capital-goods).
+    #[serde(default)]
+    pub capital_goods: Option<bool>,
 }
 
 /// A stored line with its computed amounts.
@@ -66,6 +70,15 @@ pub struct Line {
     pub total: Money,
     /// The VAT of a `reverse_charge` line, not in `vat` nor in the totals; 0 otherwise.
     pub reverse_charge_vat: Money,
+    /// Bought as a capital asset (docs/vat.md#capital-goods): on bill and supplier-credit
+    /// lines, absent from the other kinds'.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capital_goods: Option<bool>,
+}
+
+/// Whether the lines of `table` carry `capital_goods` (migration V25): purchases only.
+pub fn has_capital_goods(table: &str) -> bool {
+    matches!(table, "bill_lines" | "supplier_credit_lines")
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -90,6 +103,8 @@ pub struct LineRules {
     pub price_source: PriceSource,
     /// Whether a line may be `reverse_charge` (purchases: docs/accounting.md#vat-treatment).
     pub reverse_charge: bool,
+    /// Whether a line may be `capital_goods` (purchases: docs/vat.md#capital-goods).
+    pub capital_goods: bool,
     /// "an invoice line": the refusal names it.
     pub line_noun: &'static str,
 }
@@ -189,6 +204,19 @@ pub fn build(
         )?;
         let (net, computed) = line_amounts(quantity, unit_price, discount, vat_rate)
             .ok_or_else(|| AppError::invalid(&field("unit_price"), "line amount above 10^12"))?;
+        let capital_goods = match (l.capital_goods, rules.capital_goods) {
+            (Some(true), false) => {
+                return Err(AppError::invalid(
+                    &field("capital_goods"),
+                    format!(
+                        "only purchases are capital goods, not {} (docs/vat.md#capital-goods)",
+                        rules.line_noun
+                    ),
+                ))
+            }
+            (c, true) => Some(c.unwrap_or(false)),
+            (_, false) => None,
+        };
         let (vat, reverse_charge_vat) = match vat_treatment {
             Treatment::ReverseCharge => (Money::ZERO, computed),
             _ => (computed, Money::ZERO),
@@ -206,6 +234,7 @@ pub fn build(
             vat,
             total: net + vat,
             reverse_charge_vat,
+            capital_goods,
         });
     }
     let t = totals(&out);
@@ -256,16 +285,28 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
         &format!("DELETE FROM {table} WHERE document_id = ?1"),
         [document_id],
     )?;
+    let capital = if has_capital_goods(table) {
+        ", capital_goods"
+    } else {
+        ""
+    };
+    let capital_value = if has_capital_goods(table) {
+        ", ?14"
+    } else {
+        ""
+    };
     let mut stmt = tx.prepare_cached(&format!(
         "INSERT INTO {table} (id, document_id, position, description, product_id, quantity,
-             unit_price, discount, vat_rate, net, vat, vat_treatment, reverse_charge_vat)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+             unit_price, discount, vat_rate, net, vat, vat_treatment, reverse_charge_vat{capital})
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13{capital_value})"
     ))?;
     for (i, l) in lines.iter().enumerate() {
-        stmt.execute(params![
+        let capital_goods = l.capital_goods.unwrap_or(false);
+        let position = i64::try_from(i).unwrap_or(i64::MAX);
+        let mut values = params![
             l.id,
             document_id,
-            i64::try_from(i).unwrap_or(i64::MAX),
+            position,
             l.description,
             l.product_id,
             l.quantity,
@@ -275,8 +316,14 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
             l.net,
             l.vat,
             l.vat_treatment,
-            l.reverse_charge_vat
-        ])?;
+            l.reverse_charge_vat,
+            capital_goods
+        ]
+        .to_vec();
+        if !has_capital_goods(table) {
+            values.pop();
+        }
+        stmt.execute(values.as_slice())?;
     }
     Ok(())
 }
@@ -285,8 +332,13 @@ pub fn replace(tx: &Transaction, table: &str, document_id: &str, lines: &[Line])
 pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<Line>> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, description, product_id, quantity, unit_price, discount, vat_rate, net, vat,
-             vat_treatment, reverse_charge_vat
-         FROM {table} WHERE document_id = ?1 ORDER BY position"
+             vat_treatment, reverse_charge_vat, {capital}
+         FROM {table} WHERE document_id = ?1 ORDER BY position",
+        capital = if has_capital_goods(table) {
+            "capital_goods"
+        } else {
+            "NULL"
+        }
     ))?;
     let lines = stmt
         .query_map(
@@ -307,6 +359,7 @@ pub fn load(conn: &Connection, table: &str, document_id: &str) -> AppResult<Vec<
                     vat,
                     total: net + vat,
                     reverse_charge_vat: r.get(10)?,
+                    capital_goods: r.get::<_, Option<bool>>(11)?,
                 })
             }),
         )?

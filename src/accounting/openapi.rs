@@ -97,6 +97,7 @@ fn line_input() -> Value {
             ("discount", percent("Percentage off the line, 0 to 100; default 0.")),
             ("vat_rate", percent("Percentage, 0 to 100; default the treatment's rate (standard and reverse_charge 20, reduced 5, others 0), else the product's rate, else 20.")),
             ("vat_treatment", one_of_values(TREATMENTS, "docs/accounting.md#vat-treatment. Default: follows vat_rate (0 zero, 5 reduced, else standard), else the product's, else standard. zero, exempt and outside_scope with a non-zero vat_rate are 400; reverse_charge is 400 on an invoice or recurring template line.")),
+            ("capital_goods", json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods): bill and supplier-credit lines only, default false; true on an invoice, credit-note or recurring template line is 400." })),
         ],
     );
     // Without a product, the line needs its own description and price.
@@ -111,7 +112,7 @@ fn line_input() -> Value {
 }
 
 fn line() -> Value {
-    record(vec![
+    let mut v = record(vec![
         ("id", uuid()),
         ("description", string()),
         ("product_id", nullable(uuid())),
@@ -133,7 +134,10 @@ fn line() -> Value {
             "reverse_charge_vat",
             money("A reverse_charge line's VAT, round(net × vat_rate/100, 2), which the buyer accounts for: not in vat, total or the document's totals. 0 on other lines."),
         ),
-    ])
+    ]);
+    // Present on bill and supplier-credit lines only.
+    v["properties"]["capital_goods"] = json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods): on bill and supplier-credit lines only." });
+    v
 }
 
 /// A priced document of `kind` as answers show it; its `status` carries the kind's
@@ -335,6 +339,7 @@ fn documented_schemas() -> Vec<(&'static str, Value)> {
             ("vat_reclaimable", boolean()),
             ("reverse_charge_vat", money("The VAT a reverse_charge expense accounts for itself, not in amount; 0 otherwise.")),
             ("contact_id", nullable(uuid())),
+            ("capital_goods", json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods)." })),
         ])),
         ("ExpenseCreate", object(&["description", "amount"], vec![
             ("date", opt_date("Default today.")),
@@ -352,6 +357,7 @@ fn documented_schemas() -> Vec<(&'static str, Value)> {
             ("vat_reclaimable", json!({ "type": "boolean", "description": "Default true; false for blocked input tax (business entertainment)." })),
             ("reverse_charge_vat", non_negative(money("reverse_charge expenses only (400 otherwise); default 20 % of amount."))),
             ("contact_id", opt_ref("The supplier: a contact of type supplier or both (400 otherwise).")),
+            ("capital_goods", json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods); default false (an update: kept)." })),
         ])),
         ("ExpenseUpdate", object(&["id"], vec![
             ("id", uuid()),
@@ -369,6 +375,7 @@ fn documented_schemas() -> Vec<(&'static str, Value)> {
             ("vat_reclaimable", boolean()),
             ("reverse_charge_vat", non_negative(money("reverse_charge expenses only (400 otherwise); default 20 % of amount."))),
             ("contact_id", opt_ref("The supplier: a contact of type supplier or both (400 otherwise).")),
+            ("capital_goods", json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods); default false (an update: kept)." })),
         ])),
         ("ExpenseCategory", record(vec![
             ("id", uuid()),

@@ -72,7 +72,7 @@ pub fn check_not_before_filed(conn: &Connection, entity: &str, new: Option<Date>
     };
     let new = new.map(|d| d.to_string());
     // Both are `YYYY-MM-DD`: their text order is the calendar's.
-    if new.as_deref().map_or(true, |n| n < filed.as_str()) {
+    if new.as_deref().is_none_or(|n| n < filed.as_str()) {
         return Err(AppError::conflict(format!(
             "A VAT return is filed up to {filed}: the lock date cannot move before it"
         )));

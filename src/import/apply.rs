@@ -695,6 +695,7 @@ impl<'a> Writer<'a> {
                         vat_reclaimable: None,
                         reverse_charge_vat: None,
                         contact_id: None,
+                        capital_goods: None,
                     },
                     &w.ctx,
                 )?;
@@ -827,6 +828,7 @@ impl<'a> Writer<'a> {
                 discount: l.line_discount,
                 vat_rate: l.line_vat_rate,
                 vat_treatment: l.line_vat_treatment.map(|t| t.as_str().to_owned()),
+                capital_goods: None,
             });
         }
         let untaxed = rows.iter().all(|(_, l)| {
@@ -1072,6 +1074,7 @@ impl<'a> Writer<'a> {
                 discount: None,
                 vat_rate: Some(Percent::ZERO),
                 vat_treatment: Some(Treatment::OutsideScope.as_str().to_owned()),
+                capital_goods: None,
             });
         }
         Ok(lines)
@@ -1180,6 +1183,7 @@ impl<'a> Writer<'a> {
                         discount: None,
                         vat_rate: None,
                         vat_treatment: None,
+                        capital_goods: None,
                     })
                     .collect();
                 let contact_id = w.ensure_contact(&t.contact_name, "customer")?;

@@ -166,7 +166,12 @@ pub fn push_csv(out: &mut Vec<u8>, l: &Line) {
     csv_cell(out, l.treatment.as_deref().unwrap_or(""));
     for v in [l.net, l.vat, l.amount] {
         out.push(b',');
-        out.extend_from_slice(scaled_decimal(v, 6).to_string().as_bytes());
+        // Money with its pence (12.50), a flat-rate share with up to six places.
+        let mut d = scaled_decimal(v, 6);
+        if d.scale() < 2 {
+            d.rescale(2);
+        }
+        out.extend_from_slice(d.to_string().as_bytes());
     }
     out.extend_from_slice(b"\r\n");
 }

@@ -7,6 +7,7 @@
 
 use rocket::{routes, Route};
 
+pub mod adjustments;
 pub mod boxes;
 pub mod compute;
 pub mod line;
@@ -18,7 +19,14 @@ pub mod returns;
 pub fn routes() -> Vec<Route> {
     let mut r = Vec::new();
     // vatcalc: the return and its drill-down.
-    r.extend(routes![period::route_return, period::route_lines]);
+    r.extend(routes![
+        period::route_return,
+        period::route_lines,
+        adjustments::route_list,
+        adjustments::route_create,
+        adjustments::route_update,
+        adjustments::route_delete
+    ]);
     // vatrec: filed returns and the periods.
     r.extend(routes![
         returns::route_list,

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::http::openapi::*;
 use Auth::Session as S;
 use Filter::{Format, Own};
-use Shape::{BareReport, Query};
+use Shape::{BareReport, Create, Delete, FilteredList, Query, Update};
 
 /// The period of a return: `entityId`, `from`, `to`, all required.
 const PERIOD: &[Param] = &[
@@ -67,7 +67,45 @@ pub fn operations() -> Vec<Operation> {
             .rules(RULES),
         op("get", "/api/vat/return/lines", "VAT", "getVatReturnLines", "The lines that make up a box of the VAT return (format=csv: every box, with a box column)", S, BareReport("VatReturnLines", &[Own(entity_param), Own(from_param), Own(to_param), Own(box_param), Format]))
             .rules(&["docs/vat.md#the-drill-down"]),
+        op("get", "/api/vat/adjustments", "VAT", "listVatAdjustments", "List an entity's VAT adjustments, oldest first", S, FilteredList("VatAdjustment", &[Own(entity_param), Own(adj_from), Own(adj_to)]))
+            .rules(ADJUSTMENTS),
+        op("post", "/api/vat/adjustments", "VAT", "createVatAdjustment", "Record a VAT adjustment (postponed import VAT, bad debt relief, a correction)", S, Create { body: "VatAdjustmentCreate", record: "VatAdjustment" })
+            .rules(ADJUSTMENTS)
+            .refused(LOCKED),
+        op("put", "/api/vat/adjustments", "VAT", "updateVatAdjustment", "Change a VAT adjustment", S, Update { body: "VatAdjustmentUpdate", record: "VatAdjustment" })
+            .rules(ADJUSTMENTS)
+            .refused(LOCKED),
+        op("delete", "/api/vat/adjustments", "VAT", "deleteVatAdjustment", "Delete a VAT adjustment", S, Delete)
+            .rules(ADJUSTMENTS)
+            .refused(LOCKED),
     ]
+}
+
+const ADJUSTMENTS: &[&str] = &["docs/vat.md#adjustments"];
+const LOCKED: &str = "The adjustment is dated (or moved) on or before the entity's lock date";
+
+fn adj_from() -> Value {
+    query_param(
+        "from",
+        "Only adjustments dated on or after this day.",
+        date(),
+    )
+}
+
+fn adj_to() -> Value {
+    query_param(
+        "to",
+        "Only adjustments dated on or before this day.",
+        date(),
+    )
+}
+
+fn adjustment_box() -> Value {
+    json!({ "type": "integer", "enum": [1, 2, 4, 6, 7, 8, 9], "description": "The box it counts in (3 and 5 are computed)." })
+}
+
+fn adjustment_amount() -> Value {
+    money("Signed; not 0.")
 }
 
 fn boxes() -> Value {
@@ -162,6 +200,45 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ]),
         ),
         (
+            "VatAdjustment",
+            record(vec![
+                ("id", uuid()),
+                ("entity_id", uuid()),
+                ("date", date()),
+                ("box", adjustment_box()),
+                ("amount", adjustment_amount()),
+                ("description", string()),
+                ("created_at", timestamp()),
+                ("updated_at", timestamp()),
+            ]),
+        ),
+        (
+            "VatAdjustmentCreate",
+            object(
+                &["entity_id", "date", "box", "amount", "description"],
+                vec![
+                    ("entity_id", uuid()),
+                    ("date", date()),
+                    ("box", adjustment_box()),
+                    ("amount", adjustment_amount()),
+                    ("description", name_text("What it is: postponed import VAT for a month, bad debt relief on an invoice, a correction.")),
+                ],
+            ),
+        ),
+        (
+            "VatAdjustmentUpdate",
+            object(
+                &["id"],
+                vec![
+                    ("id", uuid()),
+                    ("date", date()),
+                    ("box", adjustment_box()),
+                    ("amount", adjustment_amount()),
+                    ("description", name_text("")),
+                ],
+            ),
+        ),
+        (
             "VatReturnLines",
             object(
                 &["data", "total"],
@@ -212,6 +289,7 @@ pub fn returns_schemas() -> Vec<(&'static str, Value)> {
                 ("from", date()),
                 ("to", date()),
                 ("period_key", nullable(text("HMRC's key of the obligation; null for a recorded return."))),
+                ("scheme", one_of_values(&["standard", "cash", "flat_rate"], "The entity's scheme the boxes were computed on.")),
                 ("boxes", reference("VatBoxes")),
                 ("filed_at", timestamp()),
                 ("filed_by", id_of("The user who filed or recorded it.")),

@@ -31,6 +31,8 @@ pub struct FiledReturn {
     pub to: String,
     /// HMRC's key of the obligation; null for a return recorded here.
     pub period_key: Option<String>,
+    /// The entity's scheme the boxes were computed on.
+    pub scheme: String,
     pub boxes: Boxes,
     pub filed_at: String,
     pub filed_by: String,
@@ -41,7 +43,7 @@ pub struct FiledReturn {
 }
 
 const COLUMNS: &str = "id, entity_id, period_from, period_to, period_key, box1, box2, box3, \
-    box4, box5, box6, box7, box8, box9, filed_at, filed_by, method, receipt";
+    box4, box5, box6, box7, box8, box9, filed_at, filed_by, method, receipt, scheme";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<FiledReturn> {
     let money = |i: usize| r.get::<_, i64>(i).map(Money::from_scaled);
@@ -54,6 +56,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<FiledReturn> {
         from: r.get(2)?,
         to: r.get(3)?,
         period_key: r.get(4)?,
+        scheme: r.get(18)?,
         boxes: Boxes {
             vat_due_sales: money(5)?,
             vat_due_acquisitions: money(6)?,
@@ -162,12 +165,16 @@ pub fn record(
         )));
     }
     let boxes = super::compute::boxes(tx, &entity, from, to)?;
+    let scheme: String = tx
+        .prepare_cached("SELECT vat_scheme FROM entities WHERE id = ?1")?
+        .query_row([&entity], |r| r.get(0))?;
     let r = FiledReturn {
         id: uuid::Uuid::now_v7().to_string(),
         entity_id: entity,
         from: from.to_string(),
         to: to.to_string(),
         period_key: None,
+        scheme,
         boxes,
         filed_at: ctx.now.clone(),
         filed_by: user.to_owned(),
@@ -184,7 +191,7 @@ pub fn record(
     tx.prepare_cached(
         "INSERT INTO vat_returns (id, owner_id, entity_id, period_from, period_to, scheme,
              box1, box2, box3, box4, box5, box6, box7, box8, box9, method, filed_at, filed_by)
-         SELECT ?1, owner_id, id, ?3, ?4, vat_scheme,
+         SELECT ?1, owner_id, id, ?3, ?4, ?16,
              ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'recorded', ?14, ?15
          FROM entities WHERE id = ?2",
     )?
@@ -204,6 +211,7 @@ pub fn record(
         pounds(b.total_acquisitions_ex_vat)?,
         r.filed_at,
         r.filed_by,
+        r.scheme,
     ])?;
     lock::lock_at_least(tx, &r.entity_id, to)?;
     Ok(r)

@@ -331,11 +331,13 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
         [
             "active",
             "asOf",
+            "box",
             "dateFrom",
             "dateTo",
             "documentId",
             "entityId",
             "format",
+            "from",
             "id",
             "limit",
             "lines",
@@ -344,6 +346,7 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
             "platform",
             "productId",
             "state",
+            "to",
             "type",
         ]
     );

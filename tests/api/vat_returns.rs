@@ -158,6 +158,39 @@ fn a_recorded_return_keeps_the_figures_as_computed_is_listed_and_locks_its_perio
 }
 
 #[test]
+fn a_return_is_computed_and_kept_on_the_entitys_scheme_at_filing() {
+    let b = books_with_a_quarter();
+    let (t, e) = (&b.t, &b.e);
+    // Cash accounting (VAT Notice 731): only the sale, paid in full in the period, counts.
+    created(t.post(
+        "/api/payments",
+        json!({ "document_id": b.invoice["id"], "amount": 120, "date": day(t, -15) }),
+    ));
+    let (s, v) = t.put("/api/entities", json!({ "id": e, "vat_scheme": "cash" }));
+    assert_eq!(s, Status::Ok, "{v}");
+    let r = created(file(t, e, &b.from, &b.to));
+    assert_eq!(r["scheme"], json!("cash"));
+    same_boxes(
+        &r["boxes"],
+        &json!({
+            "vatDueSales": 20, "vatDueAcquisitions": 0, "totalVatDue": 20,
+            "vatReclaimedCurrPeriod": 0, "netVatDue": 20,
+            "totalValueSalesExVAT": 100, "totalValuePurchasesExVAT": 0,
+            "totalValueGoodsSuppliedExVAT": 0, "totalAcquisitionsExVAT": 0,
+        }),
+    );
+    // Moving back to the standard scheme afterwards changes what the period computes to,
+    // not what was filed.
+    let (s, v) = t.put(
+        "/api/entities",
+        json!({ "id": e, "vat_scheme": "standard" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    same_boxes(&computed(t, e, &b.from, &b.to)["boxes"], &expected_boxes());
+    assert_eq!(returns(t, e), vec![r]);
+}
+
+#[test]
 fn filing_never_moves_the_lock_date_back_and_the_owner_cannot_move_it_before_a_filed_return() {
     let b = books_with_a_quarter();
     let (t, e) = (&b.t, &b.e);
@@ -206,6 +239,10 @@ fn every_write_dated_in_a_filed_period_is_refused() {
     let paid = created(t.post(
         "/api/payments",
         json!({ "document_id": b.invoice["id"], "amount": 10, "date": inside }),
+    ));
+    let adjustment = created(t.post(
+        "/api/vat/adjustments",
+        json!({ "entity_id": e, "date": inside, "box": 4, "amount": 3, "description": "Bad debt relief" }),
     ));
     created(file(t, e, &b.from, &b.to));
     let to = b.to.as_str();
@@ -291,6 +328,17 @@ fn every_write_dated_in_a_filed_period_is_refused() {
         ),
         to,
     );
+    refused(
+        &t.put(
+            "/api/vat/adjustments",
+            json!({ "id": adjustment["id"], "date": day(t, -1) }),
+        ),
+        to,
+    );
+    refused(
+        &t.delete("/api/vat/adjustments", json!({ "id": adjustment["id"] })),
+        to,
+    );
     // And the figures are those filed.
     same_boxes(
         &computed(t, e, &b.from, &b.to)["boxes"],
@@ -327,16 +375,15 @@ fn the_filed_figures_never_change_whatever_happens_to_the_books_afterwards() {
     // Even a change made behind the rules' back (a repair in the database file) leaves
     // the filed figures as filed: they are kept, never computed again.
     let invoice = b.invoice["id"].as_str().unwrap().to_owned();
-    t.db
-        .write_sync(move |tx| {
-            tx.execute(
-                "UPDATE invoice_lines SET unit_price = 200000, subtotal = 200000, vat_amount = 40000, total = 240000
-                 WHERE invoice_id = ?1",
-                [&invoice],
-            )?;
-            Ok(())
-        })
-        .unwrap();
+    t.db.write_sync(move |tx| {
+        tx.execute(
+            "UPDATE invoice_lines SET unit_price = 2000000, net = 20000, vat = 4000
+                 WHERE document_id = ?1",
+            [&invoice],
+        )?;
+        Ok(())
+    })
+    .unwrap();
     let now = computed(t, e, &b.from, &b.to);
     assert_ne!(now["boxes"], filed["boxes"], "{now}");
     assert_eq!(returns(t, e), vec![filed.clone()]);

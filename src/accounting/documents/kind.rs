@@ -178,6 +178,8 @@ impl DocKind {
         LineRules {
             price_source: self.price_source(),
             reverse_charge: self.allows_reverse_charge(),
+            // Capital goods are purchases, as reverse charge is (docs/vat.md#capital-goods).
+            capital_goods: self.allows_reverse_charge(),
             line_noun: match self {
                 Self::Invoice => "an invoice line",
                 Self::Bill => "a bill line",
