@@ -1680,6 +1680,20 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     );
     b.wait_text("#vat-boxes [data-box='4']", "£100.20");
     b.wait_text("#vat-net", "You pay HMRC £99.90.");
+    // A second one, deleted again.
+    b.select(
+        "#vat-adjustments select[name=box]",
+        "Box 1: VAT due in the period on sales and other outputs",
+    );
+    b.type_into("#vat-adjustments input[name=amount]", "5");
+    b.type_into("#vat-adjustments input[name=description]", "Entered twice");
+    b.click_button("#vat-adjustments", "Add adjustment");
+    b.wait_text("#vat-boxes [data-box='1']", "£205.10");
+    b.click("button[aria-label='Delete the adjustment “Entered twice”']");
+    b.click_button("dialog", "Delete");
+    b.wait_page_text("Adjustment deleted.");
+    b.wait_text("#vat-boxes [data-box='1']", "£200.10");
+    b.wait_count("#vat-adjustments tbody tr", 1);
 
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");
