@@ -1580,13 +1580,19 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
                "issue_date": format!("{year}-03-05"), "status": "awaiting_payment",
                "lines": [{"description": "Stock", "quantity": 1, "unit_price": 400.99, "vat_rate": 20}]}),
     );
-    // The next quarter has only a purchase: a repayment.
+    // The next quarter has only purchases, a bill and an expense: a repayment.
     b.api_ok(
         "POST",
         "/api/bills",
         json!({"contact_id": supplier, "entity_id": entity, "number": "SUP-78",
                "issue_date": format!("{year}-05-02"), "status": "awaiting_payment",
                "lines": [{"description": "Stock", "quantity": 2, "unit_price": 100, "vat_rate": 20}]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/expenses",
+        json!({"entity_id": entity, "date": format!("{year}-06-10"), "description": "Printer ink",
+               "amount": 120, "vat_amount": 20}),
     );
 
     // The settings: a VAT number failing HMRC's check digits is refused beside its field.
@@ -1737,9 +1743,23 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     b.wait_text("#vat-return h2", &format!("Return for {next}"));
     b.wait_text(
         "#vat-net",
-        "HMRC owes you a repayment of £40.00: box 4 is more than box 3.",
+        "HMRC owes you a repayment of £60.00: box 4 is more than box 3.",
     );
     b.wait_text("#vat-return", "Record as filed…");
+    // Box 4's lines link the expense to its form.
+    b.click("button[aria-label='Lines of box 4']");
+    b.wait_text("#vat-lines", "Bill SUP-78");
+    b.wait_text("#vat-lines-total", "£60.00");
+    b.click_button("#vat-lines", "Expense: Printer ink");
+    b.wait_text(".view h1", "Expenses");
+    b.wait_text("dialog", "Edit expense");
+    assert_eq!(
+        b.prop(&b.wait("dialog input[name=description]"), "value"),
+        json!("Printer ink")
+    );
+    b.click_button("dialog", "Cancel");
+    b.js("history.back()", json!([]));
+    b.wait_text("#vat-return h2", &format!("Return for {next}"));
 
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");
