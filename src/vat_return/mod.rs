@@ -3,13 +3,15 @@
 //!
 //! - [`boxes`]: the nine boxes, as HMRC names them.
 //! - [`compute`]: the computation and the drill-down over one pass of the period's lines.
-//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`).
+//! - [`adjustments`], [`returns`]: the records (`/api/vat/adjustments`, `/api/vat/returns`);
+//!   [`filed`] the returns as kept, [`periods`] the quarters (`/api/vat/periods`).
 
 use rocket::{routes, Route};
 
 pub mod adjustments;
 pub mod boxes;
 pub mod compute;
+pub mod filed;
 pub mod line;
 pub mod openapi;
 pub mod period;

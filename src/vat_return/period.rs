@@ -121,7 +121,7 @@ pub fn return_body(conn: &Connection, scope: &Scope, p: &Period) -> AppResult<Va
         "to": p.to.to_string(),
         "scheme": settings.scheme.name(),
         "boxes": boxes,
-        "filed": super::returns::filed_exactly(conn, &entity, p.from, p.to)?,
+        "filed": super::filed::filed_exactly(conn, &entity, p.from, p.to)?,
     }))
 }
 

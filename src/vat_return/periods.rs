@@ -85,7 +85,7 @@ pub fn periods(conn: &Connection, entity: &str, today: Date) -> AppResult<Vec<Pe
     let registered = registered
         .map(|d| crate::http::body::parse_date("vat_registered_from", &d))
         .transpose()?;
-    let filed: HashMap<(String, String), String> = super::returns::list(conn, entity)?
+    let filed: HashMap<(String, String), String> = super::filed::list(conn, entity)?
         .into_iter()
         .map(|r| ((r.from, r.to), r.id))
         .collect();

@@ -1069,3 +1069,38 @@ fn the_csv_holds_every_box_with_a_box_column_or_one_box() {
         Status::BadRequest,
     );
 }
+
+/// docs/vat.md#cash-accounting-scheme: the rounding is on the running total, so the
+/// payments of a document paid in full carry exactly its VAT. 0.05 + 0.01 VAT paid in
+/// three payments of 0.02: 0.00, 0.01 (round(0.04 × 0.01 / 0.06) − 0) and 0.00.
+#[test]
+fn cash_scheme_part_payments_add_up_to_the_documents_vat() {
+    let (t, e) = app_with_entity();
+    settings(&t, &e, json!({ "vat_scheme": "cash" }));
+    let cust = contact(&t, &e, "customer");
+    let inv = doc(
+        &t,
+        "/api/invoices",
+        &cust,
+        "2025-01-05",
+        "sent",
+        json!([{ "description": "Tiny", "unit_price": 0.05, "vat_rate": 20 }]),
+    );
+    for d in ["2025-01-10", "2025-02-10", "2025-03-10"] {
+        pay(&t, &inv, 0.02, d);
+    }
+    assert_eq!(
+        nine(&boxes(&t, &e, "from=2025-01-01&to=2025-01-31"))[0],
+        0.0
+    );
+    assert_eq!(
+        nine(&boxes(&t, &e, "from=2025-02-01&to=2025-02-28"))[0],
+        0.01
+    );
+    assert_eq!(
+        nine(&boxes(&t, &e, "from=2025-03-01&to=2025-03-31"))[0],
+        0.0
+    );
+    assert_eq!(nine(&boxes(&t, &e, Q))[0], 0.01);
+    assert_eq!(lines(&t, &e, Q, 6)["total"], json!(0.05));
+}
