@@ -131,7 +131,7 @@ function settingsForm(section, e, ctx) {
   scheme.control.addEventListener("change", showPercent);
   showPercent();
   form.append(h("div", { class: "form-grid" },
-    field({ label: "VAT number", name: "vat_number", value: e.vat_number ?? "", hint: "For example GB123456789. Checked by HMRC's rule for the last two digits." }),
+    field({ label: "VAT number", name: "vat_number", value: e.vat_number ?? "", hint: "Nine digits, optionally after GB. The last two are checked by HMRC's rule." }),
     field({ label: "Registered for VAT from", name: "vat_registered_from", type: "date", value: e.vat_registered_from ?? "", hint: "The periods are quarters from this date." }),
     scheme, percent),
   formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Save VAT settings")));
