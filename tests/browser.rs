@@ -1529,3 +1529,238 @@ fn an_invoice_part_paid_and_partly_credited_shows_what_is_due_and_the_stock_then
     assert_eq!(inv["notes"], json!(null));
     assert_eq!(inv["amount_due"], json!(0.2));
 }
+
+/// axe-core (tests/webdriver/axe/, MPL-2.0, Deque Systems) run on the page as it stands:
+/// every violation of its default rules, as `rule: element, ...`.
+fn axe_violations(b: &Browser) -> Vec<String> {
+    const AXE: &str = include_str!("webdriver/axe/axe.min.js");
+    if b.js("return typeof window.axe", json!([])) != json!("object") {
+        b.js(&format!("{AXE}\n;window.axe = axe;"), json!([]));
+    }
+    let v = b.js_async(
+        "const r = await window.axe.run(document);\
+         return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_locked() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "vat@example.com");
+    // A quarter of last year, so every date is in the past whenever the test runs.
+    let year = time::OffsetDateTime::now_utc().year() - 1;
+    let (from, to) = (format!("{year}-01-01"), format!("{year}-03-31"));
+    let contact = |name: &str, kind: &str| {
+        b.api_ok(
+            "POST",
+            "/api/contacts",
+            json!({"name": name, "type": kind, "entity_id": entity}),
+        )["id"]
+            .clone()
+    };
+    let customer = contact("Jane Buyer", "customer");
+    let supplier = contact("Wholesale Ltd", "supplier");
+    // Net £1,000.50 at 20 %: VAT £200.10. Net £400.99 at 20 %: VAT £80.20 (80.198).
+    let invoice = b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": customer, "entity_id": entity, "number": "INV-0001",
+               "issue_date": format!("{year}-02-10"), "status": "sent",
+               "lines": [{"description": "Consulting", "quantity": 1, "unit_price": 1000.5, "vat_rate": 20}]}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "number": "SUP-77",
+               "issue_date": format!("{year}-03-05"), "status": "awaiting_payment",
+               "lines": [{"description": "Stock", "quantity": 1, "unit_price": 400.99, "vat_rate": 20}]}),
+    );
+    // The next quarter has only purchases, a bill and an expense: a repayment.
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "number": "SUP-78",
+               "issue_date": format!("{year}-05-02"), "status": "awaiting_payment",
+               "lines": [{"description": "Stock", "quantity": 2, "unit_price": 100, "vat_rate": 20}]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/expenses",
+        json!({"entity_id": entity, "date": format!("{year}-06-10"), "description": "Printer ink",
+               "amount": 120, "vat_amount": 20}),
+    );
+
+    // The settings: a VAT number failing HMRC's check digits is refused beside its field.
+    open(&b, "#/vat", "VAT");
+    b.type_into("#vat-settings input[name=vat_number]", "GB123456789");
+    b.js(
+        "document.querySelector('#vat-settings input[name=vat_registered_from]').value = arguments[0]",
+        json!([from]),
+    );
+    b.click_button("#vat-settings", "Save VAT settings");
+    b.wait_text(
+        "#vat-settings input[name=vat_number] ~ .field-error",
+        "vat_number",
+    );
+    b.type_into("#vat-settings input[name=vat_number]", "GB123456782");
+    b.click_button("#vat-settings", "Save VAT settings");
+    b.wait_page_text("VAT settings saved.");
+    let e = &b.api_ok(
+        "GET",
+        &format!("/api/entities?entityId={entity}"),
+        json!(null),
+    )[0];
+    assert_eq!(e["vat_number"], json!("GB123456782"));
+    assert_eq!(e["vat_registered_from"], json!(from));
+
+    // The quarters from the registration date; pick the first.
+    let quarter = format!("1 Jan {year} to 31 Mar {year}");
+    b.click_button("#vat-periods", &quarter);
+    b.wait_text("#vat-return h2", &format!("Return for {quarter}"));
+    let box_text = |n: u8| b.wait(&format!("#vat-boxes [data-box='{n}']"));
+    let expect = [
+        (1, "£200.10"),
+        (2, "£0.00"),
+        (3, "£200.10"),
+        (4, "£80.20"),
+        (5, "£119.90"),
+        (6, "£1,000"), // boxes 6-9 in whole pounds, the pence dropped
+        (7, "£400"),
+        (8, "£0"),
+        (9, "£0"),
+    ];
+    for (n, text) in expect {
+        let el = box_text(n);
+        assert_eq!(b.text(&el), text, "box {n}");
+    }
+    b.wait_text(
+        "#vat-boxes",
+        "VAT due in the period on sales and other outputs",
+    );
+    b.wait_text("#vat-net", "You pay HMRC £119.90.");
+
+    // Box 1 opens its line: the invoice, linked to its record, and the total.
+    b.click("button[aria-label='Lines of box 1']");
+    b.wait_text("#vat-lines", "Invoice INV-0001");
+    b.wait_text("#vat-lines", "Jane Buyer");
+    b.wait_text("#vat-lines-total", "£200.10");
+    let href = b.js(
+        "return document.querySelector('#vat-lines a[href^=\"#/invoices\"]').getAttribute('href')",
+        json!([]),
+    );
+    assert_eq!(href, json!(format!("#/invoices?open={invoice}")));
+    b.screenshot("vat-return");
+
+    // The CSV link answers with every box's lines.
+    let csv = b.js(
+        "return document.getElementById('vat-csv').getAttribute('href')",
+        json!([]),
+    );
+    let r = b.api("GET", csv.as_str().unwrap(), json!(null));
+    assert_eq!(r["status"], json!(200), "{r}");
+    let text = r["body"].as_str().expect("CSV text").to_owned();
+    assert!(
+        text.contains("INV-0001") && text.contains("SUP-77"),
+        "{text}"
+    );
+
+    // An adjustment: postponed import VAT reclaimed in box 4.
+    let box4 = "Box 4: VAT reclaimed in the period on purchases and other inputs \
+                (including acquisitions in Northern Ireland from EU Member States)";
+    b.select("#vat-adjustments select[name=box]", box4);
+    b.type_into("#vat-adjustments input[name=amount]", "20");
+    b.type_into(
+        "#vat-adjustments input[name=description]",
+        "Postponed import VAT, March statement",
+    );
+    b.click_button("#vat-adjustments", "Add adjustment");
+    b.wait_page_text("Adjustment added.");
+    b.wait_text(
+        "#vat-adjustments table",
+        "Postponed import VAT, March statement",
+    );
+    b.wait_text("#vat-boxes [data-box='4']", "£100.20");
+    b.wait_text("#vat-net", "You pay HMRC £99.90.");
+    // A second one, deleted again.
+    b.select(
+        "#vat-adjustments select[name=box]",
+        "Box 1: VAT due in the period on sales and other outputs",
+    );
+    b.type_into("#vat-adjustments input[name=amount]", "5");
+    b.type_into("#vat-adjustments input[name=description]", "Entered twice");
+    b.click_button("#vat-adjustments", "Add adjustment");
+    b.wait_text("#vat-boxes [data-box='1']", "£205.10");
+    b.click("button[aria-label='Delete the adjustment “Entered twice”']");
+    b.click_button("dialog", "Delete");
+    b.wait_page_text("Adjustment deleted.");
+    b.wait_text("#vat-boxes [data-box='1']", "£200.10");
+    b.wait_count("#vat-adjustments tbody tr", 1);
+
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+
+    // Record as filed, behind a confirmation that says the period will be locked.
+    b.click_button("#vat-return", "Record as filed…");
+    b.wait_text("dialog", "locks the books up to 31 Mar");
+    b.click_button("dialog", "Record as filed and lock the period");
+    b.wait_text("#vat-return", "Filed: this period is locked.");
+    b.wait_text("#vat-periods", "Filed: locked");
+    b.wait_text("#vat-filed", &format!("{quarter}: You pay HMRC £99.90."));
+    assert_eq!(
+        b.js(
+            "return [...document.querySelectorAll('#vat-return button')].some((x) => x.textContent.startsWith('Record as filed'))",
+            json!([]),
+        ),
+        json!(false),
+        "a filed period has no record button"
+    );
+    assert!(
+        b.find("#vat-adjustments form").is_none(),
+        "a filed period takes no adjustments"
+    );
+    let e = &b.api_ok(
+        "GET",
+        &format!("/api/entities?entityId={entity}"),
+        json!(null),
+    )[0];
+    assert_eq!(e["lock_date"], json!(to));
+    let filed = b.api_ok(
+        "GET",
+        &format!("/api/vat/returns?entityId={entity}"),
+        json!(null),
+    );
+    assert_eq!(filed[0]["boxes"]["netVatDue"], json!(99.9));
+    b.screenshot("vat-filed");
+
+    // The next quarter: box 4 above box 3, said in words as a repayment.
+    let next = format!("1 Apr {year} to 30 Jun {year}");
+    b.click_button("#vat-periods", &next);
+    b.wait_text("#vat-return h2", &format!("Return for {next}"));
+    b.wait_text(
+        "#vat-net",
+        "HMRC owes you a repayment of £60.00: box 4 is more than box 3.",
+    );
+    b.wait_text("#vat-return", "Record as filed…");
+    // Box 4's lines link the expense to its form.
+    b.click("button[aria-label='Lines of box 4']");
+    b.wait_text("#vat-lines", "Bill SUP-78");
+    b.wait_text("#vat-lines-total", "£60.00");
+    b.click_button("#vat-lines", "Expense: Printer ink");
+    b.wait_text(".view h1", "Expenses");
+    b.wait_text("dialog", "Edit expense");
+    assert_eq!(
+        b.prop(&b.wait("dialog input[name=description]"), "value"),
+        json!("Printer ink")
+    );
+    b.click_button("dialog", "Cancel");
+    b.js("history.back()", json!([]));
+    b.wait_text("#vat-return h2", &format!("Return for {next}"));
+
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+}

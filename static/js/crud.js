@@ -162,6 +162,16 @@ export async function crudPage(root, ctx, spec) {
   newButton.addEventListener("click", () => edit(null));
   newButton.disabled = false;
   await load();
+  // `#/expenses?open=<id>` (a line of the VAT page's drill-down) opens that record's
+  // form, on whichever page of the list it is.
+  const wanted = ctx.query.get("open");
+  if (!wanted) return;
+  try {
+    const [record] = (await get(path, scoped({ id: wanted }))).data;
+    if (record && ctx.alive()) edit(record);
+  } catch (e) {
+    toast(e.message, "error");
+  }
 }
 
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);

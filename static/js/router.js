@@ -23,6 +23,7 @@ const ROUTES = {
   projects: () => import("./pages/projects.js"),
   time: () => import("./pages/time.js"),
   recurring: () => import("./pages/recurring.js"),
+  vat: () => import("./pages/vat.js"),
   import: () => import("./pages/import.js"),
   settings: () => import("./pages/settings.js"),
 };
