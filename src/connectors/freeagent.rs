@@ -419,6 +419,7 @@ impl Api {
 
     fn read_list(&self, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
         let mut out = Vec::new();
+        let mut seen = super::SeenIds::default();
         let mut next = Some(self.client.url(first));
         let mut guard = super::PageGuard::new(P);
         while let Some(url) = next {
@@ -426,7 +427,7 @@ impl Api {
             let (page, res) = self.client.get_json(&url)?;
             let items = req_arr(P, &page, key)?;
             self.client.records(items.len())?;
-            out.extend(items.iter().cloned());
+            seen.extend(&mut out, items);
             next = res.link_next();
             if let Some(n) = &next {
                 self.client.check_same_origin(n)?;

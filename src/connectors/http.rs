@@ -440,6 +440,17 @@ impl HttpClient {
         Ok((self.json(&res)?, res))
     }
 
+    /// GET and decode the JSON body; `None` when the platform answers 404 (a record it
+    /// names elsewhere but cannot give: the caller makes that record a row error).
+    pub fn get_json_found(&self, url: &str) -> ConnectorResult<Option<Value>> {
+        let raw = self.send_raw("GET", url, None)?;
+        if raw.status == 404 {
+            return Ok(None);
+        }
+        let res = self.check(raw)?;
+        Ok(Some(self.json(&res)?))
+    }
+
     pub fn post_json(&self, url: &str, body: Value) -> ConnectorResult<(Value, HttpResponse)> {
         let res = self.send("POST", url, Some(Body::Json(body)))?;
         Ok((self.json(&res)?, res))

@@ -145,6 +145,12 @@ pub use http::{Pull, RetryPolicy};
 /// One import row: import field name (docs/import.md#fields) → canonical text value.
 pub type ImportRow = BTreeMap<String, String>;
 
+/// The key of a row the platform could not complete (a record it answers 404 for, a
+/// document whose lines contradict its total): its value is the message, and the
+/// importer reports the row (and its document's other rows) as a row error
+/// (docs/import.md#row-errors) while the rest of the pull imports.
+pub const ROW_ERROR: &str = "row_error";
+
 /// The platforms that have a connector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Platform {
@@ -720,6 +726,28 @@ pub(crate) fn req_arr<'a>(
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .ok_or_else(|| ConnectorError::bad(platform, format!("no `{key}` list in the response")))
+}
+
+/// The records of one listing, each read once: a platform's paging can list a record
+/// again on a later page (a record created or changed while the pages are read shifts
+/// offsets and cursors), and a repeat would be imported twice, as a second line of one
+/// subscription or one order (docs/import.md#connectors). A record is known by its `id`
+/// (FreeAgent: its `url`); one without either is always kept.
+#[derive(Default)]
+pub(crate) struct SeenIds(std::collections::HashSet<String>);
+
+impl SeenIds {
+    pub fn extend(&mut self, out: &mut Vec<Value>, items: &[Value]) {
+        for item in items {
+            let id = item
+                .get("id")
+                .or_else(|| item.get("url"))
+                .and_then(text);
+            if id.is_none_or(|id| self.0.insert(id)) {
+                out.push(item.clone());
+            }
+        }
+    }
 }
 
 /// Refuses a page URL or cursor already read in the same listing: a platform that

@@ -91,6 +91,7 @@ fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
 
 fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
     while let Some(url) = next {
@@ -100,7 +101,7 @@ fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
         if page.get(key).is_some() {
             let items = req_arr(P, &page, key)?;
             client.records(items.len())?;
-            out.extend(items.iter().cloned());
+            seen.extend(&mut out, items);
         }
         next = arr(&page, "links")
             .iter()

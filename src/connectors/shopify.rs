@@ -94,6 +94,7 @@ fn list_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
 
 fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
     while let Some(url) = next {
@@ -101,7 +102,7 @@ fn read_all(client: &HttpClient, first: &str, key: &str) -> ConnectorResult<Vec<
         let (page, res) = client.get_json(&url)?;
         let items = req_arr(P, &page, key)?;
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         next = res.link_next();
         if let Some(n) = &next {
             client.check_same_origin(n)?;
@@ -477,6 +478,7 @@ const CONTRACTS_QUERY: &str = "query Contracts($after: String) {
 fn contracts(client: &HttpClient) -> ConnectorResult<Vec<Value>> {
     client.once_per_run("graphql subscriptionContracts", || {
         let mut out = Vec::new();
+        let mut seen = super::SeenIds::default();
         let mut after: Option<String> = None;
         let mut guard = super::PageGuard::new(P);
         loop {
@@ -492,7 +494,7 @@ fn contracts(client: &HttpClient) -> ConnectorResult<Vec<Value>> {
                 .ok_or_else(|| ConnectorError::bad(P, "no `data.subscriptionContracts`"))?;
             let nodes = req_arr(P, conn, "nodes")?;
             client.records(nodes.len())?;
-            out.extend(nodes.iter().cloned());
+            seen.extend(&mut out, nodes);
             let page = conn.get("pageInfo").unwrap_or(&Value::Null);
             if page.get("hasNextPage").and_then(Value::as_bool) != Some(true) {
                 return Ok(out);

@@ -78,6 +78,7 @@ fn read_all(
     params: &[(&str, &str)],
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut after: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
     loop {
@@ -93,7 +94,7 @@ fn read_all(
         let data = req_arr(P, &page, "data")?;
         let items = data;
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         let has_more = page
             .get("has_more")
             .and_then(Value::as_bool)
@@ -239,9 +240,24 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         let currency = s(inv, "currency");
         let line_objs = all_lines(client, inv, &format!("/v1/invoices/{id}"))?;
         let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
+        let mut error = None;
         if let Some(ship) = inv.get("shipping_cost").filter(|v| v.is_object()) {
             let sub = minor_field(ship, "amount_subtotal", currency).unwrap_or_default();
             let tax = minor_field(ship, "amount_tax", currency).unwrap_or_default();
+            // The invoice's own `amount_shipping` ("the sum of all the shipping amounts",
+            // before or after tax) must agree with its `shipping_cost`; when it does not,
+            // nothing says which is right.
+            if let Some(stated) = minor_field(inv, "amount_shipping", currency) {
+                if stated != sub && stated != sub + tax {
+                    error = Some(format!(
+                        "Stripe invoice {id}: its shipping_cost ({} + VAT {}) contradicts its \
+                         amount_shipping ({}); nothing of it was imported",
+                        super::dec_text(sub),
+                        super::dec_text(tax),
+                        super::dec_text(stated),
+                    ));
+                }
+            }
             if !(sub.is_zero() && tax.is_zero()) {
                 let mut l = SourceLine::amount("Shipping", sub, tax);
                 l.taxable = (!arr(ship, "taxes").is_empty() || !tax.is_zero()).then_some(true);
@@ -260,6 +276,7 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             currency: currency.map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
+            error,
             ..SourceDoc::default()
         };
         // Paid in full: the day Stripe marked it paid.

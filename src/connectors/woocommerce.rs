@@ -83,6 +83,7 @@ fn list_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
 
 fn read_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut next = Some(client.url(first));
     let mut guard = super::PageGuard::new(P);
     while let Some(url) = next {
@@ -92,7 +93,7 @@ fn read_all(client: &HttpClient, first: &str) -> ConnectorResult<Vec<Value>> {
             .as_array()
             .ok_or_else(|| ConnectorError::bad(P, "a list page is not a JSON array"))?;
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         next = res.link_next();
         if let Some(n) = &next {
             client.check_same_origin(n)?;
@@ -388,6 +389,16 @@ fn doc_lines(rates: &HashMap<String, Decimal>, o: &Value, sign: Decimal) -> Vec<
 
 /// The orders, read once per run, and the refunds of those that have any
 /// (`GET /orders/{id}/refunds`).
+/// A record's date `key` in the site's time zone, else its `<key>_gmt` twin, which is
+/// all some stores send (WooCommerce REST API: every `date_*` has a `date_*_gmt`; an
+/// order created before the store's time zone was set, or by an older WooCommerce,
+/// carries only the GMT one), else the legacy API's `created_at` for `date_created`.
+fn date_of(v: &Value, key: &str) -> Option<String> {
+    date_part(s(v, key))
+        .or_else(|| date_part(s(v, &format!("{key}_gmt"))))
+        .or_else(|| (key == "date_created").then(|| date_part(s(v, "created_at")))?)
+}
+
 fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
     let mut out = Orders {
         invoices: Vec::new(),
@@ -401,7 +412,7 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
             .and_then(decimal)
             .ok_or_else(|| ConnectorError::bad(P, "order without `total`"))?;
         let status = order_status(s(&o, "status"));
-        let paid_on = date_part(s(&o, "date_paid"));
+        let paid_on = date_of(&o, "date_paid");
         let b = o.get("billing").unwrap_or(&Value::Null);
         let contact = person(b)
             .or_else(|| s(b, "company").map(str::to_owned))
@@ -418,7 +429,7 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
         let mut doc = SourceDoc {
             number: number.clone(),
             contact_name: contact.clone(),
-            issue_date: date_part(s(&o, "date_created")),
+            issue_date: date_of(&o, "date_created"),
             status: Some(status.to_owned()),
             total,
             amount_paid: Some(Decimal::ZERO),
@@ -451,7 +462,7 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
                 if amount.is_zero() {
                     continue;
                 }
-                let date = date_part(s(r, "date_created"));
+                let date = date_of(r, "date_created");
                 out.credits.push(SourceDoc {
                     number: number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
                     contact_name: contact.clone(),

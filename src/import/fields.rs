@@ -397,6 +397,8 @@ const SUBSCRIPTION_FIELDS: &[FieldSpec] = &[
     opt(F::LineDescription),
     opt(F::LineQuantity),
     opt(F::LineUnitPrice),
+    opt(F::LineVatRate),
+    opt(F::LineVatTreatment),
     req(F::ProviderRef),
 ];
 
@@ -467,7 +469,7 @@ mod tests {
         assert_eq!(
             listed(EntityType::Subscriptions).join(", "),
             "contact_name*, interval*, interval_count, next_date, status, line_description, \
-             line_quantity, line_unit_price, provider_ref*"
+             line_quantity, line_unit_price, line_vat_rate, line_vat_treatment, provider_ref*"
         );
     }
 

@@ -226,6 +226,8 @@ pub struct SubscriptionRow {
     pub line_description: Option<String>,
     pub line_quantity: Option<Qty>,
     pub line_unit_price: Option<Price>,
+    pub line_vat_rate: Option<Percent>,
+    pub line_vat_treatment: Option<Treatment>,
     pub provider_ref: String,
 }
 

@@ -1201,7 +1201,7 @@ pub fn from_field_rows<'a>(
         let row = i + 1;
         total_rows = row;
         for k in map.keys() {
-            if entity.field(k).is_none() {
+            if entity.field(k).is_none() && k != crate::connectors::ROW_ERROR {
                 unknown.insert(k.clone());
             }
         }
@@ -1209,9 +1209,21 @@ pub fn from_field_rows<'a>(
         for f in entity.fields() {
             rec.push_field(map.get(f.field.as_str()).map_or("", String::as_str));
         }
-        match rows::build(&ctx, &rec, row) {
-            Ok(data) => parsed.push(MappedRow { row, data }),
-            Err(errs) => failures.push(failure(&ctx, &rec, row, errs, true)),
+        // A record the platform could not complete: a row error, and its document's
+        // other rows with it (docs/import.md#row-errors).
+        let refused = map.get(crate::connectors::ROW_ERROR).map(|message| {
+            vec![RowError {
+                row,
+                column: None,
+                column_index: None,
+                message: message.clone(),
+            }]
+        });
+        match (refused, rows::build(&ctx, &rec, row)) {
+            (Some(errs), _) | (None, Err(errs)) => {
+                failures.push(failure(&ctx, &rec, row, errs, true));
+            }
+            (None, Ok(data)) => parsed.push(MappedRow { row, data }),
         }
     }
     let mut notes = Vec::new();

@@ -621,6 +621,10 @@ fn subscription(r: &mut Row<'_>) -> Option<SubscriptionRow> {
     let status = r.parse(Field::Status, parse_template_status);
     let quantity = r.parse(Field::LineQuantity, parse_qty);
     let price = r.parse(Field::LineUnitPrice, parse_price);
+    let (vat_rate, coded) = r
+        .parse(Field::LineVatRate, parse_tax)
+        .unwrap_or((None, None));
+    let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
     let provider_ref = r.required_text(Field::ProviderRef);
     let (interval, implied) = interval?;
     Some(SubscriptionRow {
@@ -635,6 +639,8 @@ fn subscription(r: &mut Row<'_>) -> Option<SubscriptionRow> {
         }),
         line_quantity: quantity,
         line_unit_price: price,
+        line_vat_rate: vat_rate,
+        line_vat_treatment: vat_treatment,
         provider_ref: provider_ref?,
     })
 }

@@ -1,0 +1,378 @@
+//! Import of files and answers as the platforms really produce them
+//! (docs/import.md#imported-documents, docs/import.md#connectors,
+//! docs/import.md#row-errors): a source that states no tax, a platform whose own amounts
+//! disagree, a record the platform cannot give, the dates older stores send, records
+//! that paging lists twice. Each answer follows the platform's published format; the
+//! comments say where its shape comes from.
+
+use super::common;
+use super::import_api::{connect, find, list_of, migrate_ok, net_app, platforms_for};
+use super::platform_mocks::*;
+
+use common::mock_server::{MockServer, Request, Response};
+use common::TestApp;
+use rocket::http::Status;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+use std::str::FromStr;
+use stockbook::config::PlatformConfig;
+use stockbook::connectors::{self, DataType, ImportRow, Platform, RetryPolicy, ROW_ERROR};
+
+fn d(v: &Value) -> Decimal {
+    match v {
+        Value::String(s) => Decimal::from_str(s).unwrap(),
+        other => Decimal::from_str(&other.to_string()).unwrap(),
+    }
+}
+
+fn dec(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap()
+}
+
+fn run_csv(t: &TestApp, entity: &str, entity_type: &str, csv: &str) -> Value {
+    let (status, v) = t.post(
+        "/api/import/csv",
+        json!({"entityType": entity_type, "csv": csv, "entity_id": entity}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    v["data"].clone()
+}
+
+fn signed_in() -> (TestApp, String) {
+    common::app_with_entity()
+}
+
+/// A pull straight from a connector against `server`, no retries waited.
+fn pull(platform: Platform, data_type: DataType, creds: &Value, server: &MockServer) -> Vec<ImportRow> {
+    let config = PlatformConfig {
+        base_url: Some(server.url().to_owned()),
+        ..PlatformConfig::default()
+    };
+    connectors::pull(
+        platform,
+        data_type,
+        creds,
+        &config,
+        &RetryPolicy::with_sleep(|_| {}),
+    )
+    .unwrap()
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. No tax column means no VAT
+
+/// FreshBooks' items and services export (`Name,Type,Rate,Income Account,Status`, the
+/// header of `tests/fixtures/import/freshbooks/products.csv`) has no tax column.
+#[test]
+fn a_product_from_an_export_without_a_tax_column_has_no_vat() {
+    let (t, entity) = signed_in();
+    let csv = std::fs::read_to_string("tests/fixtures/import/freshbooks/products.csv").unwrap();
+    let out = run_csv(&t, &entity, "products", &csv);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let products = list_of(&t, "products", &entity);
+    let fitting = find(&products, "name", "Kitchen fitting (per day)");
+    assert_eq!(d(&fitting["vat_rate"]), Decimal::ZERO, "{fitting}");
+    assert_eq!(fitting["vat_treatment"], "zero");
+}
+
+/// GoCardless subscriptions (`GET /subscriptions`, API version 2015-07-06): `amount` in
+/// pence, `interval_unit`, `upcoming_payments`, `links.mandate`; paged by
+/// `meta.cursors.after`. GoCardless charges no VAT and says nothing of it.
+fn gocardless_repeating_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = gocardless_handler(Once::default());
+    move |r: &Request| {
+        if r.path != "/subscriptions" || r.header("authorization") != Some("Bearer live_gc") {
+            return base(r);
+        }
+        let veg = json!({"id": "SB0101", "created_at": "2024-01-05T10:00:00.000Z", "amount": 1000,
+            "currency": "GBP", "status": "active", "name": "Veg box", "start_date": "2024-02-01",
+            "end_date": null, "interval": 1, "interval_unit": "monthly", "day_of_month": 1,
+            "month": null, "count": null, "payment_reference": "VEG", "app_fee": null,
+            "upcoming_payments": [{"charge_date": "2024-04-01", "amount": 1000}],
+            "metadata": {}, "links": {"mandate": "MD0001"}});
+        let meta = |after: Option<&str>| json!({"cursors": {"before": null, "after": after}, "limit": 500});
+        match r.param("after").as_deref() {
+            None => Response::ok(&json!({"subscriptions": [veg], "meta": meta(Some("SB0101"))})),
+            // A subscription created meanwhile shifts the listing: the first page's
+            // record comes again on the second.
+            _ => Response::ok(&json!({"subscriptions": [veg, {
+                "id": "SB0102", "created_at": "2024-01-06T10:00:00.000Z", "amount": 2000,
+                "currency": "GBP", "status": "active", "name": "Fruit box", "start_date": "2024-02-01",
+                "interval": 1, "interval_unit": "monthly", "payment_reference": "FRUIT",
+                "upcoming_payments": [], "metadata": {}, "links": {"mandate": "MD0002"}}],
+                "meta": meta(None)})),
+        }
+    }
+}
+
+#[test]
+fn a_subscription_paging_lists_twice_is_one_template_at_its_price_without_vat() {
+    let server = MockServer::start(gocardless_repeating_handler());
+    let (t, entity, _) = net_app(platforms_for("gocardless", &server));
+    connect(&t, "gocardless", &entity, json!({"access_token": "live_gc"}));
+    let answer = migrate_ok(&t, "gocardless", "subscriptions", &entity);
+    assert_eq!(answer["subscriptions"]["failed"], json!([]), "{answer}");
+    assert_eq!(answer["subscriptions"]["imported"], json!(2), "{answer}");
+    let templates = list_of(&t, "recurring-invoices", &entity);
+    assert_eq!(templates.len(), 2, "{templates:#?}");
+    let veg = templates
+        .iter()
+        .find(|r| r["provider_ref"] == "SB0101")
+        .unwrap_or_else(|| panic!("{templates:#?}"));
+    let lines = veg["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), 1, "the repeated record is read once: {veg}");
+    assert_eq!(d(&lines[0]["unit_price"]), dec("10"));
+    assert_eq!(d(&lines[0]["vat_rate"]), Decimal::ZERO, "{veg}");
+    assert_eq!(d(&veg["total"]), dec("10"), "£10, not £12: {veg}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Trust the platform's tax per line; an adjustment only absorbs rounding
+
+/// Shopify's REST order (Admin API 2025-01 `orders.json`): three items at £199.00, a
+/// £10.00 discount allocated across them, and per line the tax Shopify charged
+/// (`tax_lines[].price` £3.98) beside a nominal `rate` (0.06) that does not give it.
+/// The order's `total_tax` is £11.94.
+fn shopify_tax_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("x-shopify-access-token") != Some("shpat_abc") {
+            return Response::json(401, &json!({"errors": "[API] Invalid API key or access token"}));
+        }
+        let item = |id: i64, discount: &str| {
+            json!({"id": id, "title": "IPod Nano - 8gb", "name": "IPod Nano - 8gb", "sku": "IPOD2008",
+                   "quantity": 1, "price": "199.00", "taxable": true,
+                   "discount_allocations": [{"amount": discount, "discount_application_index": 0}],
+                   "tax_lines": [{"title": "State Tax", "price": "3.98", "rate": 0.06}]})
+        };
+        match r.path.as_str() {
+            "/admin/api/2025-01/orders.json" => Response::ok(&json!({"orders": [{
+                "id": 450789469, "name": "#1001", "order_number": 1001, "email": "bob.norman@mail.example.com",
+                "created_at": "2008-01-10T11:00:00-05:00", "processed_at": "2008-01-10T11:00:00-05:00",
+                "currency": "GBP", "presentment_currency": "GBP", "financial_status": "pending",
+                "taxes_included": false, "cancelled_at": null,
+                "total_line_items_price": "597.00", "total_discounts": "10.00",
+                "subtotal_price": "587.00", "total_tax": "11.94", "total_price": "598.94",
+                "customer": {"id": 207119551, "first_name": "Bob", "last_name": "Norman"},
+                "line_items": [item(466157049, "3.33"), item(518995019, "3.34"), item(703073504, "3.33")],
+                "shipping_lines": [], "refunds": []
+            }]})),
+            _ => Response::json(404, &json!({"errors": "Not Found"})),
+        }
+    }
+}
+
+#[test]
+fn a_shopify_order_keeps_the_tax_shopify_charged_on_each_line() {
+    let server = MockServer::start(shopify_tax_handler());
+    let creds = json!({"shop": "test-shop", "access_token": "shpat_abc"});
+    let rows = pull(Platform::Shopify, DataType::Invoices, &creds, &server);
+    assert!(rows.iter().all(|r| !r.contains_key(ROW_ERROR)), "{rows:#?}");
+    let (mut vat, mut adjustments) = (Decimal::ZERO, Decimal::ZERO);
+    for r in &rows {
+        let q = dec(&r["line_quantity"]);
+        let p = dec(&r["line_unit_price"]);
+        let disc = r.get("line_discount").map_or(Decimal::ZERO, |v| dec(v));
+        let net = (q * p * (Decimal::ONE - disc / Decimal::ONE_HUNDRED)).round_dp(2);
+        let line_vat = (net * dec(&r["line_vat_rate"]) / Decimal::ONE_HUNDRED).round_dp(2);
+        vat += line_vat;
+        if r["line_description"].contains("djustment") {
+            adjustments += net.abs();
+        }
+    }
+    assert!(
+        (vat - dec("11.94")).abs() <= dec("0.03"),
+        "VAT {vat}, Shopify charged 11.94: {rows:#?}"
+    );
+    assert!(adjustments <= dec("0.06"), "adjustment {adjustments}: {rows:#?}");
+}
+
+/// A Stripe invoice as stripe-mock's fixtures have it (API 2024 invoice object): the
+/// `shipping_cost` block says one amount, the invoice's own `amount_shipping` another.
+fn stripe_shipping_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    move |r: &Request| {
+        if r.header("authorization") != Some("Bearer sk_test_123") {
+            return unauthorized();
+        }
+        let list = |data: Value| {
+            json!({"object": "list", "url": r.path, "has_more": false, "data": data})
+        };
+        match r.path.as_str() {
+            "/v1/invoices" => {
+                let lines = json!({"object": "list", "has_more": false, "url": "/v1/invoices/in_1/lines", "data": [{
+                    "id": "il_1", "object": "line_item", "amount": 1000, "currency": "gbp",
+                    "description": "Consulting", "quantity": 1,
+                    "pricing": {"type": "price_details", "unit_amount_decimal": "1000"},
+                    "discount_amounts": [],
+                    "taxes": [{"amount": 200, "tax_behavior": "exclusive", "taxable_amount": 1000,
+                               "type": "tax_rate_details", "tax_rate_details": {"tax_rate": "txr_1"}}]}]});
+                let shipping = json!({"amount_subtotal": 1_551_151_500, "amount_tax": 0,
+                                  "amount_total": 1_551_151_500, "shipping_rate": "shr_1", "taxes": []});
+                Response::ok(&list(json!([{
+                "id": "in_1MtHbELkdIwHu7ixl4OzzPMv", "object": "invoice", "number": "STR-9001",
+                "status": "open", "customer": "cus_NeZwdNtLEOXuvB", "customer_name": "Jenny Rosen",
+                "currency": "gbp", "created": 1_680_644_467, "due_date": null,
+                "subtotal": 1000, "total": 1200, "amount_due": 1200, "amount_paid": 0,
+                "amount_remaining": 1200, "amount_shipping": 0,
+                "shipping_cost": shipping,
+                "status_transitions": {"finalized_at": 1_680_644_500, "paid_at": null},
+                "lines": lines,
+                "payments": {"object": "list", "has_more": false, "data": []}
+            }])))
+            }
+            "/v1/customers" | "/v1/credit_notes" | "/v1/refunds" => Response::ok(&list(json!([]))),
+            _ => Response::json(404, &json!({"error": {"type": "invalid_request_error", "message": "No such path"}})),
+        }
+    }
+}
+
+#[test]
+fn a_stripe_invoice_whose_shipping_contradicts_itself_is_a_row_error_not_an_adjustment() {
+    let server = MockServer::start(stripe_shipping_handler());
+    let rows = pull(
+        Platform::Stripe,
+        DataType::Invoices,
+        &json!({"api_key": "sk_test_123"}),
+        &server,
+    );
+    assert!(!rows.is_empty());
+    for r in &rows {
+        let why = r.get(ROW_ERROR).unwrap_or_else(|| panic!("{rows:#?}"));
+        assert!(why.contains("amount_shipping"), "{why}");
+    }
+    let (t, entity, _) = net_app(platforms_for("stripe", &server));
+    connect(&t, "stripe", &entity, json!({"api_key": "sk_test_123"}));
+    let answer = migrate_ok(&t, "stripe", "invoices", &entity);
+    let failed = answer["invoices"]["failed"].as_array().expect("failed");
+    assert!(!failed.is_empty(), "{answer}");
+    assert!(
+        failed[0]["message"].as_str().unwrap().contains("shipping_cost"),
+        "{answer}"
+    );
+    assert!(list_of(&t, "invoices", &entity).is_empty());
+}
+
+#[test]
+fn an_untaxed_document_whose_lines_cannot_reach_its_total_is_a_row_error() {
+    let (t, entity) = signed_in();
+    // The generic mapping of a file with no tax column: a line at no price cannot make
+    // up a total of 250.00 but by an "adjustment" of all of it.
+    let csv = "Invoice Number,Customer,Date,Description,Unit Price,Total\n\
+               W-1,Acme Retail,2024-03-01,Samples,0.00,250.00\n\
+               W-2,Acme Retail,2024-03-02,Design work,100.00,100.00\n";
+    let (status, v) = t.post(
+        "/api/import/csv",
+        json!({"entityType": "invoices", "csv": csv, "entity_id": entity, "platform": "generic",
+               "mapping": {"Invoice Number": "number", "Customer": "contact_name", "Date": "issue_date",
+                           "Description": "line_description", "Unit Price": "line_unit_price",
+                           "Total": "total"}}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    let out = &v["data"];
+    assert_eq!(out["imported"], json!(1), "{out}");
+    let failed = out["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{out}");
+    assert!(
+        failed[0]["message"].as_str().unwrap().contains("more than rounding"),
+        "{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. One record the platform cannot complete is a row error
+
+/// Square's Invoices API (`GET /v2/invoices`): an invoice names its `order_id`; here
+/// `GET /v2/orders/{id}` answers Square's 404 (`{"errors": [{"category":
+/// "INVALID_REQUEST_ERROR", "code": "NOT_FOUND"}]}`) for one of them.
+fn square_missing_order_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = square_handler(Once::default());
+    move |r: &Request| {
+        let authorised = r.header("authorization") == Some("Bearer EAAAsq");
+        match (r.method.as_str(), r.path.as_str(), r.param("location_id").as_deref()) {
+            ("GET", "/v2/invoices", Some("L2")) if authorised => Response::ok(&json!({"invoices": [{
+                "id": "inv:0-C", "version": 0, "location_id": "L2", "order_id": "ORD-5",
+                "invoice_number": "000003", "status": "DRAFT",
+                "primary_recipient": {"given_name": "Ada", "family_name": "Lovelace"},
+                "payment_requests": [{"uid": "pr-c1", "request_type": "BALANCE", "due_date": "2024-03-30",
+                    "computed_amount_money": gbp(600), "total_completed_amount_money": gbp(0)}],
+                "created_at": "2024-03-01T09:05:00Z"
+            }, {
+                "id": "inv:0-D", "version": 1, "location_id": "L2", "order_id": "ORD-GONE",
+                "invoice_number": "000004", "status": "UNPAID",
+                "primary_recipient": {"given_name": "Alan", "family_name": "Turing"},
+                "payment_requests": [{"uid": "pr-d1", "request_type": "BALANCE", "due_date": "2024-04-30",
+                    "computed_amount_money": gbp(900), "total_completed_amount_money": gbp(0)}],
+                "created_at": "2024-03-02T09:05:00Z"
+            }]})),
+            ("GET", "/v2/orders/ORD-GONE", _) if authorised => Response::json(
+                404,
+                &json!({"errors": [{"category": "INVALID_REQUEST_ERROR", "code": "NOT_FOUND",
+                                    "detail": "Order not found."}]}),
+            ),
+            _ => base(r),
+        }
+    }
+}
+
+#[test]
+fn a_square_invoice_whose_order_is_gone_is_a_row_error_and_the_rest_imports() {
+    let server = MockServer::start(square_missing_order_handler());
+    let (t, entity, _) = net_app(platforms_for("square", &server));
+    connect(&t, "square", &entity, json!({"access_token": "EAAAsq"}));
+    let answer = migrate_ok(&t, "square", "invoices", &entity);
+    let out = &answer["invoices"];
+    assert_eq!(out["imported"], json!(5), "{answer}");
+    let failed = out["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{answer}");
+    let message = failed[0]["message"].as_str().unwrap();
+    assert!(message.contains("ORD-GONE") && message.contains("000004"), "{message}");
+    assert!(!message.contains(".."), "{message}");
+    let invoices = list_of(&t, "invoices", &entity);
+    assert!(invoices.iter().all(|i| i["number"] != "000004"));
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. The dates a platform really sends
+
+/// WooCommerce REST API v3 orders: every `date_*` has a `date_*_gmt` twin, and orders
+/// of older stores carry only the GMT ones (`date_created: null`).
+fn woo_gmt_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = woo_handler(Once::default());
+    move |r: &Request| {
+        if r.path != "/wp-json/wc/v3/orders" || r.header("authorization").is_none() {
+            return base(r);
+        }
+        let items = json!([{"id": 315, "name": "Woo Single #1", "product_id": 93, "variation_id": 0,
+            "quantity": 2, "tax_class": "", "subtotal": "29.35", "subtotal_tax": "0.00",
+            "total": "29.35", "total_tax": "0.00", "taxes": [], "sku": "", "price": 14.675}]);
+        let billing = json!({"first_name": "John", "last_name": "Doe", "company": "", "email": "john.doe@example.com"});
+        Response::ok(&json!([{
+            "id": 727, "parent_id": 0, "number": "727", "order_key": "wc_order_58d2d042d1d",
+            "created_via": "rest-api", "version": "3.0.0", "status": "completed", "currency": "GBP",
+            "date_created": null, "date_created_gmt": "2017-03-22T16:28:02",
+            "date_modified": null, "date_modified_gmt": "2017-03-22T16:28:08",
+            "discount_total": "0.00", "discount_tax": "0.00", "shipping_total": "0.00",
+            "shipping_tax": "0.00", "cart_tax": "0.00", "total": "29.35", "total_tax": "0.00",
+            "prices_include_tax": false, "customer_id": 0,
+            "billing": billing,
+            "payment_method": "bacs", "payment_method_title": "Direct Bank Transfer",
+            "date_paid": null, "date_paid_gmt": "2017-03-22T16:28:08",
+            "date_completed": null, "date_completed_gmt": "2017-03-22T16:28:08",
+            "line_items": items,
+            "tax_lines": [], "shipping_lines": [], "fee_lines": [], "coupon_lines": [], "refunds": []
+        }]))
+    }
+}
+
+#[test]
+fn a_woocommerce_order_with_only_gmt_dates_imports_on_those_dates() {
+    let server = MockServer::start(woo_gmt_handler());
+    let creds = woo_creds();
+    let rows = pull(Platform::Woocommerce, DataType::Invoices, &creds, &server);
+    assert!(!rows.is_empty());
+    assert_eq!(rows[0]["issue_date"], "2017-03-22", "{rows:#?}");
+    assert_eq!(
+        rows[0].get("paid_date").map(String::as_str),
+        Some("2017-03-22"),
+        "{rows:#?}"
+    );
+}
