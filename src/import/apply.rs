@@ -233,6 +233,27 @@ fn unreadable(failed_rows: &[usize]) -> Result<(), Fail> {
     ))))
 }
 
+/// Rows that share a document's number but name different contacts are not one
+/// document: which contact's it is, the file does not say (docs/import.md#imported-documents).
+fn shared_number(doc: &Document) -> Result<(), Fail> {
+    if doc.other_contacts.is_empty() {
+        return Ok(());
+    }
+    let mut names = vec![format!("\"{}\"", doc.contact_name)];
+    names.extend(doc.other_contacts.iter().map(|c| format!("\"{c}\"")));
+    let last = names.pop().unwrap_or_default();
+    Err(Fail::Field(
+        Field::ContactName,
+        format!(
+            "its rows share the number {} but name different contacts, {} and {}; \
+             nothing of it was imported",
+            doc.number.as_deref().unwrap_or("(none)"),
+            names.join(", "),
+            last
+        ),
+    ))
+}
+
 fn money(m: Money) -> String {
     format!("{:.2}", m.value())
 }
@@ -798,6 +819,7 @@ impl<'a> Writer<'a> {
             },
             |w| {
                 unreadable(&doc.failed_rows)?;
+                shared_number(doc)?;
                 w.write_document(kind, doc, lines)
             },
         )

@@ -376,3 +376,40 @@ fn a_woocommerce_order_with_only_gmt_dates_imports_on_those_dates() {
         "{rows:#?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// 5. Rows that share a number but not a customer
+
+/// Xero's sales invoices export (the header of `tests/fixtures/import/xero/invoices.csv`):
+/// one row per line, the invoice's fields repeated. Two rows of `INV-0077` name
+/// different contacts.
+#[test]
+fn rows_sharing_an_invoice_number_but_naming_two_contacts_are_a_row_error_naming_both() {
+    let (t, entity) = signed_in();
+    let fixture = std::fs::read_to_string("tests/fixtures/import/xero/invoices.csv").unwrap();
+    let header = fixture.lines().next().unwrap();
+    let row = |contact: &str, description: &str| {
+        format!(
+            "{contact},,,,,,,,,,,,,,,,,,INV-0077,,05/03/2024,04/04/2024,,240.00,40.00,0.00,240.00,,\
+             {description},1.0000,100.00,,100.00,200,20% (VAT on Income),20.00,,,,,GBP,Sales invoice,Sent,Awaiting Payment"
+        )
+    };
+    let csv = format!(
+        "{header}\n{}\n{}\n{}\n",
+        row("Hartley & Sons Joinery Ltd", "Survey"),
+        row("Bramble Café", "Shelving"),
+        "Bramble Café,,,,,,,,,,,,,,,,,,INV-0078,,06/03/2024,05/04/2024,,120.00,20.00,0.00,120.00,,\
+         Shelf,1.0000,100.00,,100.00,200,20% (VAT on Income),20.00,,,,,GBP,Sales invoice,Sent,Awaiting Payment",
+    );
+    let out = run_csv(&t, &entity, "invoices", &csv);
+    assert_eq!(out["imported"], json!(1), "{out}");
+    let failed = out["failed"].as_array().unwrap();
+    assert!(!failed.is_empty(), "{out}");
+    let message = failed[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Hartley & Sons Joinery Ltd") && message.contains("Bramble Café"),
+        "{message}"
+    );
+    let invoices = list_of(&t, "invoices", &entity);
+    assert!(invoices.iter().all(|i| i["number"] != "INV-0077"), "{invoices:#?}");
+}

@@ -210,6 +210,10 @@ pub struct Document {
     /// `total` sums the lines' own totals (see [`LineRow::line_total`]).
     #[serde(skip)]
     sums_line_totals: bool,
+    /// Contacts other than `contact_name` that later rows of the same number name: the
+    /// rows are not one document, and it is not imported (docs/import.md#imported-documents).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_contacts: Vec<String>,
 }
 
 /// A recurring invoice template: the subscription rows that share a provider reference.
@@ -1099,6 +1103,7 @@ impl Document {
             rows: vec![index],
             failed_rows: Vec::new(),
             sums_line_totals: l.total.is_none() && l.line_total.is_some(),
+            other_contacts: Vec::new(),
         }
     }
 
@@ -1106,6 +1111,12 @@ impl Document {
     /// their own totals add them up; a line without one leaves no total to check.
     pub fn add_line(&mut self, l: &LineRow, index: usize) {
         self.rows.push(index);
+        let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b.trim());
+        if !same(&l.contact_name, &self.contact_name)
+            && !self.other_contacts.iter().any(|c| same(c, &l.contact_name))
+        {
+            self.other_contacts.push(l.contact_name.clone());
+        }
         self.due_date = self.due_date.or(l.due_date);
         self.status = self.status.or(l.status);
         self.total = if self.sums_line_totals {
