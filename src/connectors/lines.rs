@@ -340,11 +340,18 @@ pub const PENCE_PER_LINE: i64 = 2;
 /// Why the fitted lines cannot stand for the source's document: its lines and its total
 /// differ by more than rounding (the platform contradicts itself, or its total holds
 /// something no line shows). `None` when an adjustment line may make up the difference.
-pub fn contradiction(lines: &[SourceLine], fitted: &[FittedLine], total: Decimal) -> Option<String> {
+pub fn contradiction(
+    lines: &[SourceLine],
+    fitted: &[FittedLine],
+    total: Decimal,
+) -> Option<String> {
     if lines.is_empty() || fitted.len() == lines.len() {
         return None;
     }
-    let sum: Decimal = fitted[..lines.len()].iter().map(|l| l.net() + l.vat()).sum();
+    let sum: Decimal = fitted[..lines.len()]
+        .iter()
+        .map(|l| l.net() + l.vat())
+        .sum();
     let diff = r2(total) - sum;
     let ceiling = Decimal::new(PENCE_PER_LINE, 2) * Decimal::from(lines.len());
     (diff.abs() > ceiling).then(|| {

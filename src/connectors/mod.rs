@@ -739,10 +739,7 @@ pub(crate) struct SeenIds(std::collections::HashSet<String>);
 impl SeenIds {
     pub fn extend(&mut self, out: &mut Vec<Value>, items: &[Value]) {
         for item in items {
-            let id = item
-                .get("id")
-                .or_else(|| item.get("url"))
-                .and_then(text);
+            let id = item.get("id").or_else(|| item.get("url")).and_then(text);
             if id.is_none_or(|id| self.0.insert(id)) {
                 out.push(item.clone());
             }

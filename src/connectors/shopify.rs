@@ -169,6 +169,8 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                     .text("category", s(p, "product_type"))
                     .dec("unit_price", v.get("price").and_then(decimal))
                     .text("barcode", s(v, "barcode"))
+                    // `active`, `archived` or `draft` (Admin API product `status`).
+                    .text("status", s(p, "status"))
                     .set("provider_ref", v.get("id").and_then(text))
                     .build(),
             );

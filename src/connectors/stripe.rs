@@ -167,6 +167,16 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                 .text("description", s(p, "description"))
                 .dec("unit_price", price.and_then(price_amount))
                 .text("unit", s(p, "unit_label"))
+                .text(
+                    "status",
+                    p.get("active").and_then(Value::as_bool).map(|a| {
+                        if a {
+                            "active"
+                        } else {
+                            "inactive"
+                        }
+                    }),
+                )
                 .text("provider_ref", s(p, "id"))
                 .build()
         })

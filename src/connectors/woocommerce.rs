@@ -156,6 +156,29 @@ fn strip_html(s: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A product or variation on sale (`on_sale`, a `sale_price`): a product keeps one price,
+/// its regular one, so the sale price is said in its notes rather than dropped without a
+/// word (docs/import.md#connectors).
+fn sale_note(p: &Value) -> Option<String> {
+    if p.get("on_sale").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    let sale = p.get("sale_price").and_then(decimal)?;
+    let dates = match (
+        date_part(s(p, "date_on_sale_from").or(s(p, "date_on_sale_from_gmt"))),
+        date_part(s(p, "date_on_sale_to").or(s(p, "date_on_sale_to_gmt"))),
+    ) {
+        (Some(a), Some(b)) => format!(" from {a} to {b}"),
+        (Some(a), None) => format!(" from {a}"),
+        (None, Some(b)) => format!(" until {b}"),
+        (None, None) => String::new(),
+    };
+    Some(format!(
+        "On sale in WooCommerce at {}{dates}; the regular price is the unit price",
+        super::dec_text(sale)
+    ))
+}
+
 fn price_of(p: &Value) -> Option<Decimal> {
     p.get("regular_price")
         .and_then(decimal)
@@ -272,6 +295,8 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                                 },
                             ),
                         )
+                        .text("status", s(&v, "status").or(s(&p, "status")))
+                        .set("notes", sale_note(&v))
                         .set("provider_ref", v.get("id").and_then(text))
                         .build(),
                 );
@@ -285,6 +310,8 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                     .set("category", category)
                     .dec("unit_price", price_of(&p))
                     .dec("vat_rate", rate)
+                    .text("status", s(&p, "status"))
+                    .set("notes", sale_note(&p))
                     .set("provider_ref", id)
                     .build(),
             );

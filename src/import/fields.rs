@@ -145,6 +145,7 @@ pub enum Field {
     VatRate,
     Unit,
     Barcode,
+    Notes,
     Number,
     ContactName,
     IssueDate,
@@ -204,6 +205,7 @@ impl Field {
             Self::VatRate => "vat_rate",
             Self::Unit => "unit",
             Self::Barcode => "barcode",
+            Self::Notes => "notes",
             Self::Number => "number",
             Self::ContactName => "contact_name",
             Self::IssueDate => "issue_date",
@@ -300,6 +302,8 @@ const PRODUCT_FIELDS: &[FieldSpec] = &[
     opt(F::VatRate),
     opt(F::Unit),
     opt(F::Barcode),
+    opt(F::Status),
+    opt(F::Notes),
     opt(F::ProviderRef),
 ];
 
@@ -433,7 +437,7 @@ mod tests {
         assert_eq!(
             listed(EntityType::Products).join(", "),
             "name*, sku, description, category, unit_price, cost_price, vat_rate, unit, \
-             barcode, provider_ref"
+             barcode, status, notes, provider_ref"
         );
         let docs = "number, contact_name*, issue_date*, due_date, status, line_description*, \
                     line_quantity, line_unit_price*, line_discount, line_vat_rate, \

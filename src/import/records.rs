@@ -115,6 +115,9 @@ pub struct ProductRow {
     pub vat_rate: Option<Percent>,
     pub unit: Option<String>,
     pub barcode: Option<String>,
+    /// `false` for an archived or inactive item (the source's status).
+    pub active: Option<bool>,
+    pub notes: Option<String>,
     pub provider_ref: Option<String>,
 }
 

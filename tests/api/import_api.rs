@@ -62,7 +62,12 @@ pub(super) fn connect(t: &TestApp, platform: &str, entity: &str, credentials: Va
     res.1["data"].clone()
 }
 
-pub(super) fn migrate(t: &TestApp, platform: &str, entity_type: &str, entity: &str) -> (Status, Value) {
+pub(super) fn migrate(
+    t: &TestApp,
+    platform: &str,
+    entity_type: &str,
+    entity: &str,
+) -> (Status, Value) {
     let mode = if platform == "freeagent" {
         "oauth"
     } else {

@@ -43,7 +43,12 @@ fn signed_in() -> (TestApp, String) {
 }
 
 /// A pull straight from a connector against `server`, no retries waited.
-fn pull(platform: Platform, data_type: DataType, creds: &Value, server: &MockServer) -> Vec<ImportRow> {
+fn pull(
+    platform: Platform,
+    data_type: DataType,
+    creds: &Value,
+    server: &MockServer,
+) -> Vec<ImportRow> {
     let config = PlatformConfig {
         base_url: Some(server.url().to_owned()),
         ..PlatformConfig::default()
@@ -109,7 +114,12 @@ fn gocardless_repeating_handler() -> impl Fn(&Request) -> Response + Send + Sync
 fn a_subscription_paging_lists_twice_is_one_template_at_its_price_without_vat() {
     let server = MockServer::start(gocardless_repeating_handler());
     let (t, entity, _) = net_app(platforms_for("gocardless", &server));
-    connect(&t, "gocardless", &entity, json!({"access_token": "live_gc"}));
+    connect(
+        &t,
+        "gocardless",
+        &entity,
+        json!({"access_token": "live_gc"}),
+    );
     let answer = migrate_ok(&t, "gocardless", "subscriptions", &entity);
     assert_eq!(answer["subscriptions"]["failed"], json!([]), "{answer}");
     assert_eq!(answer["subscriptions"]["imported"], json!(2), "{answer}");
@@ -136,7 +146,10 @@ fn a_subscription_paging_lists_twice_is_one_template_at_its_price_without_vat() 
 fn shopify_tax_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
     move |r: &Request| {
         if r.header("x-shopify-access-token") != Some("shpat_abc") {
-            return Response::json(401, &json!({"errors": "[API] Invalid API key or access token"}));
+            return Response::json(
+                401,
+                &json!({"errors": "[API] Invalid API key or access token"}),
+            );
         }
         let item = |id: i64, discount: &str| {
             json!({"id": id, "title": "IPod Nano - 8gb", "name": "IPod Nano - 8gb", "sku": "IPOD2008",
@@ -183,7 +196,10 @@ fn a_shopify_order_keeps_the_tax_shopify_charged_on_each_line() {
         (vat - dec("11.94")).abs() <= dec("0.03"),
         "VAT {vat}, Shopify charged 11.94: {rows:#?}"
     );
-    assert!(adjustments <= dec("0.06"), "adjustment {adjustments}: {rows:#?}");
+    assert!(
+        adjustments <= dec("0.06"),
+        "adjustment {adjustments}: {rows:#?}"
+    );
 }
 
 /// A Stripe invoice as stripe-mock's fixtures have it (API 2024 invoice object): the
@@ -193,9 +209,8 @@ fn stripe_shipping_handler() -> impl Fn(&Request) -> Response + Send + Sync + 's
         if r.header("authorization") != Some("Bearer sk_test_123") {
             return unauthorized();
         }
-        let list = |data: Value| {
-            json!({"object": "list", "url": r.path, "has_more": false, "data": data})
-        };
+        let list =
+            |data: Value| json!({"object": "list", "url": r.path, "has_more": false, "data": data});
         match r.path.as_str() {
             "/v1/invoices" => {
                 let lines = json!({"object": "list", "has_more": false, "url": "/v1/invoices/in_1/lines", "data": [{
@@ -208,19 +223,22 @@ fn stripe_shipping_handler() -> impl Fn(&Request) -> Response + Send + Sync + 's
                 let shipping = json!({"amount_subtotal": 1_551_151_500, "amount_tax": 0,
                                   "amount_total": 1_551_151_500, "shipping_rate": "shr_1", "taxes": []});
                 Response::ok(&list(json!([{
-                "id": "in_1MtHbELkdIwHu7ixl4OzzPMv", "object": "invoice", "number": "STR-9001",
-                "status": "open", "customer": "cus_NeZwdNtLEOXuvB", "customer_name": "Jenny Rosen",
-                "currency": "gbp", "created": 1_680_644_467, "due_date": null,
-                "subtotal": 1000, "total": 1200, "amount_due": 1200, "amount_paid": 0,
-                "amount_remaining": 1200, "amount_shipping": 0,
-                "shipping_cost": shipping,
-                "status_transitions": {"finalized_at": 1_680_644_500, "paid_at": null},
-                "lines": lines,
-                "payments": {"object": "list", "has_more": false, "data": []}
-            }])))
+                    "id": "in_1MtHbELkdIwHu7ixl4OzzPMv", "object": "invoice", "number": "STR-9001",
+                    "status": "open", "customer": "cus_NeZwdNtLEOXuvB", "customer_name": "Jenny Rosen",
+                    "currency": "gbp", "created": 1_680_644_467, "due_date": null,
+                    "subtotal": 1000, "total": 1200, "amount_due": 1200, "amount_paid": 0,
+                    "amount_remaining": 1200, "amount_shipping": 0,
+                    "shipping_cost": shipping,
+                    "status_transitions": {"finalized_at": 1_680_644_500, "paid_at": null},
+                    "lines": lines,
+                    "payments": {"object": "list", "has_more": false, "data": []}
+                }])))
             }
             "/v1/customers" | "/v1/credit_notes" | "/v1/refunds" => Response::ok(&list(json!([]))),
-            _ => Response::json(404, &json!({"error": {"type": "invalid_request_error", "message": "No such path"}})),
+            _ => Response::json(
+                404,
+                &json!({"error": {"type": "invalid_request_error", "message": "No such path"}}),
+            ),
         }
     }
 }
@@ -245,7 +263,10 @@ fn a_stripe_invoice_whose_shipping_contradicts_itself_is_a_row_error_not_an_adju
     let failed = answer["invoices"]["failed"].as_array().expect("failed");
     assert!(!failed.is_empty(), "{answer}");
     assert!(
-        failed[0]["message"].as_str().unwrap().contains("shipping_cost"),
+        failed[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("shipping_cost"),
         "{answer}"
     );
     assert!(list_of(&t, "invoices", &entity).is_empty());
@@ -272,7 +293,10 @@ fn an_untaxed_document_whose_lines_cannot_reach_its_total_is_a_row_error() {
     let failed = out["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{out}");
     assert!(
-        failed[0]["message"].as_str().unwrap().contains("more than rounding"),
+        failed[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than rounding"),
         "{out}"
     );
 }
@@ -287,22 +311,28 @@ fn square_missing_order_handler() -> impl Fn(&Request) -> Response + Send + Sync
     let base = square_handler(Once::default());
     move |r: &Request| {
         let authorised = r.header("authorization") == Some("Bearer EAAAsq");
-        match (r.method.as_str(), r.path.as_str(), r.param("location_id").as_deref()) {
-            ("GET", "/v2/invoices", Some("L2")) if authorised => Response::ok(&json!({"invoices": [{
-                "id": "inv:0-C", "version": 0, "location_id": "L2", "order_id": "ORD-5",
-                "invoice_number": "000003", "status": "DRAFT",
-                "primary_recipient": {"given_name": "Ada", "family_name": "Lovelace"},
-                "payment_requests": [{"uid": "pr-c1", "request_type": "BALANCE", "due_date": "2024-03-30",
-                    "computed_amount_money": gbp(600), "total_completed_amount_money": gbp(0)}],
-                "created_at": "2024-03-01T09:05:00Z"
-            }, {
-                "id": "inv:0-D", "version": 1, "location_id": "L2", "order_id": "ORD-GONE",
-                "invoice_number": "000004", "status": "UNPAID",
-                "primary_recipient": {"given_name": "Alan", "family_name": "Turing"},
-                "payment_requests": [{"uid": "pr-d1", "request_type": "BALANCE", "due_date": "2024-04-30",
-                    "computed_amount_money": gbp(900), "total_completed_amount_money": gbp(0)}],
-                "created_at": "2024-03-02T09:05:00Z"
-            }]})),
+        match (
+            r.method.as_str(),
+            r.path.as_str(),
+            r.param("location_id").as_deref(),
+        ) {
+            ("GET", "/v2/invoices", Some("L2")) if authorised => {
+                Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-C", "version": 0, "location_id": "L2", "order_id": "ORD-5",
+                    "invoice_number": "000003", "status": "DRAFT",
+                    "primary_recipient": {"given_name": "Ada", "family_name": "Lovelace"},
+                    "payment_requests": [{"uid": "pr-c1", "request_type": "BALANCE", "due_date": "2024-03-30",
+                        "computed_amount_money": gbp(600), "total_completed_amount_money": gbp(0)}],
+                    "created_at": "2024-03-01T09:05:00Z"
+                }, {
+                    "id": "inv:0-D", "version": 1, "location_id": "L2", "order_id": "ORD-GONE",
+                    "invoice_number": "000004", "status": "UNPAID",
+                    "primary_recipient": {"given_name": "Alan", "family_name": "Turing"},
+                    "payment_requests": [{"uid": "pr-d1", "request_type": "BALANCE", "due_date": "2024-04-30",
+                        "computed_amount_money": gbp(900), "total_completed_amount_money": gbp(0)}],
+                    "created_at": "2024-03-02T09:05:00Z"
+                }]}))
+            }
             ("GET", "/v2/orders/ORD-GONE", _) if authorised => Response::json(
                 404,
                 &json!({"errors": [{"category": "INVALID_REQUEST_ERROR", "code": "NOT_FOUND",
@@ -324,7 +354,10 @@ fn a_square_invoice_whose_order_is_gone_is_a_row_error_and_the_rest_imports() {
     let failed = out["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{answer}");
     let message = failed[0]["message"].as_str().unwrap();
-    assert!(message.contains("ORD-GONE") && message.contains("000004"), "{message}");
+    assert!(
+        message.contains("ORD-GONE") && message.contains("000004"),
+        "{message}"
+    );
     assert!(!message.contains(".."), "{message}");
     let invoices = list_of(&t, "invoices", &entity);
     assert!(invoices.iter().all(|i| i["number"] != "000004"));
@@ -411,5 +444,162 @@ fn rows_sharing_an_invoice_number_but_naming_two_contacts_are_a_row_error_naming
         "{message}"
     );
     let invoices = list_of(&t, "invoices", &entity);
-    assert!(invoices.iter().all(|i| i["number"] != "INV-0077"), "{invoices:#?}");
+    assert!(
+        invoices.iter().all(|i| i["number"] != "INV-0077"),
+        "{invoices:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. Archived items, title rows above the header, a sale price
+
+/// FreshBooks' items and services export (header of
+/// `tests/fixtures/import/freshbooks/products.csv`) lists archived items with `Status`
+/// `Archived`; Xero's items export (header of `tests/fixtures/import/xero/products.csv`)
+/// with a `Status` column says `Archived` too.
+#[test]
+fn archived_items_arrive_as_inactive_products() {
+    let (t, entity) = signed_in();
+    let freshbooks = "Name,Type,Rate,Income Account,Status\n\
+                      Kitchen fitting (per day),Service,£360.00,Revenue: Sales,Active\n\
+                      Old survey rate,Service,£80.00,Revenue: Sales,Archived\n";
+    let out = run_csv(&t, &entity, "products", freshbooks);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let xero =
+        "*ItemCode,ItemName,Quantity,PurchasesDescription,PurchasesUnitPrice,PurchasesAccount,\
+                PurchasesTaxRate,SalesDescription,SalesUnitPrice,SalesAccount,SalesTaxRate,\
+                InventoryAssetAccount,CostOfGoodsSoldAccount,Status\n\
+                MUG-10OZ,Enamel mug 10oz,0,,3.00,300,20% (VAT on Expenses),Enamel mug,8.00,200,\
+                20% (VAT on Income),630,310,Archived\n\
+                MUG-12OZ,Enamel mug 12oz,120,,3.20,300,20% (VAT on Expenses),Enamel mug,8.50,200,\
+                20% (VAT on Income),630,310,Active\n";
+    let out = run_csv(&t, &entity, "products", xero);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let products = list_of(&t, "products", &entity);
+    let active = |name: &str| find(&products, "name", name)["active"].clone();
+    assert_eq!(active("Kitchen fitting (per day)"), json!(true));
+    assert_eq!(active("Old survey rate"), json!(false));
+    assert_eq!(active("Enamel mug 10oz"), json!(false));
+    assert_eq!(active("Enamel mug 12oz"), json!(true));
+}
+
+/// QuickBooks Online reports exported to CSV open with title rows (the company, the
+/// report's name, its period) and a blank row, and their table has an empty first
+/// column (as `tests/fixtures/import/quickbooks/credit_notes.csv`). The Customer Contact
+/// List's columns are those its report shows: Customer, Phone Numbers, Email, Full Name,
+/// Billing Address.
+#[test]
+fn a_file_with_title_rows_above_its_header_is_read_from_its_header() {
+    let (t, entity) = signed_in();
+    let csv = "Hartley Joinery Ltd\n\
+               Customer Contact List\n\
+               All Dates\n\
+               \n\
+               ,Customer,Phone Numbers,Email,Full Name,Billing Address\n\
+               ,Bramble Café,01904 000111,hello@bramblecafe.co.uk,Jo Bramble,\"12 High Street, York\"\n\
+               ,Acme Retail Ltd,0113 000222,accounts@acme.example,Sam Acme,\"1 Mill Lane, Leeds\"\n";
+    let (status, v) = t.post(
+        "/api/import/preview",
+        json!({"mode": "csv", "csv": csv, "entityType": "contacts", "platform": "generic"}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    let data = &v["data"];
+    assert!(
+        data["headers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Email")),
+        "{data}"
+    );
+    assert_eq!(data["totalRows"], json!(2), "{data}");
+    // Found without naming the platform too.
+    let (status, v) = t.post(
+        "/api/import/preview",
+        json!({"mode": "csv", "csv": csv, "entityType": "contacts"}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    assert_eq!(v["data"]["totalRows"], json!(2), "{v}");
+    assert_eq!(
+        v["data"]["rows"][0]["email"], "hello@bramblecafe.co.uk",
+        "{v}"
+    );
+    let out = run_csv_with(&t, &entity, "contacts", csv, "generic");
+    assert_eq!(out["failed"], json!([]), "{out}");
+    assert_eq!(out["imported"], json!(2), "{out}");
+    let contacts = list_of(&t, "contacts", &entity);
+    assert_eq!(
+        find(&contacts, "email", "hello@bramblecafe.co.uk")["phone"],
+        "01904 000111"
+    );
+}
+
+fn run_csv_with(t: &TestApp, entity: &str, entity_type: &str, csv: &str, platform: &str) -> Value {
+    let (status, v) = t.post(
+        "/api/import/csv",
+        json!({"entityType": entity_type, "csv": csv, "entity_id": entity, "platform": platform}),
+    );
+    assert_eq!(status, Status::Ok, "{v}");
+    v["data"].clone()
+}
+
+/// WooCommerce REST API v3 products: `status` (`publish`, `draft`, `pending`,
+/// `private`), `on_sale` with `sale_price` and its `date_on_sale_from`/`_to`.
+fn woo_products_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = woo_handler(Once::default());
+    move |r: &Request| {
+        if r.path != "/wp-json/wc/v3/products" || r.header("authorization").is_none() {
+            return base(r);
+        }
+        Response::ok(&json!([
+            {"id": 794, "name": "Premium Quality", "type": "simple", "status": "publish", "sku": "PQ-1",
+             "tax_status": "taxable", "tax_class": "", "price": "18.00", "regular_price": "21.99",
+             "sale_price": "18.00", "on_sale": true, "date_on_sale_from": "2024-11-01T00:00:00",
+             "date_on_sale_to": "2024-12-01T23:59:59", "categories": []},
+            {"id": 795, "name": "Ship Your Idea", "type": "simple", "status": "draft", "sku": "SYI-1",
+             "tax_status": "taxable", "tax_class": "", "price": "12.00", "regular_price": "12.00",
+             "sale_price": "", "on_sale": false, "categories": []}
+        ]))
+    }
+}
+
+#[test]
+fn a_woocommerce_draft_is_inactive_and_a_sale_price_is_noted() {
+    let server = MockServer::start(woo_products_handler());
+    let rows = pull(
+        Platform::Woocommerce,
+        DataType::Products,
+        &woo_creds(),
+        &server,
+    );
+    let premium = rows
+        .iter()
+        .find(|r| r["provider_ref"] == "794")
+        .expect("794");
+    assert_eq!(
+        premium["unit_price"], "21.99",
+        "the regular price: {premium:?}"
+    );
+    let note = premium.get("notes").expect("a note of the sale price");
+    assert!(note.contains("18") && note.contains("2024-12-01"), "{note}");
+    let draft = rows
+        .iter()
+        .find(|r| r["provider_ref"] == "795")
+        .expect("795");
+    assert_eq!(draft.get("status").map(String::as_str), Some("draft"));
+
+    let (t, entity, _) = net_app(json!({"woocommerce": {"base_url": server.url()}}));
+    connect(&t, "woocommerce", &entity, woo_creds());
+    let answer = migrate_ok(&t, "woocommerce", "products", &entity);
+    assert_eq!(answer["products"]["failed"], json!([]), "{answer}");
+    let products = list_of(&t, "products", &entity);
+    assert_eq!(
+        find(&products, "name", "Ship Your Idea")["active"],
+        json!(false)
+    );
+    let premium = find(&products, "name", "Premium Quality");
+    assert_eq!(premium["active"], json!(true));
+    assert!(
+        premium["notes"].as_str().unwrap_or("").contains("18"),
+        "{premium}"
+    );
 }

@@ -398,7 +398,7 @@ fn plan(
     platform: Option<Platform>,
 ) -> Result<(Plan, Vec<String>), ImportError> {
     let mut records = Records::new(text, delim);
-    let mut first_nonblank: Option<(usize, StringRecord)> = None;
+    let mut leading: Vec<(usize, StringRecord)> = Vec::new();
     while let Some((row, rec)) = records.next()? {
         if row > HEADER_SEARCH_ROWS {
             break;
@@ -406,11 +406,9 @@ fn plan(
         if is_blank(rec) {
             continue;
         }
-        if first_nonblank.is_none() {
-            first_nonblank = Some((row, rec.clone()));
-        }
+        leading.push((row, rec.clone()));
         if platform == Some(Platform::Generic) {
-            break;
+            continue;
         }
         let keys: Vec<String> = rec.iter().map(normalise).collect();
         let layouts = header_candidates(&keys, platform);
@@ -425,7 +423,7 @@ fn plan(
             ));
         }
     }
-    let Some((row, rec)) = first_nonblank else {
+    let Some((row, rec)) = leading.first().cloned() else {
         return Err(ImportError::Empty);
     };
     if platform != Some(Platform::Generic) {
@@ -447,8 +445,23 @@ fn plan(
             ));
         }
     }
+    let (row, rec) = generic_header(&leading).unwrap_or((row, rec));
     let headers = rec.iter().map(display).collect();
     Ok((Plan::Generic { header_row: row }, headers))
+}
+
+/// The header row of a file no layout recognises: the first of the leading rows that
+/// names at least two columns and at least half as many as the widest of them. A
+/// report's title rows above the header (Invoice Ninja's and QuickBooks' exports: a
+/// title, the company, the date range, one cell each) are passed over
+/// (docs/import.md#preview).
+fn generic_header(leading: &[(usize, StringRecord)]) -> Option<(usize, StringRecord)> {
+    let filled = |r: &StringRecord| r.iter().filter(|c| !c.trim().is_empty()).count();
+    let widest = leading.iter().map(|(_, r)| filled(r)).max()?;
+    leading
+        .iter()
+        .find(|(_, r)| filled(r) >= 2 && filled(r) * 2 >= widest)
+        .cloned()
 }
 
 /// The mapping a layout gives a file's columns. A field takes its first column only

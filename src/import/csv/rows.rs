@@ -15,8 +15,8 @@ use super::layouts::Aux;
 use super::values::{
     parse_amount, parse_bool, parse_contact_type, parse_count, parse_currency, parse_date,
     parse_doc_status, parse_interval, parse_money, parse_paid_document, parse_percent, parse_price,
-    parse_project_status, parse_qty, parse_rate, parse_tax, parse_template_status, parse_treatment,
-    parse_vat_rate, DateOrder,
+    parse_product_status, parse_project_status, parse_qty, parse_rate, parse_tax,
+    parse_template_status, parse_treatment, parse_vat_rate, DateOrder,
 };
 use super::{Mapping, RowError};
 
@@ -323,6 +323,8 @@ fn product(r: &mut Row<'_>) -> Option<ProductRow> {
         vat_rate,
         unit: r.text(Field::Unit),
         barcode: r.text(Field::Barcode),
+        active: r.parse(Field::Status, parse_product_status),
+        notes: r.text(Field::Notes),
         provider_ref: r.text(Field::ProviderRef),
     })
 }
