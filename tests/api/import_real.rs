@@ -603,3 +603,75 @@ fn a_woocommerce_draft_is_inactive_and_a_sale_price_is_noted() {
         "{premium}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// 7. What a part-paid invoice was paid, and when
+
+/// Square's Invoices API: a `PARTIALLY_PAID` invoice whose deposit request is paid
+/// (`payment_requests[].total_completed_amount_money` £300 of £666) and its order
+/// (`GET /v2/orders/{id}`), whose `tenders[]` carry the payment and when it was made.
+fn square_part_paid_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = square_handler(Once::default());
+    move |r: &Request| {
+        let authorised = r.header("authorization") == Some("Bearer EAAAsq");
+        match (
+            r.method.as_str(),
+            r.path.as_str(),
+            r.param("location_id").as_deref(),
+        ) {
+            ("GET", "/v2/invoices", Some("L2")) if authorised => {
+                Response::ok(&json!({"invoices": [{
+                    "id": "inv:0-ChCHu2mZEabLeeHahQnXDjZQECH", "version": 4, "location_id": "L2",
+                    "order_id": "CAISENgvlJ6jLWAzERDzjyHVybY", "invoice_number": "inv-455",
+                    "title": "Event Planning Services", "status": "PARTIALLY_PAID",
+                    "primary_recipient": {"given_name": "Amelia", "family_name": "Earhart"},
+                    "payment_requests": [
+                        {"uid": "2da7964f", "request_type": "DEPOSIT", "due_date": "2024-01-24",
+                         "percentage_requested": "45", "computed_amount_money": gbp(30000),
+                         "total_completed_amount_money": gbp(30000)},
+                        {"uid": "2da7964g", "request_type": "BALANCE", "due_date": "2024-06-24",
+                         "computed_amount_money": gbp(36600), "total_completed_amount_money": gbp(0)}],
+                    "created_at": "2024-01-13T17:45:13Z"
+                }]}))
+            }
+            ("GET", "/v2/orders/CAISENgvlJ6jLWAzERDzjyHVybY", _) if authorised => {
+                let items = json!([{"uid": "li1", "name": "Event planning", "quantity": "1",
+                    "base_price_money": gbp(55500), "applied_taxes": [{"tax_uid": "vat", "applied_money": gbp(11100)}],
+                    "total_tax_money": gbp(11100), "total_money": gbp(66600)}]);
+                Response::ok(&json!({"order": {
+                    "id": "CAISENgvlJ6jLWAzERDzjyHVybY", "location_id": "L2", "state": "OPEN",
+                    "created_at": "2024-01-13T17:40:00Z",
+                    "taxes": [{"uid": "vat", "name": "VAT", "percentage": "20", "type": "ADDITIVE", "scope": "LINE_ITEM"}],
+                    "line_items": items,
+                    "tenders": [{"id": "TND-1", "type": "CARD", "amount_money": gbp(30000),
+                                 "created_at": "2024-01-20T10:00:00Z", "payment_id": "PAY-1"}],
+                    "total_money": gbp(66600), "net_amount_due_money": gbp(36600)
+                }}))
+            }
+            _ => base(r),
+        }
+    }
+}
+
+#[test]
+fn a_part_paid_square_invoice_keeps_what_was_paid_and_when() {
+    let server = MockServer::start(square_part_paid_handler());
+    let (t, entity, _) = net_app(platforms_for("square", &server));
+    connect(&t, "square", &entity, json!({"access_token": "EAAAsq"}));
+    let answer = migrate_ok(&t, "square", "all", &entity);
+    assert_eq!(answer["invoices"]["failed"], json!([]), "{answer}");
+    let invoices = list_of(&t, "invoices", &entity);
+    let inv = find(&invoices, "number", "inv-455");
+    assert_eq!(d(&inv["total"]), dec("666"), "{inv}");
+    assert_eq!(d(&inv["amount_paid"]), dec("300"), "{inv}");
+    let (status, v) = t.get(&format!("/api/payments?entityId={entity}"));
+    assert_eq!(status, Status::Ok, "{v}");
+    let payments: Vec<&Value> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["document_id"] == inv["id"])
+        .collect();
+    assert_eq!(payments.len(), 1, "{v}");
+    assert_eq!(payments[0]["date"], "2024-01-20", "{v}");
+}
