@@ -675,3 +675,54 @@ fn a_part_paid_square_invoice_keeps_what_was_paid_and_when() {
     assert_eq!(payments.len(), 1, "{v}");
     assert_eq!(payments[0]["date"], "2024-01-20", "{v}");
 }
+
+/// Zoho Books' invoices export of a US organisation (the 83 columns of
+/// `tests/fixtures/import/zoho_books/invoices.csv` before its two appended UK tax
+/// columns): no tax column at all, `Total` equal to `SubTotal`.
+#[test]
+fn a_zoho_invoice_export_without_tax_columns_imports_without_vat() {
+    let (t, entity) = signed_in();
+    let fixture = std::fs::read_to_string("tests/fixtures/import/zoho_books/invoices.csv").unwrap();
+    let header: Vec<&str> = fixture
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .take(83)
+        .collect();
+    assert_eq!(header[82], "Shipping Phone Number");
+    let row = |qty: &str, price: &str, item_total: &str| {
+        header
+            .iter()
+            .map(|h| match h.trim_start_matches('\u{feff}') {
+                "Invoice Date" | "Due Date" => "2024-01-28",
+                "Invoice ID" => "2520018000000073144",
+                "Invoice Number" => "INV-000001",
+                "Invoice Status" => "Draft",
+                "Customer Name" | "Company Name" => "Highlander",
+                "Currency Code" => "GBP",
+                "Exchange Rate" => "1.00",
+                "Item Name" => "Hardware Supply",
+                "Item Desc" => "Wood hammer mallets",
+                "Quantity" => qty,
+                "Item Price" => price,
+                "Item Total" => item_total,
+                "SubTotal" | "Total" | "Balance" => "489.75",
+                _ => "",
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let csv = format!(
+        "{}\n{}\n{}\n",
+        header.join(","),
+        row("6.00", "4.25", "25.50"),
+        row("4.00", "116.0625", "464.25"),
+    );
+    let out = run_csv(&t, &entity, "invoices", &csv);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let invoices = list_of(&t, "invoices", &entity);
+    let inv = find(&invoices, "number", "INV-000001");
+    assert_eq!(d(&inv["total"]), dec("489.75"), "{inv}");
+    assert_eq!(d(&inv["vat_total"]), Decimal::ZERO, "{inv}");
+}
