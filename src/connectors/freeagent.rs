@@ -901,7 +901,24 @@ impl Api {
         for ri in &listed {
             let url = s(ri, "url")
                 .ok_or_else(|| ConnectorError::bad(P, "recurring invoice without url"))?;
-            let (one, _) = self.client.get_json(&self.client.url(&path_of(url)))?;
+            let one =
+                match super::per_record(self.client.get_json(&self.client.url(&path_of(url))))? {
+                    Ok((one, _)) => one,
+                    // FreeAgent cannot give the recurring invoice it lists: a row error, and
+                    // the rest of the pull imports (docs/import.md#row-errors).
+                    Err(said) => {
+                        let what =
+                            format!("recurring invoice {}", s(ri, "reference").unwrap_or(url));
+                        rows.push(
+                            Row::new()
+                                .set("contact_name", s(ri, "contact_name").map(str::to_owned))
+                                .text("provider_ref", Some(url))
+                                .set(super::ROW_ERROR, Some(super::unfinished(P, &what, &said)))
+                                .build(),
+                        );
+                        continue;
+                    }
+                };
             let full = one.get("recurring_invoice").unwrap_or(&one);
             let items = if full.get("recurring_invoice_items").is_some() {
                 arr(full, "recurring_invoice_items")

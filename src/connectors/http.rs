@@ -440,17 +440,6 @@ impl HttpClient {
         Ok((self.json(&res)?, res))
     }
 
-    /// GET and decode the JSON body; `None` when the platform answers 404 (a record it
-    /// names elsewhere but cannot give: the caller makes that record a row error).
-    pub fn get_json_found(&self, url: &str) -> ConnectorResult<Option<Value>> {
-        let raw = self.send_raw("GET", url, None)?;
-        if raw.status == 404 {
-            return Ok(None);
-        }
-        let res = self.check(raw)?;
-        Ok(Some(self.json(&res)?))
-    }
-
     pub fn post_json(&self, url: &str, body: Value) -> ConnectorResult<(Value, HttpResponse)> {
         let res = self.send("POST", url, Some(Body::Json(body)))?;
         Ok((self.json(&res)?, res))
@@ -518,14 +507,14 @@ impl HttpClient {
                 status: res.status,
                 message: res.error_message(),
             }),
-            s => Err(ConnectorError::bad(
-                self.platform,
-                format!(
-                    "HTTP {s} from {}: {}",
-                    path_of(&res.url),
-                    res.error_message()
-                ),
-            )),
+            s => {
+                let words = res.error_message();
+                Err(ConnectorError::BadResponse {
+                    platform: self.platform,
+                    message: format!("HTTP {s} from {}: {words}", path_of(&res.url)),
+                    refused: matches!(s, 404 | 410 | 422).then_some((s, words)),
+                })
+            }
         }
     }
 
@@ -660,6 +649,7 @@ impl RawResponse {
         if let Ok(v) = serde_json::from_str::<Value>(&self.body) {
             let candidates = [
                 v.pointer("/error/message"),
+                v.pointer("/errors/error/message"),
                 v.pointer("/error_description"),
                 v.pointer("/errors/0/message"),
                 v.pointer("/errors/0/detail"),

@@ -281,7 +281,8 @@ fn transaction_payment(
 }
 
 /// The orders, read once per run; an order that money moved on has its transactions
-/// read (`GET orders/{id}/transactions.json`) for the dates of its sales and captures.
+/// read (`GET orders/{id}/transactions.json`) for the dates of its sales and captures
+/// (an order whose transactions Shopify cannot give is a row error).
 fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
     let orders = list_all(client, "/orders.json?status=any&limit=250", "orders")?;
     let mut out = Orders {
@@ -352,23 +353,35 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
             Some("paid" | "partially_paid" | "partially_refunded" | "refunded")
         );
         if moved && status != "void" {
-            let transactions = list_all(
+            match super::per_record(list_all(
                 client,
                 &format!("/orders/{id}/transactions.json"),
                 "transactions",
-            )?;
-            let paid: Vec<SourcePayment> = transactions
-                .iter()
-                .filter_map(|t| {
-                    transaction_payment(
-                        t,
-                        &["sale", "capture"],
-                        "invoice",
-                        doc.provider_ref.as_ref(),
-                    )
-                })
-                .collect();
-            out.payments.extend(super::lines::settle(&mut doc, paid));
+            ))? {
+                Ok(transactions) => {
+                    let paid: Vec<SourcePayment> = transactions
+                        .iter()
+                        .filter_map(|t| {
+                            transaction_payment(
+                                t,
+                                &["sale", "capture"],
+                                "invoice",
+                                doc.provider_ref.as_ref(),
+                            )
+                        })
+                        .collect();
+                    out.payments.extend(super::lines::settle(&mut doc, paid));
+                }
+                // The order's payments cannot be read: the order is a row error and the
+                // rest of the pull imports (docs/import.md#row-errors).
+                Err(said) => {
+                    let what = format!(
+                        "the transactions of order {}",
+                        number.as_deref().unwrap_or(&id)
+                    );
+                    doc.error = Some(super::unfinished(P, &what, &said));
+                }
+            }
         }
         for (k, refund) in arr(o, "refunds").iter().enumerate() {
             let Some(rid) = refund.get("id").and_then(text) else {

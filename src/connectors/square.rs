@@ -330,20 +330,21 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
             .ok_or_else(|| ConnectorError::bad(P, "invoice without `order_id`"))?;
         if !by_id.contains_key(order_id) {
             let path = format!("/v2/orders/{order_id}");
-            let one = client.once_per_run(&format!("GET {path}"), || {
-                Ok(match client.get_json_found(&client.url(&path))? {
-                    Some(one) => vec![one
-                        .get("order")
-                        .cloned()
-                        .ok_or_else(|| ConnectorError::bad(P, "order answer without `order`"))?],
-                    None => Vec::new(),
-                })
-            })?;
-            let Some(order) = one.into_iter().next() else {
+            let one = super::per_record(client.once_per_run(&format!("GET {path}"), || {
+                let (one, _) = client.get_json(&client.url(&path))?;
+                Ok(vec![one.get("order").cloned().ok_or_else(|| {
+                    ConnectorError::bad(P, "order answer without `order`")
+                })?])
+            }))?;
+            let order = match one {
+                Ok(one) => one.into_iter().next().unwrap_or(Value::Null),
                 // Square cannot give this invoice's order (404): the invoice is a row
                 // error and the rest of the pull imports (docs/import.md#row-errors).
-                out.invoices.push(unfinished_invoice(inv, &names, order_id));
-                continue;
+                Err(said) => {
+                    out.invoices
+                        .push(unfinished_invoice(inv, &names, order_id, &said));
+                    continue;
+                }
             };
             by_id.insert(order_id.to_owned(), order);
         }
@@ -464,11 +465,14 @@ fn invoice_status(status: Option<&str>) -> &'static str {
     }
 }
 
-/// One invoice: the lines and total of its order, the invoice's number, recipient, dates,
-/// status and payments.
-/// An invoice whose order Square answers 404 for: its number, customer and reference,
+/// An invoice whose order Square cannot give (404): its number, customer and reference,
 /// and the row error that says why nothing of it is imported.
-fn unfinished_invoice(inv: &Value, names: &HashMap<String, String>, order_id: &str) -> SourceDoc {
+fn unfinished_invoice(
+    inv: &Value,
+    names: &HashMap<String, String>,
+    order_id: &str,
+    said: &str,
+) -> SourceDoc {
     let recipient = inv.get("primary_recipient").unwrap_or(&Value::Null);
     let number = s(inv, "invoice_number").or(s(inv, "id"));
     SourceDoc {
@@ -478,14 +482,20 @@ fn unfinished_invoice(inv: &Value, names: &HashMap<String, String>, order_id: &s
             .or_else(|| customer_name(recipient)),
         issue_date: date_part(s(inv, "created_at")),
         provider_ref: s(inv, "id").map(str::to_owned),
-        error: Some(format!(
-            "Square has no order {order_id} for invoice {}: its lines cannot be read; \
-             nothing of it was imported",
-            number.unwrap_or("?")
+        error: Some(super::unfinished(
+            P,
+            &format!(
+                "order {order_id} of invoice {}, which holds its lines",
+                number.unwrap_or("?")
+            ),
+            said,
         )),
         ..SourceDoc::default()
     }
 }
+
+/// One invoice: the lines and total of its order, the invoice's number, recipient, dates,
+/// status and payments.
 
 fn invoice_doc(
     inv: &Value,

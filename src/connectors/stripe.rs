@@ -248,9 +248,19 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
     for inv in &invoices {
         let id = s(inv, "id").ok_or_else(|| ConnectorError::bad(P, "invoice without id"))?;
         let currency = s(inv, "currency");
-        let line_objs = all_lines(client, inv, &format!("/v1/invoices/{id}"))?;
-        let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
         let mut error = None;
+        let line_objs =
+            match super::per_record(all_lines(client, inv, &format!("/v1/invoices/{id}")))? {
+                Ok(objs) => objs,
+                // A page of its lines Stripe cannot give: the invoice is a row error and the
+                // rest of the pull imports (docs/import.md#row-errors).
+                Err(said) => {
+                    let what = format!("the lines of invoice {}", s(inv, "number").unwrap_or(id));
+                    error = Some(super::unfinished(P, &what, &said));
+                    Vec::new()
+                }
+            };
+        let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
         if let Some(ship) = inv.get("shipping_cost").filter(|v| v.is_object()) {
             let sub = minor_field(ship, "amount_subtotal", currency).unwrap_or_default();
             let tax = minor_field(ship, "amount_tax", currency).unwrap_or_default();
@@ -258,7 +268,7 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             // before or after tax) must agree with its `shipping_cost`; when it does not,
             // nothing says which is right.
             if let Some(stated) = minor_field(inv, "amount_shipping", currency) {
-                if stated != sub && stated != sub + tax {
+                if stated != sub && stated != sub + tax && error.is_none() {
                     error = Some(format!(
                         "Stripe invoice {id}: its shipping_cost ({} + VAT {}) contradicts its \
                          amount_shipping ({}); nothing of it was imported",
@@ -377,10 +387,16 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
             .and_then(|i| i.as_str().or_else(|| s(i, "id")));
         let invoice = invoice_id.and_then(invoice_of);
         let refunded = credit_status(s(cn, "status")) != "void" && !credit_refunds(cn).is_empty();
-        let lines = all_lines(client, cn, &format!("/v1/credit_notes/{id}"))?
-            .iter()
-            .map(|l| line(l, currency))
-            .collect();
+        let (lines, error) =
+            match super::per_record(all_lines(client, cn, &format!("/v1/credit_notes/{id}")))? {
+                Ok(objs) => (objs.iter().map(|l| line(l, currency)).collect(), None),
+                // The credit note is a row error (docs/import.md#row-errors).
+                Err(said) => {
+                    let what =
+                        format!("the lines of credit note {}", s(cn, "number").unwrap_or(id));
+                    (Vec::new(), Some(super::unfinished(P, &what, &said)))
+                }
+            };
         out.docs.push(SourceDoc {
             number: s(cn, "number").map(str::to_owned),
             contact_name: invoice
@@ -400,6 +416,7 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
                 .map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
+            error,
             ..SourceDoc::default()
         });
         if credit_status(s(cn, "status")) == "void" {

@@ -192,9 +192,7 @@ fn shop_rates(client: &HttpClient) -> ConnectorResult<HashMap<String, Decimal>> 
     let rates = match list_all(client, "/taxes?per_page=100") {
         Ok(rates) => rates,
         Err(ConnectorError::AuthFailed { .. }) => return Ok(HashMap::new()),
-        Err(ConnectorError::BadResponse { message, .. }) if message.starts_with("HTTP 404") => {
-            return Ok(HashMap::new())
-        }
+        Err(e) if e.refused_status() == Some(404) => return Ok(HashMap::new()),
         Err(e) => return Err(e),
     };
     let mut table: HashMap<String, (bool, Decimal)> = HashMap::new();
@@ -269,7 +267,27 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             let id = id
                 .clone()
                 .ok_or_else(|| ConnectorError::bad(P, "product without id"))?;
-            for v in list_all(client, &format!("/products/{id}/variations?per_page=100"))? {
+            let variations = match super::per_record(list_all(
+                client,
+                &format!("/products/{id}/variations?per_page=100"),
+            ))? {
+                Ok(variations) => variations,
+                // The product is a row error; the other products import
+                // (docs/import.md#row-errors).
+                Err(said) => {
+                    let what = format!("the variations of product {id} ({name})");
+                    rows.push(
+                        Row::new()
+                            .set("name", Some(name.clone()))
+                            .text("sku", s(&p, "sku"))
+                            .set("provider_ref", Some(id.clone()))
+                            .set(super::ROW_ERROR, Some(super::unfinished(P, &what, &said)))
+                            .build(),
+                    );
+                    continue;
+                }
+            };
+            for v in variations {
                 let attrs = join(arr(&v, "attributes").iter().map(|a| s(a, "option")), ", ");
                 rows.push(
                     Row::new()
@@ -478,8 +496,37 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
             out.payments
                 .extend(super::lines::settle(&mut doc, vec![paid]));
         }
-        if !arr(&o, "refunds").is_empty() {
-            let refunds = list_all(client, &format!("/orders/{id}/refunds?per_page=100"))?;
+        let listed = arr(&o, "refunds");
+        if !listed.is_empty() {
+            let refunds = match super::per_record(list_all(
+                client,
+                &format!("/orders/{id}/refunds?per_page=100"),
+            ))? {
+                Ok(refunds) => refunds,
+                // The order imports; each refund it lists is a row error
+                // (docs/import.md#row-errors).
+                Err(said) => {
+                    for (k, r) in listed.iter().rev().enumerate() {
+                        let rid = r.get("id").and_then(text);
+                        let what = format!(
+                            "refund {} of order {}",
+                            rid.as_deref().unwrap_or("?"),
+                            number.as_deref().unwrap_or(&id)
+                        );
+                        out.credits.push(SourceDoc {
+                            number: number.as_ref().map(|n| format!("{n}-R{}", k + 1)),
+                            contact_name: contact.clone(),
+                            status: Some("posted".to_owned()),
+                            total: -m(r, "total"),
+                            currency: currency.clone(),
+                            provider_ref: rid,
+                            error: Some(super::unfinished(P, &what, &said)),
+                            ..SourceDoc::default()
+                        });
+                    }
+                    Vec::new()
+                }
+            };
             // Oldest first, so the numbers follow the order they were made in.
             for (k, r) in refunds.iter().rev().enumerate() {
                 let Some(rid) = r.get("id").and_then(text) else {
@@ -543,7 +590,7 @@ fn subscription_status(s: Option<&str>) -> &'static str {
 
 fn subscriptions(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
     let subs = match list_all(client, "/subscriptions?per_page=100") {
-        Err(ConnectorError::BadResponse { message, .. }) if message.starts_with("HTTP 404") => {
+        Err(e) if e.refused_status() == Some(404) => {
             return Err(ConnectorError::NotAvailable {
                 platform: P,
                 data_type: DataType::Subscriptions,

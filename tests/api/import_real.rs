@@ -363,6 +363,227 @@ fn a_square_invoice_whose_order_is_gone_is_a_row_error_and_the_rest_imports() {
     assert!(invoices.iter().all(|i| i["number"] != "000004"));
 }
 
+/// The rows of a pull that carry a row error, and their messages.
+fn refused(rows: &[ImportRow]) -> Vec<&str> {
+    rows.iter()
+        .filter_map(|r| r.get(ROW_ERROR).map(String::as_str))
+        .collect()
+}
+
+/// A row error names the record and says the platform's words, in one sentence.
+fn assert_names(message: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(message.contains(p), "{p:?} not in {message}");
+    }
+    assert!(!message.contains(".."), "{message}");
+    assert!(!message.contains(".)"), "{message}");
+}
+
+/// Shopify's Order Transaction API (`GET /orders/{id}/transactions.json`) answers an
+/// order it no longer has with its REST 404 body, `{"errors": "Not Found"}`.
+#[test]
+fn a_shopify_order_whose_transactions_are_gone_is_a_row_error_and_the_rest_imports() {
+    let base = shopify_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/admin/api/2025-01/orders/450789470/transactions.json" {
+            return Response::json(404, &json!({"errors": "Not Found"}));
+        }
+        base(r)
+    });
+    let creds = json!({"shop": "acme", "access_token": "shpat_abc"});
+    let rows = pull(Platform::Shopify, DataType::Invoices, &creds, &server);
+    let errors = refused(&rows);
+    assert!(!errors.is_empty(), "{rows:#?}");
+    assert_names(errors[0], &["Shopify", "#1002", "transactions", "Not Found"]);
+    let failed: Vec<_> = rows.iter().filter(|r| r.contains_key(ROW_ERROR)).collect();
+    assert!(failed.iter().all(|r| r["number"] == "#1002"), "{rows:#?}");
+    assert!(
+        rows.iter().any(|r| r["number"] == "#1001" && !r.contains_key(ROW_ERROR)),
+        "{rows:#?}"
+    );
+}
+
+#[test]
+fn a_shopify_order_whose_transactions_fail_on_the_server_still_fails_the_pull() {
+    let base = shopify_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/admin/api/2025-01/orders/450789470/transactions.json" {
+            return Response::json(503, &json!({"errors": "Unavailable"}));
+        }
+        base(r)
+    });
+    let config = PlatformConfig {
+        base_url: Some(server.url().to_owned()),
+        ..PlatformConfig::default()
+    };
+    let err = connectors::pull(
+        Platform::Shopify,
+        DataType::Invoices,
+        &json!({"shop": "acme", "access_token": "shpat_abc"}),
+        &config,
+        &RetryPolicy::with_sleep(|_| {}),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, connectors::ConnectorError::Unavailable { status: 503, .. }),
+        "{err:?}"
+    );
+}
+
+/// WooCommerce REST API v3: a product or order id it no longer knows is a 404 with its
+/// error body (`woocommerce_rest_product_invalid_id`, `woocommerce_rest_shop_order_invalid_id`,
+/// `"message": "Invalid ID."`).
+fn woo_gone_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let base = woo_handler(Once(std::sync::Arc::new(true.into())));
+    move |r: &Request| match r.path.as_str() {
+        "/wp-json/wc/v3/products/11/variations" => Response::json(
+            404,
+            &json!({"code": "woocommerce_rest_product_invalid_id", "message": "Invalid ID.",
+                    "data": {"status": 404}}),
+        ),
+        "/wp-json/wc/v3/orders/728/refunds" => Response::json(
+            404,
+            &json!({"code": "woocommerce_rest_shop_order_invalid_id", "message": "Invalid ID.",
+                    "data": {"status": 404}}),
+        ),
+        _ => base(r),
+    }
+}
+
+#[test]
+fn a_woocommerce_product_whose_variations_are_gone_is_a_row_error_and_the_rest_imports() {
+    let server = MockServer::start(woo_gone_handler());
+    let rows = pull(Platform::Woocommerce, DataType::Products, &woo_creds(), &server);
+    let errors = refused(&rows);
+    assert_eq!(errors.len(), 1, "{rows:#?}");
+    assert_names(errors[0], &["WooCommerce", "product 11", "T-shirt", "Invalid ID"]);
+    let names: Vec<&str> = rows
+        .iter()
+        .filter(|r| !r.contains_key(ROW_ERROR))
+        .map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Oak table", "Gift wrap"], "{rows:#?}");
+}
+
+#[test]
+fn a_woocommerce_order_whose_refunds_are_gone_imports_and_each_refund_is_a_row_error() {
+    let server = MockServer::start(woo_gone_handler());
+    let invoices = pull(Platform::Woocommerce, DataType::Invoices, &woo_creds(), &server);
+    assert!(refused(&invoices).is_empty(), "{invoices:#?}");
+    assert!(invoices.iter().any(|r| r["number"] == "1043"), "{invoices:#?}");
+    let credits = pull(Platform::Woocommerce, DataType::CreditNotes, &woo_creds(), &server);
+    let errors = refused(&credits);
+    assert_eq!(errors.len(), 1, "{credits:#?}");
+    assert_names(errors[0], &["refund 801", "order 1043", "Invalid ID"]);
+    assert_eq!(credits[0]["number"], "1043-R1");
+}
+
+/// Stripe's `GET /v1/invoices/{id}/lines` answers an invoice deleted while the list was
+/// read with its 404 error object (`resource_missing`, "No such invoice: 'in_1'").
+#[test]
+fn a_stripe_invoice_whose_line_pages_are_gone_is_a_row_error_and_the_rest_imports() {
+    let base = stripe_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/v1/invoices/in_1/lines" {
+            return Response::json(
+                404,
+                &json!({"error": {"code": "resource_missing", "doc_url": "https://stripe.com/docs/error-codes/resource-missing",
+                        "message": "No such invoice: 'in_1'", "param": "invoice", "type": "invalid_request_error"}}),
+            );
+        }
+        base(r)
+    });
+    let rows = pull(Platform::Stripe, DataType::Invoices, &stripe_creds(), &server);
+    let errors = refused(&rows);
+    assert_eq!(errors.len(), 1, "{rows:#?}");
+    assert_names(errors[0], &["Stripe", "invoice STR-0001", "No such invoice"]);
+    assert!(
+        rows.iter()
+            .any(|r| r["provider_ref"] == "in_2" && !r.contains_key(ROW_ERROR)),
+        "{rows:#?}"
+    );
+}
+
+/// PayPal's Invoicing v2 `GET /v2/invoicing/invoices/{id}`: an invoice it lists but
+/// cannot show answers `RESOURCE_NOT_FOUND`.
+#[test]
+fn a_paypal_invoice_it_cannot_show_is_a_row_error_and_the_rest_imports() {
+    let base = paypal_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/v2/invoicing/invoices/INV2-CCCC-DDDD" {
+            return Response::json(
+                404,
+                &json!({"name": "RESOURCE_NOT_FOUND", "message": "The specified resource does not exist.",
+                        "debug_id": "f9b5c8a3e1d2b",
+                        "details": [{"issue": "INVALID_RESOURCE_ID",
+                                     "description": "Specified resource ID does not exist. Please check the resource ID and try again."}]}),
+            );
+        }
+        base(r)
+    });
+    let rows = pull(Platform::Paypal, DataType::Invoices, &paypal_creds(), &server);
+    let errors = refused(&rows);
+    assert_eq!(errors.len(), 1, "{rows:#?}");
+    assert_names(
+        errors[0],
+        &["PayPal", "invoice 0002", "The specified resource does not exist"],
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["provider_ref"] == "INV2-AAAA-BBBB" && !r.contains_key(ROW_ERROR)),
+        "{rows:#?}"
+    );
+}
+
+/// FreeAgent's `GET /v2/recurring_invoices/:id` for a recurring invoice deleted while the
+/// list was read: its 404 body `{"errors": {"error": {"message": "Resource not found"}}}`.
+#[test]
+fn a_freeagent_recurring_invoice_it_cannot_show_is_a_row_error_and_the_rest_imports() {
+    use stockbook::connectors::freeagent::{self, FreeAgentToken};
+    let base = freeagent_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        let host = origin(r);
+        match r.path.as_str() {
+            "/v2/recurring_invoices" => Response::ok(&json!({"recurring_invoices": [{
+                "url": format!("{host}/v2/recurring_invoices/9"), "contact_name": "Gone Ltd",
+                "frequency": "Monthly", "recurring_status": "Active", "reference": "009",
+                "net_value": "5.0", "total_value": "5.0"
+            }, {
+                "url": format!("{host}/v2/recurring_invoices/1"), "contact_name": "Nathan Barley",
+                "dated_on": "2024-03-01", "frequency": "Quarterly", "next_recurs_on": "2024-06-01",
+                "recurring_status": "Active", "reference": "002", "currency": "GBP",
+                "net_value": "2.0", "sales_tax_value": "0.4", "total_value": "2.4"
+            }]})),
+            _ => base(r),
+        }
+    });
+    let now = time::OffsetDateTime::now_utc();
+    let mut token = FreeAgentToken {
+        access_token: "at-1".into(),
+        refresh_token: "rt-1".into(),
+        expires_at: now + time::Duration::hours(1),
+    };
+    let rows = freeagent::pull(
+        DataType::Subscriptions,
+        &mut token,
+        &fa_config(&server),
+        now,
+        &RetryPolicy::with_sleep(|_| {}),
+    )
+    .unwrap();
+    let errors = refused(&rows);
+    assert_eq!(errors.len(), 1, "{rows:#?}");
+    assert_names(
+        errors[0],
+        &["FreeAgent", "recurring invoice 009", "Resource not found"],
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.get("line_description").map(String::as_str) == Some("Hosting")),
+        "{rows:#?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 4. The dates a platform really sends
 
