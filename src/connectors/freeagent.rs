@@ -641,8 +641,8 @@ impl Api {
                 contact_name: s(inv, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(inv, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(inv, "dated_on")),
-                due_date: date_part(s(inv, "due_on")),
+                issue_date: dated(inv),
+                due_date: due(inv),
                 status: Some(status.to_owned()),
                 total: dec(inv, "total_value")
                     .ok_or_else(|| ConnectorError::bad(P, "invoice without `total_value`"))?,
@@ -694,8 +694,8 @@ impl Api {
                 contact_name: s(bill, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(bill, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(bill, "dated_on")),
-                due_date: date_part(s(bill, "due_on")),
+                issue_date: dated(bill),
+                due_date: due(bill),
                 status: Some(status.to_owned()),
                 total,
                 amount_paid: paid,
@@ -745,8 +745,8 @@ impl Api {
                 contact_name: s(note, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(note, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(note, "dated_on")),
-                due_date: date_part(s(note, "due_on")),
+                issue_date: dated(note),
+                due_date: due(note),
                 status: Some(status.to_owned()),
                 total: dec(note, "total_value")
                     .map(|v| v.abs())
@@ -971,6 +971,25 @@ impl Api {
         }
         Ok(rows)
     }
+}
+
+/// The day a document is dated: `dated_on`, else the day FreeAgent created it
+/// (`created_at`, docs/import.md#connectors).
+fn dated(doc: &Value) -> Option<String> {
+    date_part(s(doc, "dated_on")).or_else(|| date_part(s(doc, "created_at")))
+}
+
+/// When a document is due: `due_on`, else `payment_terms_in_days` after its date
+/// (docs/import.md#connectors).
+fn due(doc: &Value) -> Option<String> {
+    if let Some(d) = date_part(s(doc, "due_on")) {
+        return Some(d);
+    }
+    let days = doc.get("payment_terms_in_days").and_then(decimal)?;
+    let days = rust_decimal::prelude::ToPrimitive::to_i64(&days.trunc())?;
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let on = time::Date::parse(&dated(doc)?, &fmt).ok()?;
+    Some(super::iso_date(on.checked_add(Duration::days(days))?))
 }
 
 /// The treatment of a FreeAgent line, from its `sales_tax_status` (`TAXABLE`, `EXEMPT`,

@@ -287,7 +287,7 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         let mut doc = SourceDoc {
             number: s(inv, "number").map(str::to_owned),
             contact_name: invoice_contact(inv).map(str::to_owned),
-            issue_date: unix_date(inv.get("created").unwrap_or(&Value::Null)),
+            issue_date: issued(inv),
             due_date: inv.get("due_date").and_then(unix_date),
             status: Some(invoice_status(s(inv, "status")).to_owned()),
             total: minor_field(inv, "total", currency)
@@ -316,6 +316,18 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         rows.extend(fit_document(&doc));
     }
     Ok(rows)
+}
+
+/// The day an invoice or credit note was made: `created`, else `effective_at`, else
+/// `status_transitions.finalized_at` (docs/import.md#connectors).
+fn issued(obj: &Value) -> Option<String> {
+    obj.get("created")
+        .and_then(unix_date)
+        .or_else(|| obj.get("effective_at").and_then(unix_date))
+        .or_else(|| {
+            obj.pointer("/status_transitions/finalized_at")
+                .and_then(unix_date)
+        })
 }
 
 fn invoice_contact(inv: &Value) -> Option<&str> {
@@ -403,7 +415,7 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
                 .and_then(invoice_contact)
                 .or(s(cn, "customer"))
                 .map(str::to_owned),
-            issue_date: unix_date(cn.get("created").unwrap_or(&Value::Null)),
+            issue_date: issued(cn),
             status: Some(credit_status(s(cn, "status")).to_owned()),
             total: minor_field(cn, "total", currency)
                 .ok_or_else(|| ConnectorError::bad(P, "credit note without `total`"))?,

@@ -394,11 +394,15 @@ fn a_shopify_order_whose_transactions_are_gone_is_a_row_error_and_the_rest_impor
     let rows = pull(Platform::Shopify, DataType::Invoices, &creds, &server);
     let errors = refused(&rows);
     assert!(!errors.is_empty(), "{rows:#?}");
-    assert_names(errors[0], &["Shopify", "#1002", "transactions", "Not Found"]);
+    assert_names(
+        errors[0],
+        &["Shopify", "#1002", "transactions", "Not Found"],
+    );
     let failed: Vec<_> = rows.iter().filter(|r| r.contains_key(ROW_ERROR)).collect();
     assert!(failed.iter().all(|r| r["number"] == "#1002"), "{rows:#?}");
     assert!(
-        rows.iter().any(|r| r["number"] == "#1001" && !r.contains_key(ROW_ERROR)),
+        rows.iter()
+            .any(|r| r["number"] == "#1001" && !r.contains_key(ROW_ERROR)),
         "{rows:#?}"
     );
 }
@@ -425,7 +429,10 @@ fn a_shopify_order_whose_transactions_fail_on_the_server_still_fails_the_pull() 
     )
     .unwrap_err();
     assert!(
-        matches!(err, connectors::ConnectorError::Unavailable { status: 503, .. }),
+        matches!(
+            err,
+            connectors::ConnectorError::Unavailable { status: 503, .. }
+        ),
         "{err:?}"
     );
 }
@@ -453,10 +460,18 @@ fn woo_gone_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
 #[test]
 fn a_woocommerce_product_whose_variations_are_gone_is_a_row_error_and_the_rest_imports() {
     let server = MockServer::start(woo_gone_handler());
-    let rows = pull(Platform::Woocommerce, DataType::Products, &woo_creds(), &server);
+    let rows = pull(
+        Platform::Woocommerce,
+        DataType::Products,
+        &woo_creds(),
+        &server,
+    );
     let errors = refused(&rows);
     assert_eq!(errors.len(), 1, "{rows:#?}");
-    assert_names(errors[0], &["WooCommerce", "product 11", "T-shirt", "Invalid ID"]);
+    assert_names(
+        errors[0],
+        &["WooCommerce", "product 11", "T-shirt", "Invalid ID"],
+    );
     let names: Vec<&str> = rows
         .iter()
         .filter(|r| !r.contains_key(ROW_ERROR))
@@ -468,10 +483,23 @@ fn a_woocommerce_product_whose_variations_are_gone_is_a_row_error_and_the_rest_i
 #[test]
 fn a_woocommerce_order_whose_refunds_are_gone_imports_and_each_refund_is_a_row_error() {
     let server = MockServer::start(woo_gone_handler());
-    let invoices = pull(Platform::Woocommerce, DataType::Invoices, &woo_creds(), &server);
+    let invoices = pull(
+        Platform::Woocommerce,
+        DataType::Invoices,
+        &woo_creds(),
+        &server,
+    );
     assert!(refused(&invoices).is_empty(), "{invoices:#?}");
-    assert!(invoices.iter().any(|r| r["number"] == "1043"), "{invoices:#?}");
-    let credits = pull(Platform::Woocommerce, DataType::CreditNotes, &woo_creds(), &server);
+    assert!(
+        invoices.iter().any(|r| r["number"] == "1043"),
+        "{invoices:#?}"
+    );
+    let credits = pull(
+        Platform::Woocommerce,
+        DataType::CreditNotes,
+        &woo_creds(),
+        &server,
+    );
     let errors = refused(&credits);
     assert_eq!(errors.len(), 1, "{credits:#?}");
     assert_names(errors[0], &["refund 801", "order 1043", "Invalid ID"]);
@@ -493,10 +521,18 @@ fn a_stripe_invoice_whose_line_pages_are_gone_is_a_row_error_and_the_rest_import
         }
         base(r)
     });
-    let rows = pull(Platform::Stripe, DataType::Invoices, &stripe_creds(), &server);
+    let rows = pull(
+        Platform::Stripe,
+        DataType::Invoices,
+        &stripe_creds(),
+        &server,
+    );
     let errors = refused(&rows);
     assert_eq!(errors.len(), 1, "{rows:#?}");
-    assert_names(errors[0], &["Stripe", "invoice STR-0001", "No such invoice"]);
+    assert_names(
+        errors[0],
+        &["Stripe", "invoice STR-0001", "No such invoice"],
+    );
     assert!(
         rows.iter()
             .any(|r| r["provider_ref"] == "in_2" && !r.contains_key(ROW_ERROR)),
@@ -521,12 +557,21 @@ fn a_paypal_invoice_it_cannot_show_is_a_row_error_and_the_rest_imports() {
         }
         base(r)
     });
-    let rows = pull(Platform::Paypal, DataType::Invoices, &paypal_creds(), &server);
+    let rows = pull(
+        Platform::Paypal,
+        DataType::Invoices,
+        &paypal_creds(),
+        &server,
+    );
     let errors = refused(&rows);
     assert_eq!(errors.len(), 1, "{rows:#?}");
     assert_names(
         errors[0],
-        &["PayPal", "invoice 0002", "The specified resource does not exist"],
+        &[
+            "PayPal",
+            "invoice 0002",
+            "The specified resource does not exist",
+        ],
     );
     assert!(
         rows.iter()
@@ -629,6 +674,137 @@ fn a_woocommerce_order_with_only_gmt_dates_imports_on_those_dates() {
         Some("2017-03-22"),
         "{rows:#?}"
     );
+}
+
+/// Shopify's Order resource: `processed_at` is "the date and time when the order was
+/// imported", absent on orders made in the shop; `created_at` is then the order's date.
+/// Order #1002 of the mock has only `created_at` (2024-03-06).
+#[test]
+fn a_shopify_order_without_processed_at_is_dated_when_it_was_created() {
+    let server = shopify_server(Once(std::sync::Arc::new(true.into())));
+    let creds = json!({"shop": "acme", "access_token": "shpat_abc"});
+    let rows = pull(Platform::Shopify, DataType::Invoices, &creds, &server);
+    let row = rows.iter().find(|r| r["number"] == "#1002").unwrap();
+    assert_eq!(row["issue_date"], "2024-03-06", "{rows:#?}");
+}
+
+/// Stripe's Invoice object: `created`, and `effective_at` ("the date when this invoice
+/// is in effect") and `status_transitions.finalized_at`. An invoice that arrives without
+/// `created` is dated by the next of them it has.
+#[test]
+fn a_stripe_invoice_without_created_is_dated_when_it_took_effect_or_was_finalised() {
+    let server = MockServer::start(|r: &Request| {
+        if r.header("authorization").is_none() || r.path != "/v1/invoices" {
+            return Response::json(
+                404,
+                &json!({"error": {"message": "Unrecognized request URL"}}),
+            );
+        }
+        let invoice = |id: &str, number: &str, dates: Value| {
+            let mut inv = json!({
+                "id": id, "object": "invoice", "number": number, "status": "open",
+                "customer": "cus_1", "customer_name": "Ada Lovelace", "currency": "gbp",
+                "total": 1200, "amount_paid": 0,
+                "lines": {"object": "list", "has_more": false, "url": format!("/v1/invoices/{id}/lines"), "data": [{
+                    "id": format!("il_{id}"), "object": "line_item", "amount": 1000, "currency": "gbp",
+                    "description": "Setup", "quantity": 1,
+                    "pricing": {"type": "price_details", "unit_amount_decimal": "1000"},
+                    "taxes": [{"amount": 200, "tax_behavior": "exclusive", "taxable_amount": 1000,
+                               "type": "tax_rate_details", "tax_rate_details": {"tax_rate": "txr_1"}}]
+                }]}
+            });
+            inv.as_object_mut()
+                .unwrap()
+                .extend(dates.as_object().unwrap().clone());
+            inv
+        };
+        Response::ok(
+            &json!({"object": "list", "url": "/v1/invoices", "has_more": false, "data": [
+                invoice("in_e", "STR-0010", json!({"effective_at": 1_700_000_000,
+                    "status_transitions": {"finalized_at": 1_700_200_000, "paid_at": null}})),
+                invoice("in_f", "STR-0011", json!({
+                    "status_transitions": {"finalized_at": 1_700_200_000, "paid_at": null}}))
+            ]}),
+        )
+    });
+    let rows = pull(
+        Platform::Stripe,
+        DataType::Invoices,
+        &stripe_creds(),
+        &server,
+    );
+    let date = |n: &str| rows.iter().find(|r| r["number"] == n).unwrap()["issue_date"].clone();
+    assert_eq!(date("STR-0010"), "2023-11-14", "{rows:#?}");
+    assert_eq!(date("STR-0011"), "2023-11-17", "{rows:#?}");
+}
+
+/// PayPal's Invoicing v2 invoice: `detail.invoice_date` is optional; `detail.metadata`
+/// always carries `create_time`.
+#[test]
+fn a_paypal_invoice_without_an_invoice_date_is_dated_when_it_was_created() {
+    let base = paypal_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/v2/invoicing/invoices/INV2-CCCC-DDDD" {
+            return Response::ok(&json!({
+                "id": "INV2-CCCC-DDDD", "status": "SENT",
+                "detail": {"invoice_number": "0002", "currency_code": "GBP",
+                           "metadata": {"create_time": "2024-02-28T23:10:00Z", "created_by": "seller@example.com"}},
+                "primary_recipients": [{"billing_info": {"business_name": "Widget Works Ltd"}}],
+                "items": [{"name": "Widget", "quantity": "1", "unit_amount": {"currency_code": "GBP", "value": "9.99"},
+                           "tax": {"name": "VAT", "percent": "20", "amount": {"currency_code": "GBP", "value": "2.00"}}}],
+                "amount": {"currency_code": "GBP", "value": "11.99"},
+                "due_amount": {"currency_code": "GBP", "value": "11.99"}
+            }));
+        }
+        base(r)
+    });
+    let rows = pull(
+        Platform::Paypal,
+        DataType::Invoices,
+        &paypal_creds(),
+        &server,
+    );
+    let row = rows.iter().find(|r| r["number"] == "0002").unwrap();
+    assert_eq!(row["issue_date"], "2024-02-28", "{rows:#?}");
+}
+
+/// FreeAgent's Invoice: `dated_on` and `due_on`, and beside them `created_at` and
+/// `payment_terms_in_days`. An invoice without the first two is dated when it was
+/// created and due its payment terms later.
+#[test]
+fn a_freeagent_invoice_without_dates_is_dated_when_created_and_due_after_its_terms() {
+    use stockbook::connectors::freeagent::{self, FreeAgentToken};
+    let base = freeagent_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        let host = origin(r);
+        if r.path == "/v2/invoices" {
+            return Response::ok(&json!({"invoices": [{
+                "url": format!("{host}/v2/invoices/9"), "contact_name": "Nathan Barley", "reference": "009",
+                "created_at": "2024-05-01T10:00:00.000Z", "payment_terms_in_days": 30,
+                "currency": "GBP", "net_value": "10.0", "sales_tax_value": "2.0", "total_value": "12.0",
+                "paid_value": "0.0", "due_value": "12.0", "status": "Open",
+                "invoice_items": [{"position": 1, "item_type": "Products", "description": "Thing",
+                                   "quantity": "1.0", "price": "10.0", "sales_tax_rate": "20.0"}]
+            }]}));
+        }
+        base(r)
+    });
+    let now = time::OffsetDateTime::now_utc();
+    let mut token = FreeAgentToken {
+        access_token: "at-1".into(),
+        refresh_token: "rt-1".into(),
+        expires_at: now + time::Duration::hours(1),
+    };
+    let rows = freeagent::pull(
+        DataType::Invoices,
+        &mut token,
+        &fa_config(&server),
+        now,
+        &RetryPolicy::with_sleep(|_| {}),
+    )
+    .unwrap();
+    assert_eq!(rows[0]["issue_date"], "2024-05-01", "{rows:#?}");
+    assert_eq!(rows[0]["due_date"], "2024-05-31", "{rows:#?}");
 }
 
 // ---------------------------------------------------------------------------------------
