@@ -1123,3 +1123,28 @@ fn a_zoho_invoice_export_without_tax_columns_imports_without_vat() {
     assert_eq!(d(&inv["total"]), dec("489.75"), "{inv}");
     assert_eq!(d(&inv["vat_total"]), Decimal::ZERO, "{inv}");
 }
+
+/// Xero's sales invoice import template (Business ▸ Invoices ▸ Import, the
+/// `SalesInvoiceTemplate.csv` Xero offers for download): one row per line, and no
+/// total or tax amount columns. A line whose `*TaxType` is left empty states no VAT, and
+/// nothing else in the file implies any: it is at 0 %, not 20 %.
+#[test]
+fn xero_template_lines_without_a_tax_type_have_no_vat() {
+    let (t, entity) = signed_in();
+    let csv = "*ContactName,EmailAddress,POAddressLine1,POAddressLine2,POAddressLine3,POAddressLine4,\
+POCity,PORegion,POPostalCode,POCountry,*InvoiceNumber,Reference,*InvoiceDate,*DueDate,InventoryItemCode,\
+*Description,*Quantity,*UnitAmount,Discount,*AccountCode,*TaxType,TrackingName1,TrackingOption1,\
+TrackingName2,TrackingOption2,Currency,BrandingTheme\n\
+Ridgeway Bakery,,,,,,,,,,INV-0101,,01/03/2024,31/03/2024,,Monthly bread order,1,20.00,,200,,,,,,GBP,\n\
+Ridgeway Bakery,,,,,,,,,,INV-0101,,01/03/2024,31/03/2024,,Delivery,2,2.50,,200,,,,,,GBP,\n";
+    let (status, p) = t.post("/api/import/preview", json!({"mode": "csv", "csv": csv}));
+    assert_eq!(status, Status::Ok, "{p}");
+    assert_eq!(p["data"]["platform"], "xero", "{p}");
+    let out = run_csv(&t, &entity, "invoices", csv);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let invoices = list_of(&t, "invoices", &entity);
+    let inv = find(&invoices, "number", "INV-0101");
+    assert_eq!(d(&inv["total"]), dec("25"), "{inv}");
+    assert_eq!(d(&inv["vat_total"]), Decimal::ZERO, "{inv}");
+}
+
