@@ -1148,3 +1148,92 @@ Ridgeway Bakery,,,,,,,,,,INV-0101,,01/03/2024,31/03/2024,,Delivery,2,2.50,,200,,
     assert_eq!(d(&inv["vat_total"]), Decimal::ZERO, "{inv}");
 }
 
+// ---------------------------------------------------------------------------------------
+// 8. Product status from the platforms
+
+/// Shopify's Product resource: `status` is `active`, `archived` ("no longer being sold")
+/// or `draft` ("not ready to sell"); each variant becomes a product with its product's
+/// status.
+#[test]
+fn shopify_archived_and_draft_products_arrive_inactive() {
+    let base = shopify_handler(Once(std::sync::Arc::new(true.into())));
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/admin/api/2025-01/products.json" && r.header("x-shopify-access-token").is_some() {
+            return Response::ok(&json!({"products": [
+                {"id": 632910392, "title": "T-shirt", "product_type": "Apparel", "status": "active", "variants": [
+                    {"id": 808950810, "title": "Small", "sku": "TS-S", "price": "12.00"}]},
+                {"id": 632910394, "title": "Winter scarf", "product_type": "Apparel", "status": "archived", "variants": [
+                    {"id": 808950813, "title": "Default Title", "sku": "SC-1", "price": "18.00"}]},
+                {"id": 632910395, "title": "Spring hat", "product_type": "Apparel", "status": "draft", "variants": [
+                    {"id": 808950814, "title": "Default Title", "sku": "HT-1", "price": "15.00"}]}
+            ]}));
+        }
+        base(r)
+    });
+    let (t, entity, _) = net_app(platforms_for("shopify", &server));
+    connect(&t, "shopify", &entity, json!({"shop": "acme", "access_token": "shpat_abc"}));
+    let answer = migrate_ok(&t, "shopify", "products", &entity);
+    assert_eq!(answer["products"]["imported"], json!(3), "{answer}");
+    let products = list_of(&t, "products", &entity);
+    let active = |sku: &str| find(&products, "sku", sku)["active"].clone();
+    assert_eq!(active("TS-S"), json!(true));
+    assert_eq!(active("SC-1"), json!(false));
+    assert_eq!(active("HT-1"), json!(false));
+}
+
+/// Stripe's Product object: `active` ("whether the product is currently available for
+/// purchase"); archiving a product in the Dashboard sets it false.
+#[test]
+fn stripe_archived_products_arrive_inactive() {
+    let server = MockServer::start(|r: &Request| {
+        if r.header("authorization") != Some("Bearer sk_test_123") {
+            return unauthorized();
+        }
+        if r.path != "/v1/products" {
+            return Response::json(404, &json!({"error": {"message": "Unrecognized request URL"}}));
+        }
+        let price = |id: &str, amount: i64| json!({"id": id, "object": "price", "currency": "gbp",
+            "unit_amount": amount, "unit_amount_decimal": amount.to_string(), "tax_behavior": "exclusive"});
+        Response::ok(&json!({"object": "list", "url": "/v1/products", "has_more": false, "data": [
+            {"id": "prod_1", "object": "product", "name": "Oak table", "active": true,
+             "metadata": {"sku": "TBL-OAK"}, "default_price": price("price_1", 123_456)},
+            {"id": "prod_3", "object": "product", "name": "Pine table", "active": false,
+             "metadata": {"sku": "TBL-PINE"}, "default_price": price("price_3", 45_000)}
+        ]}))
+    });
+    let (t, entity, _) = net_app(platforms_for("stripe", &server));
+    connect(&t, "stripe", &entity, stripe_creds());
+    let answer = migrate_ok(&t, "stripe", "products", &entity);
+    assert_eq!(answer["products"]["imported"], json!(2), "{answer}");
+    let products = list_of(&t, "products", &entity);
+    let active = |sku: &str| find(&products, "sku", sku)["active"].clone();
+    assert_eq!(active("TBL-OAK"), json!(true));
+    assert_eq!(active("TBL-PINE"), json!(false));
+}
+
+/// Zoho Books' items export (`tests/fixtures/import/zoho_books/products.csv`): `Status`
+/// is `Active` or `Inactive` (an item marked inactive in Zoho Books).
+#[test]
+fn zoho_books_inactive_items_arrive_inactive() {
+    let (t, entity) = signed_in();
+    let fixture =
+        std::fs::read_to_string("tests/fixtures/import/zoho_books/products.csv").unwrap();
+    let mut lines = fixture.lines();
+    let header = lines.next().unwrap();
+    let first = lines.next().unwrap();
+    assert_eq!(first.matches(",Active,").count(), 1, "{first}");
+    let inactive = first
+        .replace(
+            "2520018000000071001,Oak worktop 3m,OAK-WT-3M",
+            "2520018000000071099,Oak worktop 2m,OAK-WT-2M",
+        )
+        .replace(",Active,", ",Inactive,");
+    let csv = format!("{header}\n{first}\n{inactive}\n");
+    let out = run_csv(&t, &entity, "products", &csv);
+    assert_eq!(out["failed"], json!([]), "{out}");
+    let products = list_of(&t, "products", &entity);
+    let active = |sku: &str| find(&products, "sku", sku)["active"].clone();
+    assert_eq!(active("OAK-WT-3M"), json!(true));
+    assert_eq!(active("OAK-WT-2M"), json!(false));
+}
+
