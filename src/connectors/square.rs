@@ -496,7 +496,6 @@ fn unfinished_invoice(
 
 /// One invoice: the lines and total of its order, the invoice's number, recipient, dates,
 /// status and payments.
-
 fn invoice_doc(
     inv: &Value,
     order: &Value,
