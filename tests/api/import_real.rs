@@ -1158,7 +1158,9 @@ Ridgeway Bakery,,,,,,,,,,INV-0101,,01/03/2024,31/03/2024,,Delivery,2,2.50,,200,,
 fn shopify_archived_and_draft_products_arrive_inactive() {
     let base = shopify_handler(Once(std::sync::Arc::new(true.into())));
     let server = MockServer::start(move |r: &Request| {
-        if r.path == "/admin/api/2025-01/products.json" && r.header("x-shopify-access-token").is_some() {
+        if r.path == "/admin/api/2025-01/products.json"
+            && r.header("x-shopify-access-token").is_some()
+        {
             return Response::ok(&json!({"products": [
                 {"id": 632910392, "title": "T-shirt", "product_type": "Apparel", "status": "active", "variants": [
                     {"id": 808950810, "title": "Small", "sku": "TS-S", "price": "12.00"}]},
@@ -1171,7 +1173,12 @@ fn shopify_archived_and_draft_products_arrive_inactive() {
         base(r)
     });
     let (t, entity, _) = net_app(platforms_for("shopify", &server));
-    connect(&t, "shopify", &entity, json!({"shop": "acme", "access_token": "shpat_abc"}));
+    connect(
+        &t,
+        "shopify",
+        &entity,
+        json!({"shop": "acme", "access_token": "shpat_abc"}),
+    );
     let answer = migrate_ok(&t, "shopify", "products", &entity);
     assert_eq!(answer["products"]["imported"], json!(3), "{answer}");
     let products = list_of(&t, "products", &entity);
@@ -1190,16 +1197,23 @@ fn stripe_archived_products_arrive_inactive() {
             return unauthorized();
         }
         if r.path != "/v1/products" {
-            return Response::json(404, &json!({"error": {"message": "Unrecognized request URL"}}));
+            return Response::json(
+                404,
+                &json!({"error": {"message": "Unrecognized request URL"}}),
+            );
         }
-        let price = |id: &str, amount: i64| json!({"id": id, "object": "price", "currency": "gbp",
-            "unit_amount": amount, "unit_amount_decimal": amount.to_string(), "tax_behavior": "exclusive"});
-        Response::ok(&json!({"object": "list", "url": "/v1/products", "has_more": false, "data": [
-            {"id": "prod_1", "object": "product", "name": "Oak table", "active": true,
-             "metadata": {"sku": "TBL-OAK"}, "default_price": price("price_1", 123_456)},
-            {"id": "prod_3", "object": "product", "name": "Pine table", "active": false,
-             "metadata": {"sku": "TBL-PINE"}, "default_price": price("price_3", 45_000)}
-        ]}))
+        let price = |id: &str, amount: i64| {
+            json!({"id": id, "object": "price", "currency": "gbp",
+            "unit_amount": amount, "unit_amount_decimal": amount.to_string(), "tax_behavior": "exclusive"})
+        };
+        Response::ok(
+            &json!({"object": "list", "url": "/v1/products", "has_more": false, "data": [
+                {"id": "prod_1", "object": "product", "name": "Oak table", "active": true,
+                 "metadata": {"sku": "TBL-OAK"}, "default_price": price("price_1", 123_456)},
+                {"id": "prod_3", "object": "product", "name": "Pine table", "active": false,
+                 "metadata": {"sku": "TBL-PINE"}, "default_price": price("price_3", 45_000)}
+            ]}),
+        )
     });
     let (t, entity, _) = net_app(platforms_for("stripe", &server));
     connect(&t, "stripe", &entity, stripe_creds());
@@ -1216,8 +1230,7 @@ fn stripe_archived_products_arrive_inactive() {
 #[test]
 fn zoho_books_inactive_items_arrive_inactive() {
     let (t, entity) = signed_in();
-    let fixture =
-        std::fs::read_to_string("tests/fixtures/import/zoho_books/products.csv").unwrap();
+    let fixture = std::fs::read_to_string("tests/fixtures/import/zoho_books/products.csv").unwrap();
     let mut lines = fixture.lines();
     let header = lines.next().unwrap();
     let first = lines.next().unwrap();
@@ -1236,4 +1249,3 @@ fn zoho_books_inactive_items_arrive_inactive() {
     assert_eq!(active("OAK-WT-3M"), json!(true));
     assert_eq!(active("OAK-WT-2M"), json!(false));
 }
-
