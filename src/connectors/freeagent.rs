@@ -566,7 +566,15 @@ impl Api {
                 "/v2/bank_transaction_explanations?bank_account={}&per_page=100",
                 url::form_urlencoded::byte_serialize(account_url.as_bytes()).collect::<String>()
             );
-            for e in self.list(&first, "bank_transaction_explanations")? {
+            // An account whose explanations FreeAgent cannot give (404, 410, 422): no
+            // document takes its payments from explanations, and each keeps `paid_value`
+            // and `paid_on`, as for a user refused the bank accounts; a document paid
+            // through two accounts must not be settled by half its explanations.
+            let Ok(listed) = super::per_record(self.list(&first, "bank_transaction_explanations"))?
+            else {
+                return Ok(HashMap::new());
+            };
+            for e in listed {
                 let (document_type, document, sign) =
                     match (s(&e, "paid_invoice"), s(&e, "paid_bill")) {
                         (Some(invoice), _) => ("invoice", invoice, Decimal::ONE),

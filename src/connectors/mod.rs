@@ -440,7 +440,7 @@ pub(crate) fn per_record<T>(answer: ConnectorResult<T>) -> ConnectorResult<Resul
 /// and the request ("the transactions of order #1001"), `said` is the platform's answer
 /// from [`per_record`]. One sentence, without a doubled full stop.
 pub(crate) fn unfinished(platform: Platform, what: &str, said: &str) -> String {
-    let said = said.trim().trim_end_matches(['.', '…']).trim_end();
+    let said = said.trim().trim_end_matches('.').trim_end();
     format!(
         "{} could not give {what} ({said}); nothing of it was imported",
         platform.name()

@@ -379,6 +379,52 @@ fn assert_names(message: &str, parts: &[&str]) {
     assert!(!message.contains(".)"), "{message}");
 }
 
+/// FreeAgent's `GET /v2/bank_transaction_explanations?bank_account=` for an account it
+/// lists but cannot give the explanations of (its 404 body): the invoices import, each
+/// with FreeAgent's own `paid_value` and `paid_on`.
+#[test]
+fn a_freeagent_account_whose_explanations_are_gone_leaves_invoices_their_paid_value() {
+    use stockbook::connectors::freeagent::{self, FreeAgentToken};
+    let base = freeagent_books_handler();
+    let server = MockServer::start(move |r: &Request| {
+        if r.path == "/v2/bank_transaction_explanations" {
+            return Response::json(
+                404,
+                &json!({"errors": {"error": {"message": "Resource not found"}}}),
+            );
+        }
+        base(r)
+    });
+    let now = time::OffsetDateTime::now_utc();
+    let mut token = FreeAgentToken {
+        access_token: "at-1".into(),
+        refresh_token: "rt-1".into(),
+        expires_at: now + time::Duration::hours(1),
+    };
+    let rows = freeagent::pull(
+        DataType::Invoices,
+        &mut token,
+        &fa_config(&server),
+        now,
+        &RetryPolicy::with_sleep(|_| {}),
+    )
+    .unwrap();
+    assert!(refused(&rows).is_empty(), "{rows:#?}");
+    let paid = |n: &str| {
+        let row = rows.iter().find(|r| r["number"] == n).unwrap();
+        (
+            row.get("amount_paid").cloned(),
+            row.get("paid_date").cloned(),
+        )
+    };
+    assert_eq!(paid("010").0.as_deref(), Some("190.5"), "{rows:#?}");
+    assert_eq!(
+        paid("012"),
+        (Some("120".to_owned()), Some("2024-04-09".to_owned())),
+        "{rows:#?}"
+    );
+}
+
 /// Shopify's Order Transaction API (`GET /orders/{id}/transactions.json`) answers an
 /// order it no longer has with its REST 404 body, `{"errors": "Not Found"}`.
 #[test]
