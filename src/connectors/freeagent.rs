@@ -419,6 +419,7 @@ impl Api {
 
     fn read_list(&self, first: &str, key: &str) -> ConnectorResult<Vec<Value>> {
         let mut out = Vec::new();
+        let mut seen = super::SeenIds::default();
         let mut next = Some(self.client.url(first));
         let mut guard = super::PageGuard::new(P);
         while let Some(url) = next {
@@ -426,7 +427,7 @@ impl Api {
             let (page, res) = self.client.get_json(&url)?;
             let items = req_arr(P, &page, key)?;
             self.client.records(items.len())?;
-            out.extend(items.iter().cloned());
+            seen.extend(&mut out, items);
             next = res.link_next();
             if let Some(n) = &next {
                 self.client.check_same_origin(n)?;
@@ -565,7 +566,15 @@ impl Api {
                 "/v2/bank_transaction_explanations?bank_account={}&per_page=100",
                 url::form_urlencoded::byte_serialize(account_url.as_bytes()).collect::<String>()
             );
-            for e in self.list(&first, "bank_transaction_explanations")? {
+            // An account whose explanations FreeAgent cannot give (404, 410, 422): no
+            // document takes its payments from explanations, and each keeps `paid_value`
+            // and `paid_on`, as for a user refused the bank accounts; a document paid
+            // through two accounts must not be settled by half its explanations.
+            let Ok(listed) = super::per_record(self.list(&first, "bank_transaction_explanations"))?
+            else {
+                return Ok(HashMap::new());
+            };
+            for e in listed {
                 let (document_type, document, sign) =
                     match (s(&e, "paid_invoice"), s(&e, "paid_bill")) {
                         (Some(invoice), _) => ("invoice", invoice, Decimal::ONE),
@@ -640,8 +649,8 @@ impl Api {
                 contact_name: s(inv, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(inv, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(inv, "dated_on")),
-                due_date: date_part(s(inv, "due_on")),
+                issue_date: dated(inv),
+                due_date: due(inv),
                 status: Some(status.to_owned()),
                 total: dec(inv, "total_value")
                     .ok_or_else(|| ConnectorError::bad(P, "invoice without `total_value`"))?,
@@ -693,8 +702,8 @@ impl Api {
                 contact_name: s(bill, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(bill, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(bill, "dated_on")),
-                due_date: date_part(s(bill, "due_on")),
+                issue_date: dated(bill),
+                due_date: due(bill),
                 status: Some(status.to_owned()),
                 total,
                 amount_paid: paid,
@@ -744,8 +753,8 @@ impl Api {
                 contact_name: s(note, "contact_name")
                     .map(str::to_owned)
                     .or_else(|| s(note, "contact").and_then(|c| names.get(c).cloned())),
-                issue_date: date_part(s(note, "dated_on")),
-                due_date: date_part(s(note, "due_on")),
+                issue_date: dated(note),
+                due_date: due(note),
                 status: Some(status.to_owned()),
                 total: dec(note, "total_value")
                     .map(|v| v.abs())
@@ -900,7 +909,24 @@ impl Api {
         for ri in &listed {
             let url = s(ri, "url")
                 .ok_or_else(|| ConnectorError::bad(P, "recurring invoice without url"))?;
-            let (one, _) = self.client.get_json(&self.client.url(&path_of(url)))?;
+            let one =
+                match super::per_record(self.client.get_json(&self.client.url(&path_of(url))))? {
+                    Ok((one, _)) => one,
+                    // FreeAgent cannot give the recurring invoice it lists: a row error, and
+                    // the rest of the pull imports (docs/import.md#row-errors).
+                    Err(said) => {
+                        let what =
+                            format!("recurring invoice {}", s(ri, "reference").unwrap_or(url));
+                        rows.push(
+                            Row::new()
+                                .set("contact_name", s(ri, "contact_name").map(str::to_owned))
+                                .text("provider_ref", Some(url))
+                                .set(super::ROW_ERROR, Some(super::unfinished(P, &what, &said)))
+                                .build(),
+                        );
+                        continue;
+                    }
+                };
             let full = one.get("recurring_invoice").unwrap_or(&one);
             let items = if full.get("recurring_invoice_items").is_some() {
                 arr(full, "recurring_invoice_items")
@@ -953,6 +979,25 @@ impl Api {
         }
         Ok(rows)
     }
+}
+
+/// The day a document is dated: `dated_on`, else the day FreeAgent created it
+/// (`created_at`, docs/import.md#connectors).
+fn dated(doc: &Value) -> Option<String> {
+    date_part(s(doc, "dated_on")).or_else(|| date_part(s(doc, "created_at")))
+}
+
+/// When a document is due: `due_on`, else `payment_terms_in_days` after its date
+/// (docs/import.md#connectors).
+fn due(doc: &Value) -> Option<String> {
+    if let Some(d) = date_part(s(doc, "due_on")) {
+        return Some(d);
+    }
+    let days = doc.get("payment_terms_in_days").and_then(decimal)?;
+    let days = rust_decimal::prelude::ToPrimitive::to_i64(&days.trunc())?;
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    let on = time::Date::parse(&dated(doc)?, &fmt).ok()?;
+    Some(super::iso_date(on.checked_add(Duration::days(days))?))
 }
 
 /// The treatment of a FreeAgent line, from its `sales_tax_status` (`TAXABLE`, `EXEMPT`,

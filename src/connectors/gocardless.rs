@@ -52,6 +52,7 @@ fn list_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<V
 
 fn read_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut after: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
     loop {
@@ -63,7 +64,7 @@ fn read_all(client: &HttpClient, path: &str, key: &str) -> ConnectorResult<Vec<V
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
         let items = req_arr(P, &page, key)?;
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         match page.pointer("/meta/cursors/after").and_then(Value::as_str) {
             Some(a) if !a.is_empty() => {
                 guard.visit(a)?;

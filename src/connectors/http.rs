@@ -507,14 +507,14 @@ impl HttpClient {
                 status: res.status,
                 message: res.error_message(),
             }),
-            s => Err(ConnectorError::bad(
-                self.platform,
-                format!(
-                    "HTTP {s} from {}: {}",
-                    path_of(&res.url),
-                    res.error_message()
-                ),
-            )),
+            s => {
+                let words = res.error_message();
+                Err(ConnectorError::BadResponse {
+                    platform: self.platform,
+                    message: format!("HTTP {s} from {}: {words}", path_of(&res.url)),
+                    refused: matches!(s, 404 | 410 | 422).then_some((s, words)),
+                })
+            }
         }
     }
 
@@ -649,6 +649,7 @@ impl RawResponse {
         if let Ok(v) = serde_json::from_str::<Value>(&self.body) {
             let candidates = [
                 v.pointer("/error/message"),
+                v.pointer("/errors/error/message"),
                 v.pointer("/error_description"),
                 v.pointer("/errors/0/message"),
                 v.pointer("/errors/0/detail"),

@@ -13,13 +13,15 @@
 //!    quantity 1 at the net (only for quantities whose 4-place price cannot round back);
 //! 2. rate: the source's nominal rate if it reproduces the source's VAT; else the 2-place
 //!    rate nearest to it that does (VAT-inclusive prices rounded per line can need
-//!    20.02 % where the nominal rate is 20 %); else the nominal rate;
+//!    20.02 % where the nominal rate is 20 %); else the rate nearest the source's VAT
+//!    amount (the platform's amount wins over a nominal rate that contradicts it);
 //! 3. if the fitted lines still do not add up to the source total (no rate fits, or the
 //!    platform's total holds something no line shows, such as an invoice-level discount
 //!    PayPal does not allocate to items), a last line (quantity 1, VAT 0) carries the
 //!    difference: "Rounding adjustment" under £1, "Adjustment to the source total" above;
 //!    a document without lines gets one "Imported total" line. `total` is always the
-//!    source's total.
+//!    source's total. A difference beyond rounding ([`PENCE_PER_LINE`] a line) makes the
+//!    document a row error instead ([`contradiction`], docs/import.md#imported-documents).
 
 use rust_decimal::Decimal;
 
@@ -87,6 +89,9 @@ pub struct SourceDoc {
     pub original_number: Option<String>,
     pub provider_ref: Option<String>,
     pub lines: Vec<SourceLine>,
+    /// Why the platform's record cannot be imported (it could not be read whole): every
+    /// row of it is then a row error with this message.
+    pub error: Option<String>,
 }
 
 /// One dated payment as the platform states it: a payment of an invoice (an order's
@@ -277,8 +282,9 @@ fn fit_rate(net: Decimal, vat: Decimal, nominal: Option<Decimal>) -> Decimal {
             best = Some(r);
         }
     }
-    best.or(nominal)
-        .unwrap_or_else(|| r0.clamp(Decimal::ZERO, hundred))
+    // No rate gives the platform's VAT to the penny: the one nearest to it, never a
+    // nominal rate the platform's own tax amount contradicts.
+    best.unwrap_or_else(|| r0.clamp(Decimal::ZERO, hundred))
 }
 
 /// Fits one source line to the importer's arithmetic (see the module doc).
@@ -327,9 +333,50 @@ pub fn fit_lines(lines: &[SourceLine], total: Decimal) -> Vec<FittedLine> {
     out
 }
 
-/// The import rows of one document: one per fitted line, document fields repeated.
+/// What an adjustment line may absorb: rounding, [`PENCE_PER_LINE`] pence for each of
+/// the source's lines (docs/import.md#imported-documents).
+pub const PENCE_PER_LINE: i64 = 2;
+
+/// Why the fitted lines cannot stand for the source's document: its lines and its total
+/// differ by more than rounding (the platform contradicts itself, or its total holds
+/// something no line shows). `None` when an adjustment line may make up the difference.
+pub fn contradiction(
+    lines: &[SourceLine],
+    fitted: &[FittedLine],
+    total: Decimal,
+) -> Option<String> {
+    if lines.is_empty() || fitted.len() == lines.len() {
+        return None;
+    }
+    let sum: Decimal = fitted[..lines.len()]
+        .iter()
+        .map(|l| l.net() + l.vat())
+        .sum();
+    let diff = r2(total) - sum;
+    let ceiling = Decimal::new(PENCE_PER_LINE, 2) * Decimal::from(lines.len());
+    (diff.abs() > ceiling).then(|| {
+        format!(
+            "its lines come to {} (net {} + VAT {}) but the platform's total is {}: {} \
+             more than rounding; nothing of it was imported",
+            dec_text(sum),
+            dec_text(fitted[..lines.len()].iter().map(FittedLine::net).sum()),
+            dec_text(fitted[..lines.len()].iter().map(FittedLine::vat).sum()),
+            dec_text(r2(total)),
+            dec_text(diff.abs()),
+        )
+    })
+}
+
+/// The import rows of one document: one per fitted line, document fields repeated. A
+/// document whose lines contradict its total ([`contradiction`]) is a row error on each
+/// of its rows ([`super::ROW_ERROR`]), not an adjustment line.
 pub fn fit_document(doc: &SourceDoc) -> Vec<ImportRow> {
-    fit_lines(&doc.lines, doc.total)
+    let fitted = fit_lines(&doc.lines, doc.total);
+    let error = doc
+        .error
+        .clone()
+        .or_else(|| contradiction(&doc.lines, &fitted, doc.total));
+    fitted
         .into_iter()
         .map(|l| {
             let mut row = Row::new();
@@ -359,6 +406,7 @@ pub fn fit_document(doc: &SourceDoc) -> Vec<ImportRow> {
             if l.description.trim().is_empty() {
                 row.set("line_description", Some("Item".to_owned()));
             }
+            row.set(super::ROW_ERROR, error.clone());
             row.build()
         })
         .collect()

@@ -145,6 +145,12 @@ pub use http::{Pull, RetryPolicy};
 /// One import row: import field name (docs/import.md#fields) → canonical text value.
 pub type ImportRow = BTreeMap<String, String>;
 
+/// The key of a row the platform could not complete (a record it answers 404 for, a
+/// document whose lines contradict its total): its value is the message, and the
+/// importer reports the row (and its document's other rows) as a row error
+/// (docs/import.md#row-errors) while the rest of the pull imports.
+pub const ROW_ERROR: &str = "row_error";
+
 /// The platforms that have a connector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Platform {
@@ -178,6 +184,19 @@ impl Platform {
             Self::Gocardless => "gocardless",
             Self::Woocommerce => "woocommerce",
             Self::Freeagent => "freeagent",
+        }
+    }
+
+    /// The platform's name as it spells it, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stripe => "Stripe",
+            Self::Shopify => "Shopify",
+            Self::Square => "Square",
+            Self::Paypal => "PayPal",
+            Self::Gocardless => "GoCardless",
+            Self::Woocommerce => "WooCommerce",
+            Self::Freeagent => "FreeAgent",
         }
     }
 
@@ -352,8 +371,14 @@ pub enum ConnectorError {
     #[error("{platform} is unavailable (HTTP {status})")]
     Unavailable { platform: Platform, status: u16 },
     /// An answer that is not what the platform documents (status, JSON, shape).
+    /// `refused` keeps the status and the platform's own words of a 404, 410 or 422: on
+    /// a per-record request that is a row error, not the pull's ([`per_record`]).
     #[error("{platform} sent an unexpected response: {message}")]
-    BadResponse { platform: Platform, message: String },
+    BadResponse {
+        platform: Platform,
+        message: String,
+        refused: Option<(u16, String)>,
+    },
 }
 
 impl ConnectorError {
@@ -378,8 +403,48 @@ impl ConnectorError {
         Self::BadResponse {
             platform,
             message: message.into(),
+            refused: None,
         }
     }
+
+    /// The status of a 404, 410 or 422 answer ([`per_record`]).
+    pub(crate) fn refused_status(&self) -> Option<u16> {
+        match self {
+            Self::BadResponse {
+                refused: Some((status, _)),
+                ..
+            } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// The answer of a request made for ONE record (an order's transactions, an invoice's
+/// order or line pages, a product's variations): a 404, 410 or 422 means the platform
+/// cannot complete that record, which is then a row error naming it and the platform's
+/// words (`Ok(Err(message))`, [`unfinished`]) while the rest of the pull imports
+/// (docs/import.md#row-errors). Anything else stays what it is: 401/403, 429 and 5xx
+/// concern the whole pull.
+pub(crate) fn per_record<T>(answer: ConnectorResult<T>) -> ConnectorResult<Result<T, String>> {
+    match answer {
+        Ok(v) => Ok(Ok(v)),
+        Err(ConnectorError::BadResponse {
+            refused: Some((status, words)),
+            ..
+        }) => Ok(Err(format!("HTTP {status}: {words}"))),
+        Err(e) => Err(e),
+    }
+}
+
+/// The row error of a record the platform could not complete: `what` names the record
+/// and the request ("the transactions of order #1001"), `said` is the platform's answer
+/// from [`per_record`]. One sentence, without a doubled full stop.
+pub(crate) fn unfinished(platform: Platform, what: &str, said: &str) -> String {
+    let said = said.trim().trim_end_matches('.').trim_end();
+    format!(
+        "{} could not give {what} ({said}); nothing of it was imported",
+        platform.name()
+    )
 }
 
 /// What the caller can do about it: its own request (400) or the platform (503). A
@@ -720,6 +785,25 @@ pub(crate) fn req_arr<'a>(
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .ok_or_else(|| ConnectorError::bad(platform, format!("no `{key}` list in the response")))
+}
+
+/// The records of one listing, each read once: a platform's paging can list a record
+/// again on a later page (a record created or changed while the pages are read shifts
+/// offsets and cursors), and a repeat would be imported twice, as a second line of one
+/// subscription or one order (docs/import.md#connectors). A record is known by its `id`
+/// (FreeAgent: its `url`); one without either is always kept.
+#[derive(Default)]
+pub(crate) struct SeenIds(std::collections::HashSet<String>);
+
+impl SeenIds {
+    pub fn extend(&mut self, out: &mut Vec<Value>, items: &[Value]) {
+        for item in items {
+            let id = item.get("id").or_else(|| item.get("url")).and_then(text);
+            if id.is_none_or(|id| self.0.insert(id)) {
+                out.push(item.clone());
+            }
+        }
+    }
 }
 
 /// Refuses a page URL or cursor already read in the same listing: a platform that

@@ -81,6 +81,7 @@ fn read_get(
     key: &str,
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut cursor: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
     loop {
@@ -94,7 +95,7 @@ fn read_get(
         let (page, _) = client.get_json(&client.url(&format!("{path}?{}", q.finish())))?;
         let items = arr(&page, key);
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         match s(&page, "cursor") {
             Some(c) => {
                 guard.visit(c)?;
@@ -123,6 +124,7 @@ fn read_post(
     key: &str,
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut cursor: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
     loop {
@@ -133,7 +135,7 @@ fn read_post(
         let (page, _) = client.post_json(&client.url(path), b)?;
         let items = arr(&page, key);
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         match s(&page, "cursor") {
             Some(c) => {
                 guard.visit(c)?;
@@ -328,14 +330,22 @@ fn read_orders(client: &HttpClient) -> ConnectorResult<Orders> {
             .ok_or_else(|| ConnectorError::bad(P, "invoice without `order_id`"))?;
         if !by_id.contains_key(order_id) {
             let path = format!("/v2/orders/{order_id}");
-            let one = client.once_per_run(&format!("GET {path}"), || {
+            let one = super::per_record(client.once_per_run(&format!("GET {path}"), || {
                 let (one, _) = client.get_json(&client.url(&path))?;
-                Ok(one.get("order").cloned().into_iter().collect())
-            })?;
-            let order = one
-                .into_iter()
-                .next()
-                .ok_or_else(|| ConnectorError::bad(P, "order answer without `order`"))?;
+                Ok(vec![one.get("order").cloned().ok_or_else(|| {
+                    ConnectorError::bad(P, "order answer without `order`")
+                })?])
+            }))?;
+            let order = match one {
+                Ok(one) => one.into_iter().next().unwrap_or(Value::Null),
+                // Square cannot give this invoice's order (404): the invoice is a row
+                // error and the rest of the pull imports (docs/import.md#row-errors).
+                Err(said) => {
+                    out.invoices
+                        .push(unfinished_invoice(inv, &names, order_id, &said));
+                    continue;
+                }
+            };
             by_id.insert(order_id.to_owned(), order);
         }
         let order = &by_id[order_id];
@@ -452,6 +462,35 @@ fn invoice_status(status: Option<&str>) -> &'static str {
         Some("CANCELED" | "REFUNDED" | "FAILED") => "void",
         // UNPAID, SCHEDULED, PARTIALLY_PAID, PAYMENT_PENDING.
         _ => "sent",
+    }
+}
+
+/// An invoice whose order Square cannot give (404): its number, customer and reference,
+/// and the row error that says why nothing of it is imported.
+fn unfinished_invoice(
+    inv: &Value,
+    names: &HashMap<String, String>,
+    order_id: &str,
+    said: &str,
+) -> SourceDoc {
+    let recipient = inv.get("primary_recipient").unwrap_or(&Value::Null);
+    let number = s(inv, "invoice_number").or(s(inv, "id"));
+    SourceDoc {
+        number: number.map(str::to_owned),
+        contact_name: s(recipient, "customer_id")
+            .and_then(|id| names.get(id).cloned())
+            .or_else(|| customer_name(recipient)),
+        issue_date: date_part(s(inv, "created_at")),
+        provider_ref: s(inv, "id").map(str::to_owned),
+        error: Some(super::unfinished(
+            P,
+            &format!(
+                "order {order_id} of invoice {}, which holds its lines",
+                number.unwrap_or("?")
+            ),
+            said,
+        )),
+        ..SourceDoc::default()
     }
 }
 

@@ -78,6 +78,7 @@ fn read_all(
     params: &[(&str, &str)],
 ) -> ConnectorResult<Vec<Value>> {
     let mut out = Vec::new();
+    let mut seen = super::SeenIds::default();
     let mut after: Option<String> = None;
     let mut guard = super::PageGuard::new(P);
     loop {
@@ -93,7 +94,7 @@ fn read_all(
         let data = req_arr(P, &page, "data")?;
         let items = data;
         client.records(items.len())?;
-        out.extend(items.iter().cloned());
+        seen.extend(&mut out, items);
         let has_more = page
             .get("has_more")
             .and_then(Value::as_bool)
@@ -166,6 +167,16 @@ fn products(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
                 .text("description", s(p, "description"))
                 .dec("unit_price", price.and_then(price_amount))
                 .text("unit", s(p, "unit_label"))
+                .text(
+                    "status",
+                    p.get("active").and_then(Value::as_bool).map(|a| {
+                        if a {
+                            "active"
+                        } else {
+                            "inactive"
+                        }
+                    }),
+                )
                 .text("provider_ref", s(p, "id"))
                 .build()
         })
@@ -237,11 +248,36 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
     for inv in &invoices {
         let id = s(inv, "id").ok_or_else(|| ConnectorError::bad(P, "invoice without id"))?;
         let currency = s(inv, "currency");
-        let line_objs = all_lines(client, inv, &format!("/v1/invoices/{id}"))?;
+        let mut error = None;
+        let line_objs =
+            match super::per_record(all_lines(client, inv, &format!("/v1/invoices/{id}")))? {
+                Ok(objs) => objs,
+                // A page of its lines Stripe cannot give: the invoice is a row error and the
+                // rest of the pull imports (docs/import.md#row-errors).
+                Err(said) => {
+                    let what = format!("the lines of invoice {}", s(inv, "number").unwrap_or(id));
+                    error = Some(super::unfinished(P, &what, &said));
+                    Vec::new()
+                }
+            };
         let mut lines: Vec<SourceLine> = line_objs.iter().map(|l| line(l, currency)).collect();
         if let Some(ship) = inv.get("shipping_cost").filter(|v| v.is_object()) {
             let sub = minor_field(ship, "amount_subtotal", currency).unwrap_or_default();
             let tax = minor_field(ship, "amount_tax", currency).unwrap_or_default();
+            // The invoice's own `amount_shipping` ("the sum of all the shipping amounts",
+            // before or after tax) must agree with its `shipping_cost`; when it does not,
+            // nothing says which is right.
+            if let Some(stated) = minor_field(inv, "amount_shipping", currency) {
+                if stated != sub && stated != sub + tax && error.is_none() {
+                    error = Some(format!(
+                        "Stripe invoice {id}: its shipping_cost ({} + VAT {}) contradicts its \
+                         amount_shipping ({}); nothing of it was imported",
+                        super::dec_text(sub),
+                        super::dec_text(tax),
+                        super::dec_text(stated),
+                    ));
+                }
+            }
             if !(sub.is_zero() && tax.is_zero()) {
                 let mut l = SourceLine::amount("Shipping", sub, tax);
                 l.taxable = (!arr(ship, "taxes").is_empty() || !tax.is_zero()).then_some(true);
@@ -251,7 +287,7 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         let mut doc = SourceDoc {
             number: s(inv, "number").map(str::to_owned),
             contact_name: invoice_contact(inv).map(str::to_owned),
-            issue_date: unix_date(inv.get("created").unwrap_or(&Value::Null)),
+            issue_date: issued(inv),
             due_date: inv.get("due_date").and_then(unix_date),
             status: Some(invoice_status(s(inv, "status")).to_owned()),
             total: minor_field(inv, "total", currency)
@@ -260,6 +296,7 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
             currency: currency.map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
+            error,
             ..SourceDoc::default()
         };
         // Paid in full: the day Stripe marked it paid.
@@ -279,6 +316,18 @@ fn invoices(client: &HttpClient) -> ConnectorResult<Vec<ImportRow>> {
         rows.extend(fit_document(&doc));
     }
     Ok(rows)
+}
+
+/// The day an invoice or credit note was made: `created`, else `effective_at`, else
+/// `status_transitions.finalized_at` (docs/import.md#connectors).
+fn issued(obj: &Value) -> Option<String> {
+    obj.get("created")
+        .and_then(unix_date)
+        .or_else(|| obj.get("effective_at").and_then(unix_date))
+        .or_else(|| {
+            obj.pointer("/status_transitions/finalized_at")
+                .and_then(unix_date)
+        })
 }
 
 fn invoice_contact(inv: &Value) -> Option<&str> {
@@ -350,17 +399,23 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
             .and_then(|i| i.as_str().or_else(|| s(i, "id")));
         let invoice = invoice_id.and_then(invoice_of);
         let refunded = credit_status(s(cn, "status")) != "void" && !credit_refunds(cn).is_empty();
-        let lines = all_lines(client, cn, &format!("/v1/credit_notes/{id}"))?
-            .iter()
-            .map(|l| line(l, currency))
-            .collect();
+        let (lines, error) =
+            match super::per_record(all_lines(client, cn, &format!("/v1/credit_notes/{id}")))? {
+                Ok(objs) => (objs.iter().map(|l| line(l, currency)).collect(), None),
+                // The credit note is a row error (docs/import.md#row-errors).
+                Err(said) => {
+                    let what =
+                        format!("the lines of credit note {}", s(cn, "number").unwrap_or(id));
+                    (Vec::new(), Some(super::unfinished(P, &what, &said)))
+                }
+            };
         out.docs.push(SourceDoc {
             number: s(cn, "number").map(str::to_owned),
             contact_name: invoice
                 .and_then(invoice_contact)
                 .or(s(cn, "customer"))
                 .map(str::to_owned),
-            issue_date: unix_date(cn.get("created").unwrap_or(&Value::Null)),
+            issue_date: issued(cn),
             status: Some(credit_status(s(cn, "status")).to_owned()),
             total: minor_field(cn, "total", currency)
                 .ok_or_else(|| ConnectorError::bad(P, "credit note without `total`"))?,
@@ -373,6 +428,7 @@ fn read_credits(client: &HttpClient) -> ConnectorResult<Credits> {
                 .map(str::to_owned),
             provider_ref: Some(id.to_owned()),
             lines,
+            error,
             ..SourceDoc::default()
         });
         if credit_status(s(cn, "status")) == "void" {

@@ -233,6 +233,27 @@ fn unreadable(failed_rows: &[usize]) -> Result<(), Fail> {
     ))))
 }
 
+/// Rows that share a document's number but name different contacts are not one
+/// document: which contact's it is, the file does not say (docs/import.md#imported-documents).
+fn shared_number(doc: &Document) -> Result<(), Fail> {
+    if doc.other_contacts.is_empty() {
+        return Ok(());
+    }
+    let mut names = vec![format!("\"{}\"", doc.contact_name)];
+    names.extend(doc.other_contacts.iter().map(|c| format!("\"{c}\"")));
+    let last = names.pop().unwrap_or_default();
+    Err(Fail::Field(
+        Field::ContactName,
+        format!(
+            "its rows share the number {} but name different contacts, {} and {}; \
+             nothing of it was imported",
+            doc.number.as_deref().unwrap_or("(none)"),
+            names.join(", "),
+            last
+        ),
+    ))
+}
+
 fn money(m: Money) -> String {
     format!("{:.2}", m.value())
 }
@@ -623,14 +644,16 @@ impl<'a> Writer<'a> {
                         category: p.category.clone(),
                         unit_price: p.unit_price,
                         cost_price: p.cost_price,
-                        vat_rate: p.vat_rate,
+                        // No rate stated is no VAT, not the 20 % of a product made by
+                        // hand (docs/import.md#imported-documents).
+                        vat_rate: Some(p.vat_rate.unwrap_or(Percent::ZERO)),
                         vat_treatment: None,
                         stock_qty: None,
                         low_stock_threshold: None,
                         unit: p.unit.clone(),
-                        notes: None,
+                        notes: p.notes.clone(),
                         barcode: p.barcode.clone(),
-                        active: None,
+                        active: p.active,
                         entity_id: Some(w.entity.clone()),
                         provider: w.provider.clone(),
                         provider_ref: p.provider_ref.clone(),
@@ -797,6 +820,7 @@ impl<'a> Writer<'a> {
             },
             |w| {
                 unreadable(&doc.failed_rows)?;
+                shared_number(doc)?;
                 w.write_document(kind, doc, lines)
             },
         )
@@ -1064,7 +1088,23 @@ impl<'a> Writer<'a> {
             }
         }
         let mut lines = at(&inputs, implied.unwrap_or(Percent::ZERO));
-        let left = total - build(lines.clone())?.total;
+        let fitted = build(lines.clone())?;
+        let left = total - fitted.total;
+        // The adjustment absorbs rounding only, a few pence a line; more is a source
+        // that contradicts itself, a row error (docs/import.md#imported-documents).
+        let ceiling = rust_decimal::Decimal::new(crate::connectors::lines::PENCE_PER_LINE, 2)
+            * rust_decimal::Decimal::from(inputs.len());
+        if left.value().abs() > ceiling {
+            return Err(AppError::bad_request(format!(
+                "its lines come to {} (net {} + VAT {}), not the source's total of {}: {} \
+                 more than rounding; nothing of it was imported",
+                money(fitted.total),
+                money(fitted.subtotal),
+                money(fitted.vat_total),
+                money(total),
+                money(Money::new(left.value().abs()).unwrap_or(left)),
+            )));
+        }
         if let Ok(price) = Price::new(left.value()) {
             lines.push(LineInput {
                 description: Some("Adjustment to the source's total".to_owned()),
@@ -1168,6 +1208,11 @@ impl<'a> Writer<'a> {
                 if w.exists("recurring_invoices", &t.provider_ref)? {
                     return Ok(Done::Skipped);
                 }
+                // A subscription that states no tax has none: 0 % (`zero`), never the 20 %
+                // a line made by hand defaults to (docs/import.md#imported-documents).
+                let untaxed = rows
+                    .iter()
+                    .all(|(_, s)| s.line_vat_rate.is_none() && s.line_vat_treatment.is_none());
                 let lines: Vec<LineInput> = rows
                     .iter()
                     .filter(|(_, s)| s.line_unit_price.is_some())
@@ -1181,8 +1226,12 @@ impl<'a> Writer<'a> {
                         quantity: s.line_quantity,
                         unit_price: s.line_unit_price,
                         discount: None,
-                        vat_rate: None,
-                        vat_treatment: None,
+                        vat_rate: if untaxed {
+                            Some(Percent::ZERO)
+                        } else {
+                            s.line_vat_rate
+                        },
+                        vat_treatment: s.line_vat_treatment.map(|t| t.as_str().to_owned()),
                         capital_goods: None,
                     })
                     .collect();

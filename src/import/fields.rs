@@ -145,6 +145,7 @@ pub enum Field {
     VatRate,
     Unit,
     Barcode,
+    Notes,
     Number,
     ContactName,
     IssueDate,
@@ -204,6 +205,7 @@ impl Field {
             Self::VatRate => "vat_rate",
             Self::Unit => "unit",
             Self::Barcode => "barcode",
+            Self::Notes => "notes",
             Self::Number => "number",
             Self::ContactName => "contact_name",
             Self::IssueDate => "issue_date",
@@ -300,6 +302,8 @@ const PRODUCT_FIELDS: &[FieldSpec] = &[
     opt(F::VatRate),
     opt(F::Unit),
     opt(F::Barcode),
+    opt(F::Status),
+    opt(F::Notes),
     opt(F::ProviderRef),
 ];
 
@@ -397,6 +401,8 @@ const SUBSCRIPTION_FIELDS: &[FieldSpec] = &[
     opt(F::LineDescription),
     opt(F::LineQuantity),
     opt(F::LineUnitPrice),
+    opt(F::LineVatRate),
+    opt(F::LineVatTreatment),
     req(F::ProviderRef),
 ];
 
@@ -431,7 +437,7 @@ mod tests {
         assert_eq!(
             listed(EntityType::Products).join(", "),
             "name*, sku, description, category, unit_price, cost_price, vat_rate, unit, \
-             barcode, provider_ref"
+             barcode, status, notes, provider_ref"
         );
         let docs = "number, contact_name*, issue_date*, due_date, status, line_description*, \
                     line_quantity, line_unit_price*, line_discount, line_vat_rate, \
@@ -467,7 +473,7 @@ mod tests {
         assert_eq!(
             listed(EntityType::Subscriptions).join(", "),
             "contact_name*, interval*, interval_count, next_date, status, line_description, \
-             line_quantity, line_unit_price, provider_ref*"
+             line_quantity, line_unit_price, line_vat_rate, line_vat_treatment, provider_ref*"
         );
     }
 

@@ -115,6 +115,9 @@ pub struct ProductRow {
     pub vat_rate: Option<Percent>,
     pub unit: Option<String>,
     pub barcode: Option<String>,
+    /// `false` for an archived or inactive item (the source's status).
+    pub active: Option<bool>,
+    pub notes: Option<String>,
     pub provider_ref: Option<String>,
 }
 
@@ -226,6 +229,8 @@ pub struct SubscriptionRow {
     pub line_description: Option<String>,
     pub line_quantity: Option<Qty>,
     pub line_unit_price: Option<Price>,
+    pub line_vat_rate: Option<Percent>,
+    pub line_vat_treatment: Option<Treatment>,
     pub provider_ref: String,
 }
 

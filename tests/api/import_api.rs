@@ -25,7 +25,7 @@ use stockbook::connectors::RetryPolicy;
 type Waits = Arc<Mutex<Vec<Duration>>>;
 
 /// An app whose connectors record their back-off waits, with `platforms` configured.
-fn net_app_with(extra: &[(&str, Value)]) -> (TestApp, Waits) {
+pub(super) fn net_app_with(extra: &[(&str, Value)]) -> (TestApp, Waits) {
     let figment = common::test_figment(extra);
     let mut app = stockbook::App::from_figment(&figment).expect("app config");
     let waits: Waits = Arc::default();
@@ -46,14 +46,14 @@ fn net_app_with(extra: &[(&str, Value)]) -> (TestApp, Waits) {
 }
 
 /// A signed-in owner with one entity, the platforms pointed at local servers.
-fn net_app(platforms: Value) -> (TestApp, String, Waits) {
+pub(super) fn net_app(platforms: Value) -> (TestApp, String, Waits) {
     let (t, waits) = net_app_with(&[("platforms", platforms)]);
     t.signup("owner@example.com");
     let entity = t.entity("Acme Ltd");
     (t, entity, waits)
 }
 
-fn connect(t: &TestApp, platform: &str, entity: &str, credentials: Value) -> Value {
+pub(super) fn connect(t: &TestApp, platform: &str, entity: &str, credentials: Value) -> Value {
     let res = t.post(
         "/api/import/connections",
         json!({"platform": platform, "entity_id": entity, "credentials": credentials}),
@@ -62,7 +62,12 @@ fn connect(t: &TestApp, platform: &str, entity: &str, credentials: Value) -> Val
     res.1["data"].clone()
 }
 
-fn migrate(t: &TestApp, platform: &str, entity_type: &str, entity: &str) -> (Status, Value) {
+pub(super) fn migrate(
+    t: &TestApp,
+    platform: &str,
+    entity_type: &str,
+    entity: &str,
+) -> (Status, Value) {
     let mode = if platform == "freeagent" {
         "oauth"
     } else {
@@ -75,14 +80,14 @@ fn migrate(t: &TestApp, platform: &str, entity_type: &str, entity: &str) -> (Sta
 }
 
 /// Migrates and answers `data`, asserting 200.
-fn migrate_ok(t: &TestApp, platform: &str, entity_type: &str, entity: &str) -> Value {
+pub(super) fn migrate_ok(t: &TestApp, platform: &str, entity_type: &str, entity: &str) -> Value {
     let res = migrate(t, platform, entity_type, entity);
     assert_eq!(res.0, Status::Ok, "{}", res.1);
     res.1["data"].clone()
 }
 
 /// `{imported, skipped, failed: []}` of one type, asserting no row failed.
-fn counts(answer: &Value, entity_type: &str) -> (u64, u64) {
+pub(super) fn counts(answer: &Value, entity_type: &str) -> (u64, u64) {
     let o = &answer[entity_type];
     assert_eq!(o["failed"], json!([]), "{entity_type}: {answer}");
     (
@@ -92,13 +97,13 @@ fn counts(answer: &Value, entity_type: &str) -> (u64, u64) {
 }
 
 /// Every record of a session list endpoint for the entity.
-fn list_of(t: &TestApp, path: &str, entity: &str) -> Vec<Value> {
+pub(super) fn list_of(t: &TestApp, path: &str, entity: &str) -> Vec<Value> {
     let res = t.get(&format!("/api/{path}?entityId={entity}"));
     assert_eq!(res.0, Status::Ok, "{}", res.1);
     res.1["data"].as_array().expect("list").clone()
 }
 
-fn find<'a>(records: &'a [Value], key: &str, value: &str) -> &'a Value {
+pub(super) fn find<'a>(records: &'a [Value], key: &str, value: &str) -> &'a Value {
     records
         .iter()
         .find(|r| r[key] == json!(value))
@@ -171,7 +176,7 @@ fn assert_each_collection_read_once(reqs: &[Request]) {
     assert!(!firsts.is_empty());
 }
 
-fn platforms_for(id: &str, server: &MockServer) -> Value {
+pub(super) fn platforms_for(id: &str, server: &MockServer) -> Value {
     json!({ id: {"base_url": server.url()} })
 }
 

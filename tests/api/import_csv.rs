@@ -1193,7 +1193,7 @@ fn freshbooks_items_and_services_import_with_their_rates() {
             ("Name", Some("name")),
             ("Rate", Some("unit_price")),
             ("Income Account", None),
-            ("Status", None),
+            ("Status", Some("status")),
         ],
     });
     let oak = find(&records, "name", "Oak worktop supply and fit");

@@ -37,6 +37,7 @@ mod import_books_freeagent;
 mod import_csv;
 mod import_layouts_books;
 mod import_parse;
+mod import_real;
 mod input_bounds;
 mod limits_text;
 mod locations;

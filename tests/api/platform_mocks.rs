@@ -1029,8 +1029,13 @@ pub fn freeagent_handler(throttle: Once) -> impl Fn(&Request) -> Response + Send
 /// reverse charge, and a credit note on the first invoice. Attribute names from
 /// dev.freeagent.com "Invoices", "Bills", "Credit Notes", "Sales Tax and VAT".
 pub fn freeagent_books_server() -> MockServer {
+    MockServer::start(freeagent_books_handler())
+}
+
+/// The answers of [`freeagent_books_server`], for a test that changes one of them.
+pub fn freeagent_books_handler() -> impl Fn(&Request) -> Response + Send + Sync + 'static {
     let base = freeagent_handler(Once::default());
-    MockServer::start(move |r: &Request| {
+    move |r: &Request| {
         let host = origin(r);
         let c = |n: u32| format!("{host}/v2/contacts/{n}");
         let authorised = matches!(
@@ -1118,7 +1123,7 @@ pub fn freeagent_books_server() -> MockServer {
             }]})),
             _ => base(r),
         }
-    })
+    }
 }
 
 pub const REDIRECT: &str = "https://books.example/api/import/oauth/callback";

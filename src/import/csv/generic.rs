@@ -196,6 +196,8 @@ fn synonyms(entity: EntityType, field: Field) -> &'static [&'static str] {
             "usage unit",
         ],
         (E::Products, F::Barcode) => &["barcode", "bar code", "ean", "upc", "gtin"],
+        (E::Products, F::Status) => &["status", "active", "item status", "product status"],
+        (E::Products, F::Notes) => &["notes", "note"],
         (E::Products, F::ProviderRef) => {
             &["id", "product id", "item id", "external id", "provider ref"]
         }

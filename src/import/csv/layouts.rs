@@ -415,6 +415,8 @@ const XERO_ITEMS: &[(&str, Target)] = &[
     ("SalesTaxRate", T(F::VatRate)),
     ("InventoryAssetAccount", Skip),
     ("CostOfGoodsSoldAccount", Skip),
+    // An archived item is exported with `Status` `Archived`.
+    ("Status", T(F::Status)),
 ];
 
 // --- QuickBooks Online ------------------------------------------------------------------
@@ -899,7 +901,7 @@ const ZOHO_ITEMS: &[(&str, Target)] = &[
     ("Purchase Tax Type", Skip),
     ("Product Type", Skip),
     ("Parent Category", Skip),
-    ("Status", Skip),
+    ("Status", T(F::Status)),
     ("Usage unit", T(F::Unit)),
     ("Unit Name", Skip),
     ("Purchase Rate", T(F::CostPrice)),
@@ -1039,8 +1041,8 @@ const ZOHO_RECURRING_INVOICES: &[(&str, Target)] = &[
     ("Item Desc", T(F::LineDescription)),
     ("Quantity", T(F::LineQuantity)),
     ("Item Price", T(F::LineUnitPrice)),
-    ("Item Tax", Skip),
-    ("Item Tax %", Skip),
+    ("Item Tax", T(F::LineVatTreatment)),
+    ("Item Tax %", T(F::LineVatRate)),
     ("Item Tax Amount", Skip),
     ("Item Total", Skip),
     ("SubTotal", Skip),
@@ -1238,13 +1240,14 @@ const FRESHBOOKS_VENDORS: &[(&str, Target)] = &[
 ];
 
 /// FreshBooks' items and services export. `Rate` is the selling price as FreshBooks shows
-/// it (`$125.00`); `Income Account` and `Status` are not imported.
+/// it (`$125.00`); `Income Account` is not imported; `Status` (`Active`, else archived)
+/// says whether the item is active.
 const FRESHBOOKS_SERVICES: &[(&str, Target)] = &[
     ("Name", T(F::Name)),
     ("Type", Skip),
     ("Rate", T(F::UnitPrice)),
     ("Income Account", Skip),
-    ("Status", Skip),
+    ("Status", T(F::Status)),
 ];
 
 /// Every known layout. Order matters only between equal scores of the same shape

@@ -210,6 +210,10 @@ pub struct Document {
     /// `total` sums the lines' own totals (see [`LineRow::line_total`]).
     #[serde(skip)]
     sums_line_totals: bool,
+    /// Contacts other than `contact_name` that later rows of the same number name: the
+    /// rows are not one document, and it is not imported (docs/import.md#imported-documents).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_contacts: Vec<String>,
 }
 
 /// A recurring invoice template: the subscription rows that share a provider reference.
@@ -394,7 +398,7 @@ fn plan(
     platform: Option<Platform>,
 ) -> Result<(Plan, Vec<String>), ImportError> {
     let mut records = Records::new(text, delim);
-    let mut first_nonblank: Option<(usize, StringRecord)> = None;
+    let mut leading: Vec<(usize, StringRecord)> = Vec::new();
     while let Some((row, rec)) = records.next()? {
         if row > HEADER_SEARCH_ROWS {
             break;
@@ -402,11 +406,9 @@ fn plan(
         if is_blank(rec) {
             continue;
         }
-        if first_nonblank.is_none() {
-            first_nonblank = Some((row, rec.clone()));
-        }
+        leading.push((row, rec.clone()));
         if platform == Some(Platform::Generic) {
-            break;
+            continue;
         }
         let keys: Vec<String> = rec.iter().map(normalise).collect();
         let layouts = header_candidates(&keys, platform);
@@ -421,7 +423,7 @@ fn plan(
             ));
         }
     }
-    let Some((row, rec)) = first_nonblank else {
+    let Some((row, rec)) = leading.first().cloned() else {
         return Err(ImportError::Empty);
     };
     if platform != Some(Platform::Generic) {
@@ -443,8 +445,23 @@ fn plan(
             ));
         }
     }
+    let (row, rec) = generic_header(&leading).unwrap_or((row, rec));
     let headers = rec.iter().map(display).collect();
     Ok((Plan::Generic { header_row: row }, headers))
+}
+
+/// The header row of a file no layout recognises: the first of the leading rows that
+/// names at least two columns and at least half as many as the widest of them. A
+/// report's title rows above the header (Invoice Ninja's and QuickBooks' exports: a
+/// title, the company, the date range, one cell each) are passed over
+/// (docs/import.md#preview).
+fn generic_header(leading: &[(usize, StringRecord)]) -> Option<(usize, StringRecord)> {
+    let filled = |r: &StringRecord| r.iter().filter(|c| !c.trim().is_empty()).count();
+    let widest = leading.iter().map(|(_, r)| filled(r)).max()?;
+    leading
+        .iter()
+        .find(|(_, r)| filled(r) >= 2 && filled(r) * 2 >= widest)
+        .cloned()
 }
 
 /// The mapping a layout gives a file's columns. A field takes its first column only
@@ -1099,6 +1116,7 @@ impl Document {
             rows: vec![index],
             failed_rows: Vec::new(),
             sums_line_totals: l.total.is_none() && l.line_total.is_some(),
+            other_contacts: Vec::new(),
         }
     }
 
@@ -1106,6 +1124,12 @@ impl Document {
     /// their own totals add them up; a line without one leaves no total to check.
     pub fn add_line(&mut self, l: &LineRow, index: usize) {
         self.rows.push(index);
+        let same = |a: &str, b: &str| a.trim().eq_ignore_ascii_case(b.trim());
+        if !same(&l.contact_name, &self.contact_name)
+            && !self.other_contacts.iter().any(|c| same(c, &l.contact_name))
+        {
+            self.other_contacts.push(l.contact_name.clone());
+        }
         self.due_date = self.due_date.or(l.due_date);
         self.status = self.status.or(l.status);
         self.total = if self.sums_line_totals {
@@ -1201,7 +1225,7 @@ pub fn from_field_rows<'a>(
         let row = i + 1;
         total_rows = row;
         for k in map.keys() {
-            if entity.field(k).is_none() {
+            if entity.field(k).is_none() && k != crate::connectors::ROW_ERROR {
                 unknown.insert(k.clone());
             }
         }
@@ -1209,9 +1233,21 @@ pub fn from_field_rows<'a>(
         for f in entity.fields() {
             rec.push_field(map.get(f.field.as_str()).map_or("", String::as_str));
         }
-        match rows::build(&ctx, &rec, row) {
-            Ok(data) => parsed.push(MappedRow { row, data }),
-            Err(errs) => failures.push(failure(&ctx, &rec, row, errs, true)),
+        // A record the platform could not complete: a row error, and its document's
+        // other rows with it (docs/import.md#row-errors).
+        let refused = map.get(crate::connectors::ROW_ERROR).map(|message| {
+            vec![RowError {
+                row,
+                column: None,
+                column_index: None,
+                message: message.clone(),
+            }]
+        });
+        match (refused, rows::build(&ctx, &rec, row)) {
+            (Some(errs), _) | (None, Err(errs)) => {
+                failures.push(failure(&ctx, &rec, row, errs, true));
+            }
+            (None, Ok(data)) => parsed.push(MappedRow { row, data }),
         }
     }
     let mut notes = Vec::new();

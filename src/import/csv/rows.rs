@@ -15,8 +15,8 @@ use super::layouts::Aux;
 use super::values::{
     parse_amount, parse_bool, parse_contact_type, parse_count, parse_currency, parse_date,
     parse_doc_status, parse_interval, parse_money, parse_paid_document, parse_percent, parse_price,
-    parse_project_status, parse_qty, parse_rate, parse_tax, parse_template_status, parse_treatment,
-    parse_vat_rate, DateOrder,
+    parse_product_status, parse_project_status, parse_qty, parse_rate, parse_tax,
+    parse_template_status, parse_treatment, parse_vat_rate, DateOrder,
 };
 use super::{Mapping, RowError};
 
@@ -323,6 +323,8 @@ fn product(r: &mut Row<'_>) -> Option<ProductRow> {
         vat_rate,
         unit: r.text(Field::Unit),
         barcode: r.text(Field::Barcode),
+        active: r.parse(Field::Status, parse_product_status),
+        notes: r.text(Field::Notes),
         provider_ref: r.text(Field::ProviderRef),
     })
 }
@@ -621,6 +623,10 @@ fn subscription(r: &mut Row<'_>) -> Option<SubscriptionRow> {
     let status = r.parse(Field::Status, parse_template_status);
     let quantity = r.parse(Field::LineQuantity, parse_qty);
     let price = r.parse(Field::LineUnitPrice, parse_price);
+    let (vat_rate, coded) = r
+        .parse(Field::LineVatRate, parse_tax)
+        .unwrap_or((None, None));
+    let vat_treatment = r.parse(Field::LineVatTreatment, parse_treatment).or(coded);
     let provider_ref = r.required_text(Field::ProviderRef);
     let (interval, implied) = interval?;
     Some(SubscriptionRow {
@@ -635,6 +641,8 @@ fn subscription(r: &mut Row<'_>) -> Option<SubscriptionRow> {
         }),
         line_quantity: quantity,
         line_unit_price: price,
+        line_vat_rate: vat_rate,
+        line_vat_treatment: vat_treatment,
         provider_ref: provider_ref?,
     })
 }

@@ -612,6 +612,19 @@ pub fn parse_project_status(cell: &str) -> Result<ProjectStatus, String> {
 }
 
 /// Recurring template status into `active | paused | cancelled`.
+/// A product's status as the platforms write it: whether it is active
+/// (docs/import.md#fields). Xero items `Active`/`Archived`, FreshBooks and Zoho Books
+/// `Active`/`Inactive`, WooCommerce `publish` (any other WooCommerce status, `draft`,
+/// `pending`, `private`, is not for sale), or a yes/no.
+pub fn parse_product_status(cell: &str) -> Result<bool, String> {
+    match words(cell).as_str() {
+        "active" | "publish" | "published" | "enabled" | "yes" | "true" | "y" | "1" => Ok(true),
+        "archived" | "inactive" | "deleted" | "disabled" | "draft" | "pending" | "private"
+        | "trash" | "hidden" | "no" | "false" | "n" | "0" => Ok(false),
+        _ => Err(format!("`{}` is not a product status", cell.trim())),
+    }
+}
+
 pub fn parse_template_status(cell: &str) -> Result<TemplateStatus, String> {
     match words(cell).as_str() {
         "active" | "live" | "trialing" | "trial" | "past due" => Ok(TemplateStatus::Active),
