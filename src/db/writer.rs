@@ -277,9 +277,7 @@ pub(super) fn start(
                         kept = Some(conn);
                     }
                     Ok(mut conn) => {
-                        if let Some(end) = run_batch(&mut conn, batch) {
-                            storage.note(&end, true);
-                        }
+                        run_batch(&mut conn, batch, &|end| storage.note(end, true));
                         if keep_connection {
                             kept = Some(conn);
                         }
@@ -392,17 +390,19 @@ fn start_checkpoints(
 }
 
 /// Runs one batch in one transaction on `conn` (the caller holds the write lock), and
-/// answers every job once the transaction has ended. Returns how the batch ended for the
-/// storage's record (`storage.rs`): its storage fault, or `Ok` when a write was saved;
-/// `None` when it says nothing about the storage (every job refused by a rule).
-fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) -> Option<AppResult<()>> {
+/// answers every job once the transaction has ended. How the batch ended goes to `note`
+/// (the storage's record, `storage.rs`: its storage fault, or `Ok` when a write was
+/// saved; nothing when every job was refused by a rule) BEFORE any job is answered, so
+/// that a client who has its answer never reads an older fault from `GET /api/health`.
+fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>, note: &dyn Fn(&AppResult<()>)) {
     let alone = jobs.len() == 1;
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
             let e = AppError::from(e);
+            note(&Err(e.clone()));
             jobs.into_iter().for_each(|j| j.fail(e.clone()));
-            return Some(Err(e));
+            return;
         }
     };
     let mut done: Vec<Box<dyn Done>> = Vec::with_capacity(jobs.len());
@@ -425,29 +425,31 @@ fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>) -> Option<AppResult
             break;
         }
     }
+    let mut unrun = Vec::new();
     let commit = if failed_alone {
         // The one job's error is its answer; its writes go with the transaction.
         tx.rollback().map_err(AppError::from)
     } else if lost {
         // A full disk (say) that took the transaction with it is the answer of every job
-        // of the batch, not a bare "retry".
-        let e = storage_fault.clone().unwrap_or_else(transaction_lost);
-        // Never run outside the transaction: the rest of the batch is answered unrun.
-        jobs.for_each(|j| j.fail(e.clone()));
+        // of the batch, not a bare "retry". Never run outside the transaction: the rest
+        // of the batch is answered unrun.
+        unrun.extend(jobs);
         // Nothing to roll back; dropping `tx` would try and fail quietly.
         let _ = tx.rollback();
-        Err(e)
+        Err(storage_fault.clone().unwrap_or_else(transaction_lost))
     } else {
         tx.commit().map_err(AppError::from)
     };
+    match (&storage_fault, &commit) {
+        (Some(e), _) | (None, Err(e)) => note(&Err(e.clone())),
+        (None, Ok(())) if saved && !failed_alone => note(&Ok(())),
+        (None, Ok(())) => {}
+    }
+    if let Err(e) = &commit {
+        unrun.into_iter().for_each(|j| j.fail(e.clone()));
+    }
     for d in done {
         d.finish(commit.clone());
-    }
-    match (storage_fault, commit) {
-        (Some(e), _) => Some(Err(e)),
-        (None, Err(e)) => Some(Err(e)),
-        (None, Ok(())) if saved && !failed_alone => Some(Ok(())),
-        (None, Ok(())) => None,
     }
 }
 
@@ -457,6 +459,54 @@ mod tests {
     use crate::config::Synchronous;
     use crate::db::Db;
     use crate::error::AppError;
+
+    /// The storage's record of a batch is written before any of its jobs is answered:
+    /// a client holding the answer of the write that cleared a full disk never reads the
+    /// old fault from `GET /api/health` (seen as a flaky health check under load when the
+    /// record came after the answers).
+    #[test]
+    fn a_batch_is_noted_before_any_of_its_jobs_is_answered() {
+        use super::{run_batch, Job, WriteJob};
+        use rocket::tokio::sync::oneshot;
+        use std::cell::{Cell, RefCell};
+        for failing in [false, true] {
+            let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+            conn.execute_batch("CREATE TABLE t (v INTEGER)").unwrap();
+            let (tx1, rx1) = oneshot::channel::<crate::error::AppResult<()>>();
+            let (tx2, rx2) = oneshot::channel::<crate::error::AppResult<()>>();
+            let (rx1, rx2) = (RefCell::new(rx1), RefCell::new(rx2));
+            let write = move |tx: &rusqlite::Transaction| -> crate::error::AppResult<()> {
+                if failing {
+                    return Err(AppError::Storage {
+                        fault: crate::db::StorageFault::Full,
+                        cause: "database or disk is full".into(),
+                    });
+                }
+                tx.execute("INSERT INTO t (v) VALUES (1)", [])?;
+                Ok(())
+            };
+            let jobs: Vec<Box<dyn Job>> = vec![
+                Box::new(WriteJob {
+                    f: write,
+                    reply: tx1,
+                }),
+                Box::new(WriteJob {
+                    f: write,
+                    reply: tx2,
+                }),
+            ];
+            let noted = Cell::new(false);
+            run_batch(&mut conn, jobs, &|end| {
+                assert_eq!(end.is_ok(), !failing);
+                // No job has its answer yet.
+                assert!(rx1.borrow_mut().try_recv().is_err());
+                assert!(rx2.borrow_mut().try_recv().is_err());
+                noted.set(true);
+            });
+            assert!(noted.get(), "the batch was noted");
+            assert_eq!(rx1.borrow_mut().try_recv().unwrap().is_ok(), !failing);
+        }
+    }
 
     #[test]
     fn the_writer_counts_as_saturated_for_a_moment_after_a_queue_of_writes() {
