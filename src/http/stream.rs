@@ -79,13 +79,39 @@ where
 {
     fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
         let mut res = self.body.respond_to(req)?;
-        res.set_header(ContentType::new("text", "csv").with_params(("charset", "utf-8")));
-        res.set_raw_header(
-            "Content-Disposition",
-            format!("attachment; filename=\"{}\"", self.filename),
-        );
+        as_csv_download(&mut res, self.filename);
         Ok(res)
     }
+}
+
+/// A streamed report answered as JSON, or, with a file name, as a `text/csv` download of
+/// that name (the stock valuation, the VAT return's lines): the body is whichever text
+/// the producer wrote.
+pub struct JsonOrCsv<S> {
+    pub body: JsonStream<S>,
+    pub csv_file: Option<String>,
+}
+
+impl<'r, S> Responder<'r, 'r> for JsonOrCsv<S>
+where
+    S: Stream<Item = Vec<u8>> + Send + 'r,
+{
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
+        let mut res = self.body.respond_to(req)?;
+        if let Some(name) = &self.csv_file {
+            as_csv_download(&mut res, name);
+        }
+        Ok(res)
+    }
+}
+
+/// Marks a response as UTF-8 CSV offered for download as `filename`.
+fn as_csv_download(res: &mut rocket::Response<'_>, filename: &str) {
+    res.set_header(ContentType::new("text", "csv").with_params(("charset", "utf-8")));
+    res.set_raw_header(
+        "Content-Disposition",
+        format!("attachment; filename=\"{filename}\""),
+    );
 }
 
 /// Collects JSON text into chunks and sends each once it holds `chunk` bytes.

@@ -7,10 +7,8 @@
 //! scope (404 when unknown or another user's).
 
 use rocket::futures::Stream;
-use rocket::http::ContentType;
-use rocket::response::{self, Responder};
 use rocket::serde::json::Json;
-use rocket::{get, FromForm, Request, State};
+use rocket::{get, FromForm, State};
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use time::Date;
@@ -23,7 +21,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::parse_date;
 use crate::http::data;
-use crate::http::stream::{stream_json, ChunkWriter, JsonStream, CHUNK};
+use crate::http::stream::{stream_json, ChunkWriter, JsonOrCsv, CHUNK};
 use crate::scope::Scope;
 
 /// The longest period a return covers, in days (docs/vat.md#the-computation).
@@ -139,35 +137,12 @@ pub async fn route_return(
     ))
 }
 
-/// The drill-down's answer: streamed JSON, or a streamed CSV download.
-pub struct Lines<S> {
-    body: JsonStream<S>,
-    csv_file: Option<String>,
-}
-
-impl<'r, S> Responder<'r, 'r> for Lines<S>
-where
-    S: Stream<Item = Vec<u8>> + Send + 'r,
-{
-    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
-        let mut res = self.body.respond_to(req)?;
-        if let Some(name) = self.csv_file {
-            res.set_header(ContentType::new("text", "csv").with_params(("charset", "utf-8")));
-            res.set_raw_header(
-                "Content-Disposition",
-                format!("attachment; filename=\"{name}\""),
-            );
-        }
-        Ok(res)
-    }
-}
-
 #[get("/vat/return/lines?<q..>")]
 pub async fn route_lines(
     user: SessionUser,
     q: PeriodQuery,
     db: &State<Db>,
-) -> AppResult<Lines<impl Stream<Item = Vec<u8>> + Send>> {
+) -> AppResult<JsonOrCsv<impl Stream<Item = Vec<u8>> + Send>> {
     let period = q.period()?;
     let box_no = q.box_no()?;
     let csv = q.csv()?;
@@ -224,5 +199,5 @@ pub async fn route_lines(
         Ok(())
     })
     .await?;
-    Ok(Lines { body, csv_file })
+    Ok(JsonOrCsv { body, csv_file })
 }

@@ -24,9 +24,7 @@ mod totals;
 mod whole;
 
 use rocket::futures::Stream;
-use rocket::http::ContentType;
-use rocket::response::{self, Responder};
-use rocket::{get, routes, FromForm, Request, Route, State};
+use rocket::{get, routes, FromForm, Route, State};
 use rusqlite::Connection;
 use time::Date;
 
@@ -36,7 +34,7 @@ use crate::clock::Clock;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::paging::{parse_page, Page};
-use crate::http::stream::{stream_json_db, JsonStream, Sink, CHUNK};
+use crate::http::stream::{stream_json_db, JsonOrCsv, Sink, CHUNK};
 use crate::scope::Scope;
 use read::Report;
 pub use read::{COST_HISTORY, STOCK_AT_LOCATION};
@@ -151,29 +149,6 @@ fn write(
     }
 }
 
-/// The answer: streamed JSON, or with a file name, a streamed `text/csv` download.
-pub struct Answer<S> {
-    body: JsonStream<S>,
-    csv_file: Option<String>,
-}
-
-impl<'r, S> Responder<'r, 'r> for Answer<S>
-where
-    S: Stream<Item = Vec<u8>> + Send + 'r,
-{
-    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'r> {
-        let mut res = self.body.respond_to(req)?;
-        if let Some(name) = self.csv_file {
-            res.set_header(ContentType::new("text", "csv").with_params(("charset", "utf-8")));
-            res.set_raw_header(
-                "Content-Disposition",
-                format!("attachment; filename=\"{name}\""),
-            );
-        }
-        Ok(res)
-    }
-}
-
 /// `GET /api/reports/stock-valuation`: the whole report, a page of it, or the spreadsheet.
 #[get("/reports/stock-valuation?<q..>")]
 async fn stock_valuation(
@@ -181,7 +156,7 @@ async fn stock_valuation(
     q: ValuationQuery,
     db: &State<Db>,
     clock: &State<Clock>,
-) -> AppResult<Answer<impl Stream<Item = Vec<u8>> + Send>> {
+) -> AppResult<JsonOrCsv<impl Stream<Item = Vec<u8>> + Send>> {
     let today = clock.today();
     let asked = q.check(today)?;
     let scope = user.scope();
@@ -193,7 +168,7 @@ async fn stock_valuation(
         write(db, conn, &scope, &asked, send)
     })
     .await?;
-    Ok(Answer { body, csv_file })
+    Ok(JsonOrCsv { body, csv_file })
 }
 
 /// The spreadsheet's file name, read before its rows ([`csv::file_name`]).
