@@ -131,12 +131,17 @@ function signedQty(v) {
 /** Movement types a person records by hand: a transfer is always between two places. */
 const MANUAL_TYPES = MOVEMENT_TYPES.filter(([v]) => v !== "transfer_in" && v !== "transfer_out");
 
-/** The location a stock action starts at: the one given, else the business's default. */
-function startingLocation(locs, location) {
-  const active = (id) => id && locs.some((l) => l.id === id && l.status === "active");
+/**
+ * The location a stock action starts at: the one given, else the business's default, else
+ * the only active location (or, with `first`, the first one); "" when none of these.
+ */
+function startingLocation(locs, location, { first = false } = {}) {
+  const open = locs.filter((l) => l.status === "active");
+  const active = (id) => id && open.some((l) => l.id === id);
   if (active(location)) return location;
   const def = state.entity?.default_location_id;
-  return active(def) ? def : "";
+  if (active(def)) return def;
+  return open.length === 1 || (first && open.length) ? open[0].id : "";
 }
 
 /**
@@ -266,11 +271,12 @@ export function putAway(locs, { product, location } = {}) {
       };
       picker.addEventListener("product", (ev) => shown(ev.detail));
       form.picker = picker;
+      form.id = "put-away-form";
       form.append(
         h("p", { class: "muted" }, "Unallocated stock (opening stock, or stock recorded without a location) is at no location. Putting it away moves it into one, in a single step."),
         h("div", { class: "form-grid" },
           h("div", { class: "wide" }, picker),
-          locationSelect({ label: "Into location", name: "location_id", locs, activeOnly: true, required: true, value: startingLocation(locs, location) }),
+          locationSelect({ label: "Into location", name: "location_id", locs, activeOnly: true, required: true, value: startingLocation(locs, location, { first: true }) }),
           amount,
           field({ label: "Date", name: "date", type: "date", value: today(), max: today() }),
           field({ label: "Notes", name: "notes", type: "textarea", wide: true })));
