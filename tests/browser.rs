@@ -1863,7 +1863,10 @@ fn unallocated_stock_is_put_away_from_the_product_and_from_a_warehouse_page() {
     // From the product's stock dialog: the unallocated units, and Put away.
     open(&b, "#/products", "Products");
     b.click_button(".view tbody", "Stock");
-    b.wait_text("#product-unallocated", "Unallocated: 12 pcs at no location.");
+    b.wait_text(
+        "#product-unallocated",
+        "Unallocated: 12 pcs at no location.",
+    );
     b.click_button("#product-unallocated", "Put away…");
     b.wait_text("#put-away-form", "Blue mug has 12 unallocated.");
     let q = b.wait("#put-away-form input[name=qty]");
@@ -1917,7 +1920,10 @@ fn the_movement_dialog_refuses_minus_two_in_and_offers_a_transfer_instead_of_tra
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
-    assert!(!types.contains(&"Transfer in") && !types.contains(&"Transfer out"), "{types:?}");
+    assert!(
+        !types.contains(&"Transfer in") && !types.contains(&"Transfer out"),
+        "{types:?}"
+    );
     b.wait_text("#movement-transfer-hint", "Make a transfer");
 
     b.type_into("dialog input[name=product_id__search]", "MUG-1");
@@ -1972,7 +1978,11 @@ fn an_invoice_saved_sent_without_a_location_says_first_that_no_stock_will_move()
     b.click_button("dialog[role=alertdialog]", "Go back");
     b.wait_count("dialog[role=alertdialog]", 0);
     b.wait("dialog select[name=location_id]");
-    let invoices = b.api_ok("GET", &format!("/api/invoices?entityId={entity}"), json!(null));
+    let invoices = b.api_ok(
+        "GET",
+        &format!("/api/invoices?entityId={entity}"),
+        json!(null),
+    );
     assert_eq!(invoices.as_array().map_or(0, Vec::len), 0, "{invoices}");
 
     // Accepting saves it, and no stock moves.

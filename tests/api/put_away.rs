@@ -14,7 +14,12 @@ use serde_json::{json, Value};
 /// active location `Shop`.
 fn setup() -> (TestApp, String, String, String) {
     let (t, e) = app_with_entity();
-    let p = id(&product_with(&t, &e, "Mug", json!({"sku": "MUG-1", "stock_qty": 12})));
+    let p = id(&product_with(
+        &t,
+        &e,
+        "Mug",
+        json!({"sku": "MUG-1", "stock_qty": 12}),
+    ));
     let l = location(&t, &e, "Shop");
     (t, e, p, l)
 }
@@ -33,7 +38,10 @@ fn a_put_away_moves_unallocated_units_into_the_location_as_a_linked_pair() {
     assert_eq!(s, Status::Created, "{v}");
     let data = &v["data"];
     let reference = data["reference"].as_str().unwrap();
-    assert!(reference.starts_with("PA-") && reference.len() == 15, "{reference}");
+    assert!(
+        reference.starts_with("PA-") && reference.len() == 15,
+        "{reference}"
+    );
     let pair = data["movements"].as_array().unwrap();
     assert_eq!(pair.len(), 2);
     assert_eq!(pair[0]["type"], "transfer_out");
@@ -88,7 +96,12 @@ fn a_put_away_needs_the_unallocated_units_even_where_negative_stock_is_allowed()
     let t = app_with(&[("allow_negative_stock", json!(true))]);
     t.signup("owner@example.com");
     let e = t.entity("Acme Ltd");
-    let p = id(&product_with(&t, &e, "Mug", json!({"sku": "MUG-1", "stock_qty": 2})));
+    let p = id(&product_with(
+        &t,
+        &e,
+        "Mug",
+        json!({"sku": "MUG-1", "stock_qty": 2}),
+    ));
     let l = location(&t, &e, "Shop");
     let r = put_away(&t, json!({"product_id": p, "location_id": l, "qty": 3}));
     assert_eq!(
@@ -128,15 +141,39 @@ fn a_back_dated_put_away_is_judged_by_the_unallocated_stock_of_its_day() {
 fn a_put_away_is_refused_with_the_ledgers_refusals() {
     let (t, e, p, l) = setup();
     let cases: Vec<(Value, Status, &str)> = vec![
-        (json!({"product_id": p, "location_id": l, "qty": 0}), Status::BadRequest, "Invalid value for field `qty`: must be above 0: the units to move into the location"),
-        (json!({"product_id": p, "location_id": l, "qty": -2}), Status::BadRequest, "Invalid value for field `qty`: must be above 0: the units to move into the location"),
-        (json!({"product_id": p, "location_id": "", "qty": 1}), Status::BadRequest, "Missing required field: location_id"),
-        (json!({"product_id": p, "location_id": "nope", "qty": 1}), Status::BadRequest, "Invalid value for field `location_id`: not a UUID"),
-        (json!({"product_id": p, "location_id": l, "qty": 1, "date": "2999-01-01"}), Status::BadRequest, "Invalid value for field `date`"),
+        (
+            json!({"product_id": p, "location_id": l, "qty": 0}),
+            Status::BadRequest,
+            "Invalid value for field `qty`: must be above 0: the units to move into the location",
+        ),
+        (
+            json!({"product_id": p, "location_id": l, "qty": -2}),
+            Status::BadRequest,
+            "Invalid value for field `qty`: must be above 0: the units to move into the location",
+        ),
+        (
+            json!({"product_id": p, "location_id": "", "qty": 1}),
+            Status::BadRequest,
+            "Missing required field: location_id",
+        ),
+        (
+            json!({"product_id": p, "location_id": "nope", "qty": 1}),
+            Status::BadRequest,
+            "Invalid value for field `location_id`: not a UUID",
+        ),
+        (
+            json!({"product_id": p, "location_id": l, "qty": 1, "date": "2999-01-01"}),
+            Status::BadRequest,
+            "Invalid value for field `date`",
+        ),
     ];
     for (body, status, message) in cases {
         let r = put_away(&t, body.clone());
-        assert!(assert_error(&r, status).starts_with(message), "{body}: {}", r.1);
+        assert!(
+            assert_error(&r, status).starts_with(message),
+            "{body}: {}",
+            r.1
+        );
     }
     // Another business's location.
     let other = t.entity("Other Ltd");
