@@ -174,9 +174,11 @@ function createProduct() {
     wide: true,
     build: async (form) => {
       await recordFields(form, PRODUCT_FIELDS, null, false);
-      // The default location may be missing (none yet, or inactive): then the first listed.
+      // Without a usable default location, the only active location when there is one; an
+      // inactive default is not listed: then the first listed.
       const sel = form.elements.namedItem("opening_location_id");
-      if (sel && sel.selectedIndex < 0) sel.selectedIndex = 0;
+      const only = sel && sel.options.length === 2 && !state.entity?.default_location_id;
+      if (sel && (sel.selectedIndex < 0 || (only && sel.value === ""))) sel.selectedIndex = 0;
     },
     submit: async (form) => {
       const body = recordBody(form, PRODUCT_FIELDS, false, null);
