@@ -1764,3 +1764,242 @@ fn the_vat_page_shows_a_quarters_boxes_and_lines_and_records_it_as_filed_and_loc
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 27 points 1, 2 and 3: stock that never lands nowhere.
+// ---------------------------------------------------------------------------------------
+
+/// The movements of a product, newest first, as the API lists them.
+fn product_movements(b: &Browser, product: &str) -> Vec<Value> {
+    b.api_ok(
+        "GET",
+        &format!("/api/stock-movements?productId={product}"),
+        json!(null),
+    )
+    .as_array()
+    .cloned()
+    .unwrap_or_default()
+}
+
+#[test]
+fn the_first_warehouse_becomes_the_default_and_stock_started_at_a_warehouse_lands_there() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "firstday@example.com");
+
+    // The first location, made in the web app, becomes the default location, and it says so.
+    open(&b, "#/warehouses", "Warehouses");
+    b.click_button(".page-head", "New warehouse");
+    b.type_into("dialog input[name=name]", "Roastery");
+    b.click_button("dialog", "Create warehouse");
+    b.wait_page_text("Roastery is your default location");
+    let roastery = b.api_ok("GET", "/api/warehouse-locations", json!(null))[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ents = b.api_ok("GET", "/api/entities", json!(null));
+    assert_eq!(ents[0]["default_location_id"], json!(roastery));
+    // A second one does not take its place.
+    b.click_button(".page-head", "New warehouse");
+    b.type_into("dialog input[name=name]", "Shop");
+    b.click_button("dialog", "Create warehouse");
+    b.wait_page_text("Shop saved.");
+    b.wait_text(".view tbody", "Shop");
+    let shop = b
+        .api_ok("GET", "/api/warehouse-locations", json!(null))
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "Shop")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ents = b.api_ok("GET", "/api/entities", json!(null));
+    assert_eq!(ents[0]["default_location_id"], json!(roastery));
+
+    // The product form asks where its opening stock is, the default location first.
+    open(&b, "#/products", "Products");
+    b.click_button(".page-head", "New product");
+    b.type_into("dialog input[name=name]", "Blue mug");
+    b.type_into("dialog input[name=sku]", "MUG-1");
+    b.type_into("dialog input[name=stock_qty]", "5");
+    let at = b.wait("dialog select[name=opening_location_id]");
+    assert_eq!(b.prop(&at, "value"), json!(roastery));
+    b.click_button("dialog", "Create product");
+    b.wait_page_text("Blue mug saved.");
+    let mug = b.api_ok("GET", "/api/products", json!(null))[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(stock_at(&b, &mug, &roastery), "5");
+
+    // "Record movement here" on the shop's page records at the shop.
+    open(&b, &format!("#/warehouses/{shop}"), "Shop");
+    b.click_button(".page-head", "Record movement here");
+    let loc = b.wait("dialog select[name=location_id]");
+    assert_eq!(b.prop(&loc, "value"), json!(shop));
+    b.type_into("dialog input[name=product_id__search]", "MUG-1");
+    b.select("dialog select[name=type]", "Adjustment");
+    b.type_into("dialog input[name=qty]", "12");
+    b.click_button("dialog", "Record movement");
+    b.wait_page_text("Recorded: Adjustment of 12 × Blue mug.");
+    assert_eq!(stock_at(&b, &mug, &shop), "12");
+    b.wait_text(".view", "Blue mug");
+    assert!(!b.text(&b.wait(".view")).contains("No stock here yet"));
+    let _ = entity;
+}
+
+#[test]
+fn unallocated_stock_is_put_away_from_the_product_and_from_a_warehouse_page() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "putaway@example.com");
+    let shop = location(&b, &entity, "Shop");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "stock_qty": 12}),
+    );
+
+    // From the product's stock dialog: the unallocated units, and Put away.
+    open(&b, "#/products", "Products");
+    b.click_button(".view tbody", "Stock");
+    b.wait_text(
+        "#product-unallocated",
+        "Unallocated: 12 pcs at no location.",
+    );
+    b.click_button("#product-unallocated", "Put away…");
+    b.wait_text("#put-away-form", "Blue mug has 12 unallocated.");
+    let q = b.wait("#put-away-form input[name=qty]");
+    assert_eq!(b.prop(&q, "value"), json!("12"));
+    let loc = b.wait("#put-away-form select[name=location_id]");
+    assert_eq!(b.prop(&loc, "value"), json!(shop));
+    b.type_into("#put-away-form input[name=qty]", "8");
+    b.screenshot("put-away");
+    b.click_button("#put-away-form", "Put away");
+    b.wait_page_text("Put away: 8 × Blue mug into Shop.");
+    assert_eq!(stock_at(&b, &mug, &shop), "8");
+    // Both sides in the history, one reference.
+    let moves = product_movements(&b, &mug);
+    assert_eq!(moves.len(), 3, "{moves:?}");
+    assert_eq!(moves[0]["reference"], moves[1]["reference"]);
+    assert!(moves[0]["reference"].as_str().unwrap().starts_with("PA-"));
+
+    // From the warehouse page: the rest.
+    open(&b, &format!("#/warehouses/{shop}"), "Shop");
+    b.click_button(".page-head", "Put stock away here");
+    b.type_into("#put-away-form input[name=product_id__search]", "MUG-1");
+    b.wait_text("#put-away-form", "Blue mug has 4 unallocated.");
+    // More than there is: the server's refusal, nothing moved.
+    b.type_into("#put-away-form input[name=qty]", "5");
+    b.click_button("#put-away-form", "Put away");
+    b.wait_text("#put-away-form", "Insufficient unallocated stock");
+    b.type_into("#put-away-form input[name=qty]", "4");
+    b.click_button("#put-away-form", "Put away");
+    b.wait_page_text("Put away: 4 × Blue mug into Shop.");
+    assert_eq!(stock_at(&b, &mug, &shop), "12");
+    b.wait_text(".view", "Blue mug");
+}
+
+#[test]
+fn the_movement_dialog_refuses_minus_two_in_and_offers_a_transfer_instead_of_transfer_in() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "signs@example.com");
+    let main = location(&b, &entity, "Main warehouse");
+    let mug = product(&b, &entity, json!({"name": "Blue mug", "sku": "MUG-1"}));
+    purchase(&b, &entity, &mug, &main, json!(10));
+
+    open(&b, "#/movements", "Stock movements");
+    b.click_button(".page-head", "Record movement");
+    let types = b.js(
+        "return [...document.querySelectorAll('dialog select[name=type] option')].map((o) => o.textContent)",
+        json!([]),
+    );
+    let types: Vec<&str> = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(
+        !types.contains(&"Transfer in") && !types.contains(&"Transfer out"),
+        "{types:?}"
+    );
+    b.wait_text("#movement-transfer-hint", "Make a transfer");
+
+    b.type_into("dialog input[name=product_id__search]", "MUG-1");
+    b.select("dialog select[name=type]", "Adjustment");
+    b.select("dialog select[name=direction]", "In (increase stock)");
+    b.select("dialog select[name=location_id]", "Main warehouse");
+    b.type_into("dialog input[name=qty]", "-2");
+    b.click_button("dialog", "Record movement");
+    let qty_field = b.wait("dialog input[name=qty]");
+    b.wait_text("dialog", "Enter the quantity without a minus sign");
+    assert_eq!(b.prop(&qty_field, "ariaInvalid"), json!("true"));
+    assert_eq!(product_movements(&b, &mug).len(), 1, "nothing recorded");
+    assert_eq!(stock_at(&b, &mug, &main), "10");
+
+    b.type_into("dialog input[name=qty]", "2");
+    b.click_button("dialog", "Record movement");
+    b.wait_page_text("Recorded: Adjustment of 2 × Blue mug.");
+    assert_eq!(stock_at(&b, &mug, &main), "12");
+}
+
+#[test]
+fn an_invoice_saved_sent_without_a_location_says_first_that_no_stock_will_move() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "nolocation@example.com");
+    let shop = location(&b, &entity, "Shop floor");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "unit_price": 8.5}),
+    );
+    purchase(&b, &entity, &mug, &shop, json!(5));
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    );
+
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".page-head", "New invoice");
+    b.select("dialog select[name=contact_id]", "Jane Buyer");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    b.type_into("dialog input[name='lines[0].quantity']", "2");
+    b.select("dialog select[name=status]", "Sent");
+    b.select("dialog select[name=location_id]", "None: no stock moves");
+    b.click_button("dialog", "Create invoice");
+    // Asked before saving; going back saves nothing and keeps the form.
+    b.wait_text(
+        "dialog[role=alertdialog]",
+        "No stock will move: this invoice has no location",
+    );
+    b.screenshot("invoice-no-location");
+    b.click_button("dialog[role=alertdialog]", "Go back");
+    b.wait_count("dialog[role=alertdialog]", 0);
+    b.wait("dialog select[name=location_id]");
+    let invoices = b.api_ok(
+        "GET",
+        &format!("/api/invoices?entityId={entity}"),
+        json!(null),
+    );
+    assert_eq!(invoices.as_array().map_or(0, Vec::len), 0, "{invoices}");
+
+    // Accepting saves it, and no stock moves.
+    b.click_button("dialog", "Create invoice");
+    b.click_button("dialog[role=alertdialog]", "Save without moving stock");
+    b.wait_page_text("Invoice INV-0001 saved");
+    assert_eq!(stock_at(&b, &mug, &shop), "5");
+
+    // With a location there is no question.
+    b.click_button(".page-head", "New invoice");
+    b.select("dialog select[name=contact_id]", "Jane Buyer");
+    b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
+    b.type_into("dialog input[name='lines[0].quantity']", "2");
+    b.select("dialog select[name=status]", "Sent");
+    b.select("dialog select[name=location_id]", "Shop floor");
+    b.click_button("dialog", "Create invoice");
+    b.wait_page_text("Invoice INV-0002 saved");
+    assert!(b.find("dialog[role=alertdialog]").is_none());
+    assert_eq!(stock_at(&b, &mug, &shop), "3");
+}

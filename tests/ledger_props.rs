@@ -1,7 +1,7 @@
 //! A property test of the ledger (docs/ledger.md#invariants): random sequences of
 //! movements of every type and sign (at a location or none), stock row upserts and PUTs of
-//! `quantity`, product PUTs of `stock_qty`, and location (de)activation, with and without
-//! `allow_negative_stock`. Movements carry random dates: today (sent or left out), days
+//! `quantity`, product PUTs of `stock_qty`, put-aways, and location (de)activation, with and
+//! without `allow_negative_stock`. Movements carry random dates: today (sent or left out), days
 //! back, or tomorrow (400). After EACH step:
 //!
 //! - the answer's status is the one a small model of the rules predicts (so a refused
@@ -74,6 +74,13 @@ enum Op {
     SetStockQty { product: usize, qty: i64 },
     /// A PUT /api/warehouse-locations of `status`.
     SetActive { location: usize, active: bool },
+    /// A POST /api/stock/put-away (docs/inventory.md#put-away); `qty` in thousandths.
+    PutAway {
+        product: usize,
+        location: usize,
+        qty: i64,
+        day: Option<i64>,
+    },
 }
 
 /// Thousandths: mostly whole units, sometimes any fraction, zero included.
@@ -136,6 +143,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..PRODUCTS, 0i64..=12_000).prop_map(|(product, qty)| Op::SetStockQty { product, qty }),
         1 => (0..LOCATIONS, prop::bool::weighted(0.4))
             .prop_map(|(location, active)| Op::SetActive { location, active }),
+        2 => (0..PRODUCTS, 0..LOCATIONS, qty(), day()).prop_map(|(product, location, qty, day)| {
+            Op::PutAway { product, location, qty, day }
+        }),
     ]
 }
 
@@ -405,6 +415,35 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 if m.unallocated[p] != before {
                     m.record((p, None), 0, m.unallocated[p] - before);
                 }
+            }
+            (expected, res)
+        }
+        Op::PutAway {
+            product: p,
+            location: l,
+            qty,
+            day,
+        } => {
+            let on = day.unwrap_or(0);
+            let q = thousandths(qty);
+            // The unallocated units must be there whatever allow_negative_stock says.
+            let expected = if q <= Decimal::ZERO || on > 0 {
+                Status::BadRequest
+            } else if !m.active[l] || m.short_over_time((p, None), on, -q) {
+                Status::Conflict
+            } else {
+                Status::Created
+            };
+            let mut body = json!({"product_id": w.products[p], "location_id": w.locations[l], "qty": number(q)});
+            if let Some(n) = day {
+                body["date"] = json!((t.clock.today() + Duration::days(n)).to_string());
+            }
+            let res = t.post("/api/stock/put-away", body);
+            if res.0 == Status::Created && expected == Status::Created {
+                m.unallocated[p] -= q;
+                *m.rows.entry((p, l)).or_default() += q;
+                m.record((p, None), on, -q);
+                m.record((p, Some(l)), on, q);
             }
             (expected, res)
         }

@@ -22,6 +22,7 @@ pub mod margin;
 pub mod movements;
 pub mod openapi;
 pub mod products;
+pub mod put_away;
 pub mod stock;
 pub mod stock_rows;
 pub mod stock_takes;
@@ -38,6 +39,7 @@ pub fn routes() -> Vec<rocket::Route> {
     r.extend(locations::routes());
     r.extend(stock::routes());
     r.extend(movements::routes());
+    r.extend(put_away::routes());
     r.extend(transfers::routes());
     r.extend(stock_takes::routes());
     r.extend(alerts::routes());

@@ -70,6 +70,9 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/stock-movements", "Stock movements", "createStockMovement", "Record a stock movement", S, Create { body: "StockMovementCreate", record: "StockMovement" })
             .rules(&["docs/ledger.md#movements-endpoint", "docs/ledger.md#sign-rules", "docs/ledger.md#negative-stock", "docs/ledger.md#stock-over-time", "docs/ledger.md#weighted-average-cost"])
             .refused("Insufficient stock (the movement would take the location's stock, or the unallocated stock, below zero at the end of its date or of a later one), or an inactive location"),
+        op("post", "/api/stock/put-away", "Stock movements", "putAwayStock", "Put unallocated stock away into a location", S, Create { body: "PutAwayCreate", record: "PutAway" })
+            .rules(&["docs/inventory.md#put-away", "docs/ledger.md#stock-over-time"])
+            .refused("Not enough unallocated stock (at the end of the date or of a later one), whatever allow_negative_stock says, or an inactive location"),
         op("get", "/api/transfer-orders", "Transfer orders", "listTransferOrders", "List transfer orders with lines", S, FilteredList("TransferOrder", &[ByEntity, ById, WithLines]))
             .rules(&["docs/documents.md#lists", "docs/conventions.md#ordering"]),
         op("post", "/api/transfer-orders", "Transfer orders", "createTransferOrder", "Create a draft transfer order", S, Create { body: "TransferOrderCreate", record: "TransferOrder" })
@@ -272,6 +275,21 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("unit_cost", non_negative(price("A purchase only, not negative: cost_price becomes the weighted average (old_qty × old_cost + qty × unit_cost) / (old_qty + qty), or unit_cost without stock before."))),
             ("entity_id", opt_id("Default the product's entity; when sent, it must be the product's (400).")),
         ])),
+        ("PutAwayCreate", object(&["product_id", "location_id", "qty"], vec![
+            ("product_id", id_of("Unknown or foreign: 404.")),
+            ("location_id", id_of("Where the units go (unknown or foreign: 404; another entity's: 400; inactive: 409).")),
+            ("qty", positive(qty("The units to move out of the unallocated stock: above 0."))),
+            ("date", opt_date("Default today (UTC); a date after today is refused (400).")),
+            ("notes", opt_text()),
+        ])),
+        ("PutAway", {
+            let mut v = record(vec![
+                ("reference", text("PA- and twelve hex digits: the reference both movements carry.")),
+                ("movements", array(reference("StockMovement"))),
+            ]);
+            v["description"] = json!("The linked pair: a transfer_out without location, then a transfer_in at the location, of the same quantity.");
+            v
+        }),
         ("TransferOrder", listed_without_lines(record(vec![
             ("id", uuid()),
             ("number", text("TO-001, TO-002, ... per entity.")),

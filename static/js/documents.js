@@ -15,7 +15,7 @@ import { paymentsPanel } from "./payments.js";
 import { scoped, state } from "./state.js";
 import {
   confirmDialog, date, field, fill, formDialog, h, loadError, notice, numberOrText, pageHeader,
-  pagedList, statusBadge, table, toast, today, val,
+  pagedList, STAY, statusBadge, table, toast, today, val,
 } from "./ui.js";
 import { LIST_PAGE } from "./crud.js";
 import { lineTreatments, options, postedStatuses, values } from "./vocab.js";
@@ -260,6 +260,27 @@ function stockEffect(kind, form, editor, locations, doc, area) {
   update();
 }
 
+/**
+ * Before a document is saved posted with product lines and no location, says plainly that no
+ * stock will move and lets the user go back (docs/documents-stock.md#the-one-rule). Not asked
+ * again of a document already posted without a location. Resolves true to save.
+ */
+async function stockWillMove(kind, doc, body, locations) {
+  if (body.location_id || !kind.posted.includes(body.status)) return true;
+  if (!body.lines.some((l) => l.product_id)) return true;
+  if (doc && kind.posted.includes(doc.status) && !doc.location_id) return true;
+  const verb = kind.direction < 0 ? "take" : "bring";
+  const prep = kind.direction < 0 ? "out of" : "into";
+  const where = locations.some((l) => l.status === "active")
+    ? "Go back and choose a location, or save it without moving stock."
+    : "There is no location yet: add one on the Warehouses page, or save it without moving stock.";
+  return confirmDialog(`No stock will move: this ${kind.noun} has no location`, {
+    confirm: "Save without moving stock",
+    cancel: "Go back",
+    detail: `Its lines name products, but without a location saving it will not ${verb} them ${prep} any warehouse. ${where}`,
+  });
+}
+
 function documentDialog(kind, contacts, locations, doc, seed = null) {
   const editing = !!doc;
   // What the form starts from: the document, or a new one's seed (a credit from its original).
@@ -323,6 +344,10 @@ function documentDialog(kind, contacts, locations, doc, seed = null) {
       if (!body.contact_id) throw new Error("Missing required field: contact_id");
       if (val(form, "amount_paid") !== "") body.amount_paid = numberOrText(val(form, "amount_paid"));
       body.location_id = val(form, "location_id") || null;
+      if (!(await stockWillMove(kind, doc, body, locations))) {
+        form.elements.namedItem("location_id")?.focus();
+        return STAY;
+      }
       currencyBody(form, body);
       if (!editing && kind.link && seed?.[kind.link.field]) body[kind.link.field] = seed[kind.link.field];
       if (editing) {

@@ -117,6 +117,16 @@ function controlFor(form, name) {
   return null;
 }
 
+/** Marks a control with a message beside it (a refusal the app makes itself) and focuses it. */
+export function fieldError(form, name, message) {
+  const control = controlFor(form, name);
+  if (!control) throw new Error(message);
+  control.setAttribute("aria-invalid", "true");
+  const errEl = control.closest(".field, td, .cell")?.querySelector(".field-error");
+  if (errEl) errEl.textContent = message;
+  control.focus();
+}
+
 export function clearErrors(form) {
   for (const el of form.querySelectorAll(".field-error")) el.textContent = "";
   for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
@@ -328,8 +338,11 @@ export function pagedList({ size, read, show, what }) {
 /**
  * A modal form. `build(form)` adds fields; `submit(form)` runs on submit and closes the
  * dialog when it resolves; a refusal stays on screen beside its field. Resolves with the
- * submit's result, or undefined when cancelled.
+ * submit's result, or undefined when cancelled. A submit that resolves with `STAY` keeps the
+ * dialog open (the user went back from a confirmation, or a field was marked).
  */
+export const STAY = Symbol("stay");
+
 export function formDialog({ title, build, submit, submitLabel = "Save", wide = false }) {
   return new Promise((resolve) => {
     const titleId = nextId("dlg");
@@ -342,7 +355,9 @@ export function formDialog({ title, build, submit, submitLabel = "Save", wide = 
       h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, "Cancel")));
     let result;
     onSubmit(form, async () => {
-      result = await submit(form);
+      const done = await submit(form);
+      if (done === STAY) return;
+      result = done;
       dlg.close();
     });
     dlg.addEventListener("close", () => {
@@ -359,7 +374,7 @@ export function formDialog({ title, build, submit, submitLabel = "Save", wide = 
 }
 
 /** Asks a yes/no question; resolves true when confirmed. */
-export function confirmDialog(question, { confirm = "Confirm", danger = false, detail } = {}) {
+export function confirmDialog(question, { confirm = "Confirm", cancel = "Cancel", danger = false, detail } = {}) {
   return new Promise((resolve) => {
     const titleId = nextId("dlg");
     let ok = false;
@@ -368,7 +383,7 @@ export function confirmDialog(question, { confirm = "Confirm", danger = false, d
       h("h2", { id: titleId }, question),
       detail ? h("p", {}, detail) : null,
       h("div", { class: "actions" }, yes,
-        h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, "Cancel")));
+        h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, cancel)));
     yes.addEventListener("click", () => { ok = true; dlg.close(); });
     dlg.addEventListener("close", () => { dlg.remove(); resolve(ok); });
     document.body.append(dlg);

@@ -47,6 +47,7 @@ mod openapi;
 mod outbound;
 mod payments;
 mod products;
+mod put_away;
 mod reports;
 mod rules;
 mod rules_auth;

@@ -2,10 +2,11 @@
 // that records one.
 
 import { get, post } from "../api.js";
-import { price, qty, scaled } from "../decimal.js";
+import { format, price, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
-  field, fill, formDialog, h, loadError, numberOrText, pageHeader, table, toast, today, val, date,
+  field, fieldError, fill, formDialog, h, loadError, numberOrText, pageHeader, STAY, table, toast,
+  today, val, date,
 } from "../ui.js";
 import { locationSelect, locations, productPicker } from "../widgets.js";
 
@@ -127,8 +128,46 @@ function signedQty(v) {
   return h("span", { class: n < 0n ? "neg" : "pos" }, n > 0n ? `+${qty(v)}` : qty(v));
 }
 
-/** The "record a movement" dialog; resolves with the movement or undefined. */
-export function recordMovement(locs, { product } = {}) {
+/** Movement types a person records by hand: a transfer is always between two places. */
+const MANUAL_TYPES = MOVEMENT_TYPES.filter(([v]) => v !== "transfer_in" && v !== "transfer_out");
+
+/**
+ * The location a stock action starts at: the one given, else the business's default, else
+ * the only active location (or, with `first`, the first one); "" when none of these.
+ */
+function startingLocation(locs, location, { first = false } = {}) {
+  const open = locs.filter((l) => l.status === "active");
+  const active = (id) => id && open.some((l) => l.id === id);
+  if (active(location)) return location;
+  const def = state.entity?.default_location_id;
+  if (active(def)) return def;
+  return open.length === 1 || (first && open.length) ? open[0].id : "";
+}
+
+/**
+ * The quantity typed in a dialog whose direction or action gives the sign: a sign typed
+ * there is refused beside the field (−2 "In" is not a decrease). Returns the text, or null
+ * after marking the field.
+ */
+function unsignedQty(form, name = "qty") {
+  const q = val(form, name);
+  if (q === "") {
+    fieldError(form, name, "Enter how many units.");
+    return null;
+  }
+  if (/^[-−–]/.test(q)) {
+    fieldError(form, name, "Enter the quantity without a minus sign: the direction says whether stock goes in or out.");
+    return null;
+  }
+  return q.replace(/^\+/, "");
+}
+
+/**
+ * The "record a movement" dialog; resolves with the movement or undefined. `location`: the
+ * place it starts at (a warehouse page's own); otherwise the business's default location.
+ * A transfer in or out is not offered: it is a transfer between two places, or a put-away.
+ */
+export function recordMovement(locs, { product, location } = {}) {
   return formDialog({
     title: "Record a stock movement",
     submitLabel: "Record movement",
@@ -136,7 +175,7 @@ export function recordMovement(locs, { product } = {}) {
       const picker = productPicker({ value: product });
       const type = field({
         label: "Type", name: "type", type: "select", required: true,
-        options: MOVEMENT_TYPES.map(([v, l]) => ({ value: v, label: l })),
+        options: MANUAL_TYPES.map(([v, l]) => ({ value: v, label: l })),
       });
       const direction = field({
         label: "Direction", name: "direction", type: "select",
@@ -144,7 +183,7 @@ export function recordMovement(locs, { product } = {}) {
       });
       const amount = field({
         label: "Quantity", name: "qty", required: true, inputmode: "decimal",
-        hint: "How many units. The direction gives the sign.",
+        hint: "How many units, without a sign. The direction says in or out.",
       });
       const unitCost = field({
         label: "Unit cost (£)", name: "unit_cost", inputmode: "decimal",
@@ -161,11 +200,17 @@ export function recordMovement(locs, { product } = {}) {
       form.picker = picker;
       form.append(h("div", { class: "form-grid" },
         h("div", { class: "wide" }, picker), type, direction, amount,
-        locationSelect({ label: "Location", name: "location_id", locs, blank: "No location (unallocated stock)", activeOnly: true }),
+        locationSelect({
+          label: "Location", name: "location_id", locs, blank: "No location (unallocated stock)", activeOnly: true,
+          value: startingLocation(locs, location), hint: "Where the stock is. Unallocated stock is at no location until it is put away.",
+        }),
         field({ label: "Date", name: "date", type: "date", value: today(), max: today() }),
         unitCost,
         field({ label: "Reference", name: "reference", hint: "Order number, invoice…" }),
-        field({ label: "Notes", name: "notes", type: "textarea", wide: true })));
+        field({ label: "Notes", name: "notes", type: "textarea", wide: true })),
+      h("p", { class: "hint", id: "movement-transfer-hint" },
+        "Moving stock from one place to another? Make a ", h("a", { href: "#/transfers", onclick: (ev) => ev.currentTarget.closest("dialog")?.close() }, "transfer"),
+        ", or put unallocated stock away from the product's Stock button or a warehouse page."));
     },
     submit: async (form) => {
       const p = await form.picker.resolve();
@@ -179,17 +224,79 @@ export function recordMovement(locs, { product } = {}) {
           ? `Invalid value for field \`product_id\`: no product matches “${form.picker.control.value.trim()}”`
           : "Missing required field: product_id");
       }
-      let q = val(form, "qty");
-      if (q === "") throw new Error("Missing required field: qty");
+      const q = unsignedQty(form);
+      if (q === null) return STAY;
       const out = form.elements.namedItem("direction").value === "out";
-      if (out && !q.startsWith("-")) q = `-${q.replace(/^\+/, "")}`;
-      body.qty = numberOrText(q);
+      body.qty = numberOrText(out ? `-${q}` : q);
       for (const n of ["location_id", "date", "reference", "notes"]) {
         if (val(form, n)) body[n] = val(form, n);
       }
       if (body.type === "purchase" && val(form, "unit_cost")) body.unit_cost = numberOrText(val(form, "unit_cost"));
       const { data } = await post("/api/stock-movements", body);
       toast(`Recorded: ${movementTypeLabel(data.type)} of ${qty(data.qty)} × ${data.product_id.name}.`);
+      window.dispatchEvent(new Event("stockbook:stock-changed"));
+      return data;
+    },
+  });
+}
+
+/** A product's unallocated stock (`stock_qty` less its stock rows), scaled to 3 places. */
+export function unallocatedOf(p) {
+  let n = scaled(p.stock_qty, 3) ?? 0n;
+  for (const s of p.stock_levels || []) n -= scaled(s.quantity, 3) ?? 0n;
+  return n;
+}
+
+/**
+ * The "put away" dialog (docs/inventory.md#put-away): unallocated units of a product into a
+ * location, one request. `product` and `location` preset it; resolves with the answer or
+ * undefined.
+ */
+export function putAway(locs, { product, location } = {}) {
+  return formDialog({
+    title: "Put stock away",
+    submitLabel: "Put away",
+    build: (form) => {
+      const picker = productPicker({ value: product, activeOnly: false });
+      const amount = field({ label: "Quantity", name: "qty", required: true, inputmode: "decimal", hint: "Units to move out of the unallocated stock." });
+      const shown = (p) => {
+        const n = p ? unallocatedOf(p) : null;
+        const hint = amount.querySelector(".hint");
+        if (n === null) {
+          hint.textContent = "Units to move out of the unallocated stock.";
+          return;
+        }
+        hint.textContent = `${p.name} has ${format(n, 3, { trim: true })} unallocated.`;
+        if (!amount.control.value && n > 0n) amount.control.value = format(n, 3, { trim: true, grouping: false });
+      };
+      picker.addEventListener("product", (ev) => shown(ev.detail));
+      form.picker = picker;
+      form.id = "put-away-form";
+      form.append(
+        h("p", { class: "muted" }, "Unallocated stock (opening stock, or stock recorded without a location) is at no location. Putting it away moves it into one, in a single step."),
+        h("div", { class: "form-grid" },
+          h("div", { class: "wide" }, picker),
+          locationSelect({ label: "Into location", name: "location_id", locs, activeOnly: true, required: true, value: startingLocation(locs, location, { first: true }) }),
+          amount,
+          field({ label: "Date", name: "date", type: "date", value: today(), max: today() }),
+          field({ label: "Notes", name: "notes", type: "textarea", wide: true })));
+      if (product) shown(product);
+    },
+    submit: async (form) => {
+      const p = await form.picker.resolve();
+      if (!p) {
+        throw new Error(form.picker.control.value.trim()
+          ? `Invalid value for field \`product_id\`: no product matches “${form.picker.control.value.trim()}”`
+          : "Missing required field: product_id");
+      }
+      const q = unsignedQty(form);
+      if (q === null) return STAY;
+      const body = { product_id: p.id, location_id: val(form, "location_id"), qty: numberOrText(q) };
+      if (!body.location_id) throw new Error("Missing required field: location_id");
+      for (const n of ["date", "notes"]) if (val(form, n)) body[n] = val(form, n);
+      const { data } = await post("/api/stock/put-away", body);
+      const name = locs.find((l) => l.id === body.location_id)?.name ?? "the location";
+      toast(`Put away: ${qty(data.movements[1].qty)} × ${p.name} into ${name}.`);
       window.dispatchEvent(new Event("stockbook:stock-changed"));
       return data;
     },

@@ -3,14 +3,15 @@
 // reorder points, and the invoices and bills that moved it (docs/documents-stock.md#the-one-rule).
 
 import { get, post, put } from "../api.js";
-import { editRecord } from "../crud.js";
-import { percent, price, qty } from "../decimal.js";
+import { editRecord, recordBody, recordFields } from "../crud.js";
+import { format, percent, price, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
   act, badge, date, field, fill, formDialog, h, loadError, numberOrText, onSubmit, pageHeader,
   table, toast, val,
 } from "../ui.js";
 import { label, options } from "../vocab.js";
+import { putAway, unallocatedOf } from "./movements.js";
 
 export const title = "Products";
 
@@ -31,7 +32,14 @@ export const PRODUCT_FIELDS = [
   { name: "low_stock_threshold", label: "Low stock threshold", type: "decimal", default: "5",
     hint: "An alert shows when total stock is at or below this." },
   { name: "stock_qty", label: "Opening stock", type: "decimal", edit: false,
-    hint: "Unallocated units. Use Movements to put stock in a warehouse." },
+    hint: "Units you hold now. Leave blank for none." },
+  // Not a field of the product: where its opening stock is (docs/inventory.md#product-stock).
+  { name: "opening_location_id", label: "Opening stock is at", type: "select", edit: false, send: false,
+    options: async () => [...(await get("/api/warehouse-locations", scoped())).data
+      .filter((l) => l.status === "active").map((l) => ({ value: l.id, label: l.name })),
+    { value: "", label: "No location (unallocated: put it away later)" }],
+    default: () => state.entity?.default_location_id ?? "",
+    hint: "The warehouse or shop the opening stock is in." },
   { name: "stock_qty", label: "Total stock", type: "decimal", create: false, onlyChanged: true,
     hint: "Changing it records an unallocated adjustment." },
   { name: "description", label: "Description", type: "textarea", nullable: true },
@@ -144,7 +152,7 @@ export async function render(root, ctx) {
   }
 
   async function edit(p) {
-    const saved = await editRecord({ path: "/api/products", noun: "product", fields: PRODUCT_FIELDS, record: p, wide: true });
+    const saved = p ? await editRecord({ path: "/api/products", noun: "product", fields: PRODUCT_FIELDS, record: p, wide: true }) : await createProduct();
     if (saved) {
       toast(`${saved.name} saved.`);
       window.dispatchEvent(new Event("stockbook:stock-changed"));
@@ -153,6 +161,48 @@ export async function render(root, ctx) {
   }
   newButton.addEventListener("click", () => edit(null));
   await load();
+}
+
+/**
+ * The new-product dialog: the product, then its opening stock at the location chosen (an
+ * adjustment there), or unallocated when no location is chosen. Resolves with the product.
+ */
+function createProduct() {
+  return formDialog({
+    title: "New product",
+    submitLabel: "Create product",
+    wide: true,
+    build: async (form) => {
+      await recordFields(form, PRODUCT_FIELDS, null, false);
+      // Without a usable default location, the only active location when there is one; an
+      // inactive default is not listed: then the first listed.
+      const sel = form.elements.namedItem("opening_location_id");
+      const only = sel && sel.options.length === 2 && !state.entity?.default_location_id;
+      if (sel && (sel.selectedIndex < 0 || (only && sel.value === ""))) sel.selectedIndex = 0;
+    },
+    submit: async (form) => {
+      const body = recordBody(form, PRODUCT_FIELDS, false, null);
+      const where = body.opening_location_id;
+      delete body.opening_location_id;
+      // Only a positive opening figure goes to a location; anything else goes to the server
+      // as typed, which refuses it beside its field.
+      const opening = (scaled(val(form, "stock_qty"), 3) ?? 0n) > 0n ? body.stock_qty : undefined;
+      if (where && opening !== undefined) delete body.stock_qty;
+      body.entity_id = state.entity.id;
+      const created = (await post("/api/products", body)).data;
+      if (where && opening !== undefined) {
+        try {
+          await post("/api/stock-movements", {
+            product_id: created.id, type: "adjustment", qty: opening, location_id: where,
+            reference: "Opening stock", entity_id: state.entity.id,
+          });
+        } catch (e) {
+          toast(`${created.name} was created, but its opening stock was not recorded: ${e.message} Record it as a movement.`, "error");
+        }
+      }
+      return created;
+    },
+  });
 }
 
 function stockSummary(p) {
@@ -200,6 +250,7 @@ async function stockDialog(product) {
         }),
         h("p", {}, "Total: ", h("strong", {}, `${qty(product.stock_qty)} ${product.unit}`),
           " (including unallocated stock, not at any location)."),
+        unallocatedLine(product, locations, form),
         h("h3", {}, "Invoices and bills that moved it"),
         h("div", { id: "product-documents" }, table({
           caption: `Invoices and bills that moved ${product.name}`,
@@ -245,6 +296,24 @@ async function stockDialog(product) {
       return true;
     },
   });
+}
+
+/**
+ * "Unallocated: 12 pcs" with a Put away button (docs/inventory.md#put-away), when the product
+ * has stock at no location; the stock dialog closes once it is put away.
+ */
+function unallocatedLine(product, locations, form) {
+  const n = unallocatedOf(product);
+  if (n === 0n) return h("p", { class: "muted", id: "product-unallocated" }, "No unallocated stock: every unit is at a location.");
+  const button = h("button", {
+    type: "button", class: "small",
+    onclick: async () => {
+      if (await putAway(locations, { product })) form.closest("dialog")?.close();
+    },
+  }, "Put away…");
+  if (!locations.some((l) => l.status === "active")) button.disabled = true;
+  return h("p", { id: "product-unallocated", class: n < 0n ? "notice warn" : null },
+    "Unallocated: ", h("strong", {}, `${format(n, 3, { trim: true })} ${product.unit}`), " at no location. ", button);
 }
 
 /**

@@ -5,10 +5,10 @@
 import { get, put } from "../api.js";
 import { editRecord } from "../crud.js";
 import { compare, money, qty } from "../decimal.js";
-import { scoped } from "../state.js";
+import { loadEntities, scoped, state } from "../state.js";
 import { act, badge, fill, h, loadError, pageHeader, statusBadge, table, toast } from "../ui.js";
 import { alertTable } from "./dashboard.js";
-import { recordMovement } from "./movements.js";
+import { putAway, recordMovement } from "./movements.js";
 
 export const title = "Warehouses";
 
@@ -63,10 +63,31 @@ export async function render(root, ctx) {
   }
   async function edit(l) {
     const saved = await editRecord({ path: "/api/warehouse-locations", noun: "warehouse", fields: FIELDS, record: l });
-    if (saved) { toast(`${saved.name} saved.`); load(); }
+    if (!saved) return;
+    toast(`${saved.name} saved.`);
+    if (!l) await firstIsDefault(saved);
+    load();
   }
   newButton.addEventListener("click", () => edit(null));
   await load();
+}
+
+/**
+ * The business's first location becomes its default location, where new invoices take stock
+ * from and new bills bring it (the API leaves that choice to its client); the app says so.
+ */
+async function firstIsDefault(created) {
+  const entity = state.entity;
+  if (!entity || entity.default_location_id) return;
+  try {
+    const all = (await get("/api/warehouse-locations", scoped())).data;
+    if (all.length !== 1 || all[0].id !== created.id) return;
+    await put("/api/entities", { id: entity.id, default_location_id: created.id });
+    await loadEntities();
+    toast(`${created.name} is your default location: new invoices take stock from it and new bills bring stock into it. You can change this in Settings.`);
+  } catch (e) {
+    toast(`${created.name} was created, but could not be made the default location: ${e.message}`, "error");
+  }
 }
 
 function toggleButton(l, after) {
@@ -99,12 +120,14 @@ async function detail(root, ctx, id) {
   }
   const editButton = h("button", { type: "button", class: "secondary" }, "Edit");
   const moveButton = h("button", { type: "button" }, "Record movement here");
+  const putAwayButton = h("button", { type: "button", class: "secondary" }, "Put stock away here");
   root.append(
     h("p", {}, h("a", { href: "#/warehouses" }, "← All warehouses")),
-    pageHeader(loc.name, moveButton, editButton, toggleButton(loc, () => ctx.refresh())),
+    pageHeader(loc.name, moveButton, putAwayButton, editButton, toggleButton(loc, () => ctx.refresh())),
     h("p", { class: "lead" }, statusBadge(loc.status), loc.address ? ` ${loc.address}` : ""));
   if (loc.status === "inactive") {
     moveButton.disabled = true;
+    putAwayButton.disabled = true;
     root.append(h("div", { class: "notice warn", role: "status" }, "This warehouse is inactive: it takes no new movements, transfers or stock takes. Its stock still counts in reports."));
   }
   editButton.addEventListener("click", async () => {
@@ -112,7 +135,10 @@ async function detail(root, ctx, id) {
     if (saved) { toast(`${saved.name} saved.`); ctx.refresh(); }
   });
   moveButton.addEventListener("click", async () => {
-    if (await recordMovement(locs.filter((l) => l.id === id))) ctx.refresh();
+    if (await recordMovement(locs, { location: id })) ctx.refresh();
+  });
+  putAwayButton.addEventListener("click", async () => {
+    if (await putAway(locs, { location: id })) ctx.refresh();
   });
 
   const figuresArea = h("div", { class: "kpis" }, h("p", { class: "muted" }, "Loading figures…"));
