@@ -833,6 +833,9 @@ fn an_invoice_posted_at_the_default_location_takes_stock_and_voiding_it_brings_i
     // Voiding brings the stock back.
     b.select("dialog select[name=status]", "Void");
     b.click_button("dialog", "Save changes");
+    // The dialog closes once the server has answered (the creation's toast, "Invoice
+    // INV-0001 saved: total …", may still be showing, so it cannot tell).
+    b.wait_count("dialog[open]", 0);
     b.wait_page_text("Invoice INV-0001 saved");
     assert_eq!(stock_at(&b, &mug, &shop), "5");
 
