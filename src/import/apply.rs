@@ -649,6 +649,7 @@ impl<'a> Writer<'a> {
                         vat_rate: Some(p.vat_rate.unwrap_or(Percent::ZERO)),
                         vat_treatment: None,
                         stock_qty: None,
+                        stock_location_id: None,
                         low_stock_threshold: None,
                         unit: p.unit.clone(),
                         notes: p.notes.clone(),

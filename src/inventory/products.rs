@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
-use super::lookup::product_ref;
+use super::lookup::{location_ref, product_ref, LocationRef};
 use super::stock_rows::{self, StockRow};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
@@ -283,6 +283,10 @@ pub struct NewProduct {
     pub vat_treatment: Option<String>,
     #[serde(default)]
     pub stock_qty: Option<Qty>,
+    /// Where the opening `stock_qty` is: a location of the product's entity; omitted or
+    /// null, it is unallocated (docs/inventory.md#product-stock).
+    #[serde(default)]
+    pub stock_location_id: Option<String>,
     #[serde(default)]
     pub low_stock_threshold: Option<Qty>,
     #[serde(default)]
@@ -383,6 +387,25 @@ pub fn create_product(
         p.low_stock_threshold.unwrap_or(Qty::from_i64(5)),
     )?;
     let opening = non_negative_qty("stock_qty", p.stock_qty.unwrap_or_default())?;
+    let opening_at = match p.stock_location_id.as_deref().map(str::trim) {
+        Some(raw) if !raw.is_empty() => {
+            let id = parse_id("stock_location_id", raw)?;
+            let location = location_ref(tx, scope, &id)?;
+            crate::scope::same_entity(
+                "stock_location_id",
+                entity.as_deref(),
+                Some(&location.entity_id),
+            )?;
+            if !location.active {
+                return Err(AppError::conflict(format!(
+                    "Location {} is inactive and cannot take stock changes",
+                    location.name
+                )));
+            }
+            Some(location)
+        }
+        _ => None,
+    };
     let sku = match clean(p.sku) {
         Some(s) => s,
         None => next_sku(tx, &scope.owner_id, entity.as_deref())?,
@@ -421,17 +444,27 @@ pub fn create_product(
         ],
     )?;
     if !opening.is_zero() {
-        adjust_unallocated(tx, scope, &id, opening, "Opening stock", ctx)?;
+        adjust(
+            tx,
+            scope,
+            &id,
+            opening_at.as_ref(),
+            opening,
+            "Opening stock",
+            ctx,
+        )?;
     }
     get_product(tx, scope, &id)
 }
 
-/// Records an unallocated `adjustment` of `qty` through the ledger: how `stock_qty` on a
-/// create or a PUT reaches the stock (docs/inventory.md#product-stock).
-fn adjust_unallocated(
+/// Records an `adjustment` of `qty` through the ledger at `location` (none: the
+/// unallocated stock): how `stock_qty` on a create or a PUT reaches the stock
+/// (docs/inventory.md#product-stock).
+fn adjust(
     tx: &Transaction,
     scope: &Scope,
     product_id: &str,
+    location: Option<&LocationRef>,
     qty: Qty,
     reference: &str,
     ctx: &Ctx,
@@ -441,7 +474,7 @@ fn adjust_unallocated(
         tx,
         &NewMovement {
             product: &product,
-            location: None,
+            location,
             qty,
             kind: MovementType::Adjustment,
             reference: Some(reference.into()),
@@ -647,7 +680,7 @@ pub fn update_product(
         }
         let diff = target - p.stock_qty;
         if !diff.is_zero() {
-            adjust_unallocated(tx, scope, &p.id, diff, "Stock quantity edited", ctx)?;
+            adjust(tx, scope, &p.id, None, diff, "Stock quantity edited", ctx)?;
         }
     }
     get_product(tx, scope, &p.id)

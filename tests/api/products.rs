@@ -264,6 +264,62 @@ mod more {
         check_invariants(&t);
     }
 
+    /// docs/inventory.md#product-stock: `stock_location_id` puts the opening stock at a
+    /// location in the product's own transaction; a refused location creates nothing.
+    #[test]
+    fn opening_stock_at_a_location_is_one_transaction_with_the_product() {
+        let (t, e) = app_with_entity();
+        let shop = location(&t, &e, "Shop");
+        let a = product_with(
+            &t,
+            &e,
+            "A",
+            json!({"stock_qty": 4, "stock_location_id": shop}),
+        );
+        assert_eq!(dec(&a["stock_qty"]), d("4"));
+        let list = movements(&t, "");
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0]["type"], "adjustment");
+        assert_eq!(list[0]["location_id"], json!(shop));
+        assert_eq!(list[0]["reference"], "Opening stock");
+
+        // Another entity's location, an inactive one and an unknown one: nothing is created.
+        let (s, other) = t.post("/api/entities", json!({"name": "Other Ltd"}));
+        assert_eq!(s, Status::Created);
+        let elsewhere = location(&t, other["data"]["id"].as_str().unwrap(), "Elsewhere");
+        let (s, v) = t.post(
+            "/api/products",
+            json!({"name": "B", "entity_id": e, "stock_qty": 1, "stock_location_id": elsewhere}),
+        );
+        assert_eq!(s, Status::BadRequest, "{v}");
+        assert!(
+            v["message"].as_str().unwrap().contains("stock_location_id"),
+            "{v}"
+        );
+        let closed = location(&t, &e, "Closed");
+        let (s, _) = t.put(
+            "/api/warehouse-locations",
+            json!({"id": closed, "status": "inactive"}),
+        );
+        assert_eq!(s, Status::Ok);
+        let r = t.post(
+            "/api/products",
+            json!({"name": "C", "entity_id": e, "stock_qty": 1, "stock_location_id": closed}),
+        );
+        assert!(assert_error(&r, Status::Conflict).contains("inactive"));
+        let r = t.post(
+            "/api/products",
+            json!({"name": "D", "entity_id": e, "stock_qty": 1,
+                   "stock_location_id": "6f1c2a58-0000-4000-8000-0000000000ff"}),
+        );
+        assert_error(&r, Status::NotFound);
+        let (_, list) = t.get("/api/products");
+        assert_eq!(list["data"].as_array().unwrap().len(), 1);
+        assert_eq!(list["data"][0]["name"], "A");
+        assert_eq!(movements(&t, "").len(), 1);
+        check_invariants(&t);
+    }
+
     #[test]
     fn a_put_of_stock_qty_records_an_unallocated_adjustment_for_the_difference() {
         let (t, e) = app_with_entity();

@@ -164,8 +164,9 @@ export async function render(root, ctx) {
 }
 
 /**
- * The new-product dialog: the product, then its opening stock at the location chosen (an
- * adjustment there), or unallocated when no location is chosen. Resolves with the product.
+ * The new-product dialog: the product with its opening stock at the location chosen (an
+ * adjustment there, in the same request), or unallocated when no location is chosen.
+ * Resolves with the product.
  */
 function createProduct() {
   return formDialog({
@@ -182,24 +183,13 @@ function createProduct() {
     },
     submit: async (form) => {
       const body = recordBody(form, PRODUCT_FIELDS, false, null);
+      // The product and its opening stock at the location chosen are one request (one
+      // transaction on the server); no location: the opening stock is unallocated.
       const where = body.opening_location_id;
       delete body.opening_location_id;
-      // Only a positive opening figure goes to a location; anything else goes to the server
-      // as typed, which refuses it beside its field.
-      const opening = (scaled(val(form, "stock_qty"), 3) ?? 0n) > 0n ? body.stock_qty : undefined;
-      if (where && opening !== undefined) delete body.stock_qty;
+      if (where) body.stock_location_id = where;
       body.entity_id = state.entity.id;
       const created = (await post("/api/products", body)).data;
-      if (where && opening !== undefined) {
-        try {
-          await post("/api/stock-movements", {
-            product_id: created.id, type: "adjustment", qty: opening, location_id: where,
-            reference: "Opening stock", entity_id: state.entity.id,
-          });
-        } catch (e) {
-          toast(`${created.name} was created, but its opening stock was not recorded: ${e.message} Record it as a movement.`, "error");
-        }
-      }
       return created;
     },
   });
