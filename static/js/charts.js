@@ -103,7 +103,8 @@ export function barChart({ title, items, width = 520, barClass = "bar" }) {
   draw(width);
   if (typeof ResizeObserver === "function") {
     new ResizeObserver(() => {
-      const w = Math.round(svg.getBoundingClientRect().width);
+      // Whole units, never more than shown: a unit is at least a pixel.
+      const w = Math.floor(svg.getBoundingClientRect().width);
       if (w > 0 && w !== drawn) draw(Math.min(w, width));
     }).observe(svg);
   }
