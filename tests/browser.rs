@@ -2029,6 +2029,7 @@ fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_
     assert!(nav_shown());
     assert_eq!(b.js("return document.getElementById('menu-button').getAttribute('aria-expanded')", json!([])), json!("true"));
     assert_eq!(b.js("return document.activeElement.closest('#main-nav') !== null", json!([])), json!(true), "the focus is in the menu");
+    b.screenshot("phone-menu");
     let focused = b.js("return document.activeElement", json!([]));
     let focused = focused[webdriver_element_key()].as_str().unwrap().to_owned();
     b.keys(&focused, "\u{E00C}"); // Escape
