@@ -1880,9 +1880,7 @@ fn shop_with_data(b: &Browser, entity: &str) -> (String, String, String) {
     };
     let customer = contact("The Corner Café and Bakery Limited", "customer");
     let supplier = contact("Green Bean Importers", "supplier");
-    let line = |p: &str, q: u32, price: f64| {
-        json!({"description": "Coffee beans", "product_id": p, "quantity": q, "unit_price": price, "vat_rate": 20})
-    };
+    let line = |p: &str, q: u32, price: f64| json!({"description": "Coffee beans", "product_id": p, "quantity": q, "unit_price": price, "vat_rate": 20});
     let invoice = b.api_ok(
         "POST",
         "/api/invoices",
@@ -1943,7 +1941,8 @@ fn shop_with_data(b: &Browser, entity: &str) -> (String, String, String) {
 }
 
 #[test]
-fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_on_a_phone_or_a_desktop() {
+fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_on_a_phone_or_a_desktop(
+) {
     let Some(b) = start() else { return };
     let entity = signed_up(&b, "phone@example.com");
     let (main, transfer, take) = shop_with_data(&b, &entity);
@@ -2000,9 +1999,15 @@ fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_
                   label: getComputedStyle(d.querySelector('label[for]')).position };",
         json!([]),
     );
-    assert_eq!(fit, json!({"over": 0, "rows": 2, "cards": 2, "label": "static"}));
+    assert_eq!(
+        fit,
+        json!({"over": 0, "rows": 2, "cards": 2, "label": "static"})
+    );
     let found = serious_axe_violations(&b);
-    assert!(found.is_empty(), "the invoice dialog on a phone: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "the invoice dialog on a phone: {found:#?}"
+    );
     b.screenshot("phone-invoice-lines");
     b.click_button("dialog", "Cancel");
 
@@ -2024,27 +2029,58 @@ fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_
     let nav_shown = || b.displayed(&b.find("#main-nav").unwrap());
     assert!(!nav_shown(), "the menu is folded away on a phone");
     let button = b.wait("#menu-button");
-    assert_eq!(b.js("return document.getElementById('menu-button').getAttribute('aria-expanded')", json!([])), json!("false"));
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("false")
+    );
     b.click_el(&button);
     assert!(nav_shown());
-    assert_eq!(b.js("return document.getElementById('menu-button').getAttribute('aria-expanded')", json!([])), json!("true"));
-    assert_eq!(b.js("return document.activeElement.closest('#main-nav') !== null", json!([])), json!(true), "the focus is in the menu");
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("true")
+    );
+    assert_eq!(
+        b.js(
+            "return document.activeElement.closest('#main-nav') !== null",
+            json!([])
+        ),
+        json!(true),
+        "the focus is in the menu"
+    );
     b.screenshot("phone-menu");
     let focused = b.js("return document.activeElement", json!([]));
-    let focused = focused[webdriver_element_key()].as_str().unwrap().to_owned();
+    let focused = focused[webdriver_element_key()]
+        .as_str()
+        .unwrap()
+        .to_owned();
     b.keys(&focused, "\u{E00C}"); // Escape
     assert!(!nav_shown(), "Escape closes the menu");
-    assert_eq!(b.js("return document.activeElement.id", json!([])), json!("menu-button"));
+    assert_eq!(
+        b.js("return document.activeElement.id", json!([])),
+        json!("menu-button")
+    );
     b.click_el(&button);
     b.click("#main-nav a[href='#/contacts']");
     b.wait_text(".view h1", "Contacts");
     assert!(!nav_shown(), "choosing a page closes the menu");
-    assert_eq!(b.js("return document.getElementById('menu-button').getAttribute('aria-expanded')", json!([])), json!("false"));
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("false")
+    );
     b.screenshot("phone-contacts");
 
     // On a desktop the menu is always there and the button is not.
     viewport(&b, None);
-    assert!(poll_until(|| nav_shown()));
+    assert!(poll_until(nav_shown));
     assert!(!b.displayed(&button));
 }
 
@@ -2099,14 +2135,24 @@ fn after_save_the_focus_stays_on_the_saved_row_and_the_skip_links_and_focus_ring
     b.type_into("dialog input[name=email]", "jane@example.com");
     b.click_button("dialog", "Save changes");
     b.wait_page_text("Contact saved.");
-    let active = || b.js("const a = document.activeElement; return a === document.body ? 'body' : a.getAttribute('aria-label') || a.textContent.trim()", json!([]));
-    assert!(poll_until(|| active() == json!("Edit Jane Buyer")), "focus after Save is on {}", active());
+    let active = || {
+        b.js("const a = document.activeElement; return a === document.body ? 'body' : a.getAttribute('aria-label') || a.textContent.trim()", json!([]))
+    };
+    assert!(
+        poll_until(|| active() == json!("Edit Jane Buyer")),
+        "focus after Save is on {}",
+        active()
+    );
 
     // Cancel gives the focus back to the button that opened the dialog.
     b.click_button(".page-head", "New contact");
     b.wait("dialog input[name=name]");
     b.click_button("dialog", "Cancel");
-    assert!(poll_until(|| active() == json!("New contact")), "focus after Cancel is on {}", active());
+    assert!(
+        poll_until(|| active() == json!("New contact")),
+        "focus after Cancel is on {}",
+        active()
+    );
 
     // A page drawn again after Save (a warehouse's own page): the same button, or the heading.
     open(&b, &format!("#/warehouses/{main}"), "Roastery");
@@ -2115,7 +2161,10 @@ fn after_save_the_focus_stays_on_the_saved_row_and_the_skip_links_and_focus_ring
     b.click_button("dialog", "Save changes");
     b.wait_text(".view h1", "The roastery");
     assert!(
-        poll_until(|| b.js("return document.activeElement.closest('#view') !== null", json!([])) == json!(true)),
+        poll_until(|| b.js(
+            "return document.activeElement.closest('#view') !== null",
+            json!([])
+        ) == json!(true)),
         "focus after the page is drawn again is on {}",
         active()
     );
@@ -2135,26 +2184,44 @@ fn after_save_the_focus_stays_on_the_saved_row_and_the_skip_links_and_focus_ring
     let c = focus_ring_contrast(&b);
     assert!(c.as_f64().is_some_and(|c| c >= 3.0), "skip link ring: {c}");
     press(&b, "\u{E007}"); // Enter
-    assert_eq!(b.js("return document.activeElement.id", json!([])), json!("view"));
+    assert_eq!(
+        b.js("return document.activeElement.id", json!([])),
+        json!("view")
+    );
 
     b.js(from_the_top, json!([]));
     press(&b, "\u{E004}");
     press(&b, "\u{E004}");
     assert_eq!(active(), json!("Skip to the menu"));
     press(&b, "\u{E007}");
-    assert_eq!(b.js("return document.activeElement.closest('#main-nav') !== null", json!([])), json!(true));
+    assert_eq!(
+        b.js(
+            "return document.activeElement.closest('#main-nav') !== null",
+            json!([])
+        ),
+        json!(true)
+    );
     let c = focus_ring_contrast(&b);
     assert!(c.as_f64().is_some_and(|c| c >= 3.0), "menu link ring: {c}");
     // On the dark top bar, and on a page's button.
-    b.js("document.querySelector('.topbar [data-sign-out]').focus()", json!([]));
+    b.js(
+        "document.querySelector('.topbar [data-sign-out]').focus()",
+        json!([]),
+    );
     press(&b, "\u{E008}"); // Shift: a keyboard user's focus
     let c = focus_ring_contrast(&b);
     assert!(c.as_f64().is_some_and(|c| c >= 3.0), "top bar ring: {c}");
     open(&b, "#/contacts", "Contacts");
-    b.js("document.querySelector('.page-head button').focus()", json!([]));
+    b.js(
+        "document.querySelector('.page-head button').focus()",
+        json!([]),
+    );
     press(&b, "\u{E008}");
     let c = focus_ring_contrast(&b);
-    assert!(c.as_f64().is_some_and(|c| c >= 3.0), "page button ring: {c}");
+    assert!(
+        c.as_f64().is_some_and(|c| c >= 3.0),
+        "page button ring: {c}"
+    );
 }
 
 #[test]
@@ -2182,6 +2249,10 @@ fn chart_labels_stay_at_12_px_on_a_phone() {
         .as_f64()
         .unwrap_or(0.0)
     };
-    assert!(poll_until(|| smallest() >= 11.99), "the smallest chart label is {} px", smallest());
+    assert!(
+        poll_until(|| smallest() >= 11.99),
+        "the smallest chart label is {} px",
+        smallest()
+    );
     assert_eq!(overflow(&b)["over"], json!(0));
 }
