@@ -1985,12 +1985,21 @@ fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_
     open_settled(&b, "#/invoices");
     b.click_button(".page-head", "New invoice");
     b.wait("dialog input[name='lines[0].description']");
-    // Above the dialog's buttons, which stay in view at its foot.
-    b.js(
-        "[...document.querySelectorAll('dialog button')].find((e) => e.textContent === 'Add line').scrollIntoView({block: 'center'})",
+    // Reached by the keyboard, "Add line" shows above the dialog's buttons held at its
+    // foot (focus not obscured), and Enter adds a line.
+    let uncovered = b.js(
+        "const el = [...document.querySelectorAll('dialog button')].find((e) => e.textContent === 'Add line');\
+         el.focus();\
+         const r = el.getBoundingClientRect();\
+         return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === el;",
         json!([]),
     );
-    b.click_button("dialog", "Add line");
+    assert_eq!(
+        uncovered,
+        json!(true),
+        "the focused Add line is hidden under the dialog's buttons"
+    );
+    press(&b, ENTER);
     let fit = b.js(
         "const d = document.querySelector('dialog');\
          const rows = [...d.querySelectorAll('table.lines tbody tr')];\
