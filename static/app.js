@@ -2,6 +2,8 @@
 // hands the page area to the hash router. Every page lives in `js/pages/`.
 
 import { ApiError, get, onUnauthorized, post } from "./js/api.js";
+import { keepFocus } from "./js/focus.js";
+import { setUpMenu } from "./js/menu.js";
 import { go, render, start } from "./js/router.js";
 import { watchStorage } from "./js/storage.js";
 import { chooseEntity, forget, loadEntities, state } from "./js/state.js";
@@ -13,6 +15,7 @@ let routerStarted = false;
 
 function showScreen(id) {
   for (const s of screens) $(s).hidden = s !== id;
+  $("skip-menu").hidden = id !== "app";
 }
 
 function showAuth(which = "sign-in") {
@@ -148,8 +151,9 @@ function boot() {
     if (val(f, "name")) body.name = val(f, "name");
     return body;
   });
-  // The skip link moves focus without touching the hash (the router owns it).
-  document.querySelector(".skip").addEventListener("click", (ev) => {
+  // The skip links move focus without touching the hash (the router owns it).
+  const menu = setUpMenu();
+  document.querySelector(".skip[href='#view']").addEventListener("click", (ev) => {
     ev.preventDefault();
     const target = [...document.querySelectorAll("#view, #auth main, #first-entity main")]
       .find((m) => m.offsetParent !== null);
@@ -157,6 +161,11 @@ function boot() {
     target.setAttribute("tabindex", "-1");
     target.focus();
   });
+  $("skip-menu").addEventListener("click", (ev) => {
+    ev.preventDefault();
+    if (!$("app").hidden) menu.reveal();
+  });
+  keepFocus($("view"));
   for (const b of document.querySelectorAll("[data-show]")) {
     b.addEventListener("click", () => showAuth(b.dataset.show));
   }

@@ -2006,3 +2006,504 @@ fn an_invoice_saved_sent_without_a_location_says_first_that_no_stock_will_move()
     assert!(b.find("dialog[role=alertdialog]").is_none());
     assert_eq!(stock_at(&b, &mug, &shop), "3");
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 27 points 8 and 12: a phone that fits, and the accessibility details (the menu
+// button, the skip links, the focus ring and where the focus goes after Save, the chart
+// labels), with axe-core over every page at phone and desktop width.
+// ---------------------------------------------------------------------------------------
+
+/// The pages of the web app: the routes `static/js/router.js` lists, read from the file
+/// itself so that a new page is walked as soon as it is routed.
+fn routed_pages() -> Vec<String> {
+    let src = include_str!("../static/js/router.js");
+    let table = &src[src.find("const ROUTES = {").expect("the route table")..];
+    let table = &table[..table.find("};").expect("the end of the route table")];
+    table
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let key = l.split(':').next()?.trim().trim_matches('"');
+            (l.contains("import(") && !key.is_empty()).then(|| key.to_owned())
+        })
+        .collect()
+}
+
+/// The viewport as a phone of `width` CSS pixels shows it, or back to the desktop window.
+fn viewport(b: &Browser, width: Option<u32>) {
+    match width {
+        Some(w) => b.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                "width": w, "height": 780, "deviceScaleFactor": 1, "mobile": true}}),
+        ),
+        None => b.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            json!({"cmd": "Emulation.clearDeviceMetricsOverride", "params": {}}),
+        ),
+    };
+}
+
+/// Opens a route and waits until its page has drawn: a heading, nothing busy, nothing
+/// still "Loading…".
+fn open_settled(b: &Browser, route: &str) {
+    b.js("location.hash = arguments[0]", json!([route]));
+    let settled = || {
+        b.js(
+            "const v = document.getElementById('view');\
+             return !!v.querySelector('h1') && !v.querySelector('[aria-busy=true]')\
+               && v.getAttribute('aria-busy') !== 'true'\
+               && ![...v.querySelectorAll('p, td')].some((e) => e.textContent.trim() === 'Loading…');",
+            json!([]),
+        ) == json!(true)
+    };
+    assert!(poll_until(settled), "{route} never finished drawing");
+}
+
+/// How far the page is wider than its window, in CSS pixels (0 when it fits), and the
+/// widest elements sticking out, to say what to fix.
+fn overflow(b: &Browser) -> Value {
+    b.js(
+        "const d = document.documentElement;\
+         const over = d.scrollWidth - d.clientWidth;\
+         const culprits = over <= 0 ? [] : [...document.querySelectorAll('body *')]\
+           .filter((e) => e.getBoundingClientRect().right > d.clientWidth + 1 && !e.closest('.table-wrap, .skip, .sr-only'))\
+           .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`);\
+         return { over, culprits };",
+        json!([]),
+    )
+}
+
+/// axe-core's serious and critical violations on the page as it stands.
+fn serious_axe_violations(b: &Browser) -> Vec<String> {
+    const AXE: &str = include_str!("webdriver/axe/axe.min.js");
+    if b.js("return typeof window.axe", json!([])) != json!("object") {
+        b.js(&format!("{AXE}\n;window.axe = axe;"), json!([]));
+    }
+    let v = b.js_async(
+        "const r = await window.axe.run(document);\
+         return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')\
+           .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// A business with a record on every page: two locations with stock, contacts, an
+/// invoice, a bill, a credit note, an expense, a project with time, a recurring invoice,
+/// a transfer and a stock take. Returns (first location, transfer, stock take) ids.
+fn shop_with_data(b: &Browser, entity: &str) -> (String, String, String) {
+    let main = location(b, entity, "Roastery");
+    let shop = location(b, entity, "Shop on the High Street");
+    let beans = product(
+        b,
+        entity,
+        json!({"name": "Ethiopia Yirgacheffe washed, 1 kg bag of whole beans", "sku": "ETH-YIRG-1KG",
+               "category": "Coffee", "cost_price": 12.4, "unit_price": 24}),
+    );
+    let mug = product(
+        b,
+        entity,
+        json!({"name": "Enamel mug", "sku": "MUG-1", "category": "Merchandise", "cost_price": 3.2, "unit_price": 8.5}),
+    );
+    purchase(b, entity, &beans, &main, json!(40));
+    purchase(b, entity, &mug, &shop, json!(12));
+    purchase(b, entity, &mug, &main, json!(6));
+    let contact = |name: &str, kind: &str| {
+        b.api_ok(
+            "POST",
+            "/api/contacts",
+            json!({"name": name, "type": kind, "entity_id": entity,
+                   "email": "accounts@a-rather-long-domain-name.example.co.uk"}),
+        )["id"]
+            .clone()
+    };
+    let customer = contact("The Corner Café and Bakery Limited", "customer");
+    let supplier = contact("Green Bean Importers", "supplier");
+    let line = |p: &str, q: u32, price: f64| json!({"description": "Coffee beans", "product_id": p, "quantity": q, "unit_price": price, "vat_rate": 20});
+    let invoice = b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": customer, "entity_id": entity, "status": "sent", "location_id": main,
+               "lines": [line(&beans, 2, 24.0), line(&mug, 1, 8.5)]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "number": "GB-1001", "status": "awaiting_payment",
+               "lines": [line(&beans, 5, 12.4)]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/credit-notes",
+        json!({"entity_id": entity, "status": "posted", "invoice_id": invoice["id"], "contact_id": customer, "location_id": main,
+               "lines": [line(&beans, 1, 24.0)]}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/expenses",
+        json!({"entity_id": entity, "date": "2026-01-10", "description": "Printer ink", "amount": 120, "vat_amount": 20}),
+    );
+    let project = b.api_ok(
+        "POST",
+        "/api/projects",
+        json!({"name": "Café fit-out", "hourly_rate": 55.5, "entity_id": entity, "contact_id": customer}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/time-entries",
+        json!({"project_id": project["id"], "hours": 1.5, "description": "Design"}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/recurring-invoices",
+        json!({"contact_id": customer, "entity_id": entity, "interval": "month",
+               "lines": [{"description": "Monthly beans", "unit_price": 48}]}),
+    );
+    let transfer = b.api_ok(
+        "POST",
+        "/api/transfer-orders",
+        json!({"source_location_id": main, "destination_location_id": shop, "entity_id": entity,
+               "lines": [{"product_id": beans, "quantity": 3}]}),
+    );
+    let take = b.api_ok(
+        "POST",
+        "/api/stock-takes",
+        json!({"location_id": shop, "entity_id": entity}),
+    );
+    b.api_ok(
+        "PUT",
+        "/api/stock-takes",
+        json!({"id": take["id"], "status": "in_progress"}),
+    );
+    let id = |v: &Value| v["id"].as_str().unwrap().to_owned();
+    (main, id(&transfer), id(&take))
+}
+
+#[test]
+fn every_page_fits_a_phone_360_and_390_px_wide_and_has_no_serious_axe_violation_on_a_phone_or_a_desktop(
+) {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "phone@example.com");
+    let (main, transfer, take) = shop_with_data(&b, &entity);
+    let mut pages: Vec<String> = routed_pages().iter().map(|p| format!("#/{p}")).collect();
+    assert!(pages.len() >= 20, "the route table was read: {pages:?}");
+    pages.extend([
+        format!("#/warehouses/{main}"),
+        "#/transfers/new".to_owned(),
+        format!("#/transfers/{transfer}"),
+        format!("#/stock-takes/{take}"),
+    ]);
+
+    let mut problems = Vec::new();
+    // axe at the small phone and the desktop; the width alone at the larger phone.
+    for (width, axe) in [(Some(360), true), (Some(390), false), (None, true)] {
+        viewport(&b, width);
+        b.reload();
+        b.wait(".view h1");
+        for page in &pages {
+            open_settled(&b, page);
+            if let Some(w) = width {
+                let o = overflow(&b);
+                if o["over"].as_i64().unwrap_or(0) > 0 {
+                    problems.push(format!("{page} at {w} px scrolls sideways: {o}"));
+                }
+            }
+            if !axe {
+                continue;
+            }
+            for v in serious_axe_violations(&b) {
+                problems.push(format!("{page} at {width:?}: {v}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+
+    // On the phone: the invoice's line editor stacks, one card per line, inside a dialog
+    // no wider than the screen.
+    viewport(&b, Some(360));
+    open_settled(&b, "#/invoices");
+    b.click_button(".page-head", "New invoice");
+    b.wait("dialog input[name='lines[0].description']");
+    // Reached by the keyboard, "Add line" shows above the dialog's buttons held at its
+    // foot (focus not obscured), and Enter adds a line.
+    let uncovered = b.js(
+        "const el = [...document.querySelectorAll('dialog button')].find((e) => e.textContent === 'Add line');\
+         el.focus();\
+         const r = el.getBoundingClientRect();\
+         return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === el;",
+        json!([]),
+    );
+    assert_eq!(
+        uncovered,
+        json!(true),
+        "the focused Add line is hidden under the dialog's buttons"
+    );
+    press(&b, ENTER);
+    let fit = b.js(
+        "const d = document.querySelector('dialog');\
+         const rows = [...d.querySelectorAll('table.lines tbody tr')];\
+         return { over: d.scrollWidth - d.clientWidth, rows: rows.length,\
+                  cards: rows.filter((r) => getComputedStyle(r).display === 'grid').length,\
+                  label: getComputedStyle(d.querySelector('label[for]')).position };",
+        json!([]),
+    );
+    assert_eq!(
+        fit,
+        json!({"over": 0, "rows": 2, "cards": 2, "label": "static"})
+    );
+    let found = serious_axe_violations(&b);
+    assert!(
+        found.is_empty(),
+        "the invoice dialog on a phone: {found:#?}"
+    );
+    b.screenshot("phone-invoice-lines");
+    b.click_button("dialog", "Cancel");
+
+    // The count sheet stacks too, and is counted by keyboard: Enter goes to the next line.
+    open_settled(&b, &format!("#/stock-takes/{take}"));
+    let cards = b.js(
+        "return [...document.querySelectorAll('.count-sheet tbody tr')].map((r) => getComputedStyle(r).display)",
+        json!([]),
+    );
+    assert_eq!(cards, json!(["grid"]), "one card per line");
+    let input = b.wait(".count-sheet input");
+    b.keys(&input, &format!("11{ENTER}"));
+    b.click_button(".page-head", "Save counts");
+    b.wait_page_text("Counts saved.");
+    b.screenshot("phone-count-sheet");
+
+    // The menu folds away behind a button that says whether it is open; Escape closes it
+    // and gives the focus back; choosing a page closes it.
+    let nav_shown = || b.displayed(&b.find("#main-nav").unwrap());
+    assert!(!nav_shown(), "the menu is folded away on a phone");
+    let button = b.wait("#menu-button");
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("false")
+    );
+    b.click_el(&button);
+    assert!(nav_shown());
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("true")
+    );
+    assert_eq!(
+        b.js(
+            "return document.activeElement.closest('#main-nav') !== null",
+            json!([])
+        ),
+        json!(true),
+        "the focus is in the menu"
+    );
+    b.screenshot("phone-menu");
+    let focused = b.js("return document.activeElement", json!([]));
+    let focused = focused[webdriver_element_key()]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    b.keys(&focused, "\u{E00C}"); // Escape
+    assert!(!nav_shown(), "Escape closes the menu");
+    assert_eq!(
+        b.js("return document.activeElement.id", json!([])),
+        json!("menu-button")
+    );
+    b.click_el(&button);
+    b.click("#main-nav a[href='#/contacts']");
+    b.wait_text(".view h1", "Contacts");
+    assert!(!nav_shown(), "choosing a page closes the menu");
+    assert_eq!(
+        b.js(
+            "return document.getElementById('menu-button').getAttribute('aria-expanded')",
+            json!([])
+        ),
+        json!("false")
+    );
+    b.screenshot("phone-contacts");
+
+    // On a desktop the menu is always there and the button is not.
+    viewport(&b, None);
+    assert!(poll_until(nav_shown));
+    assert!(!b.displayed(&button));
+}
+
+fn webdriver_element_key() -> &'static str {
+    "element-6066-11e4-a52e-4f735466cecf"
+}
+
+/// Presses and releases a key on whatever has the focus (WebDriver actions).
+fn press(b: &Browser, key: &str) {
+    b.cmd(
+        "POST",
+        "/actions",
+        json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]}),
+    );
+}
+
+/// The contrast of the focused element's outline against the background it sits on,
+/// or a message saying why there is none.
+fn focus_ring_contrast(b: &Browser) -> Value {
+    b.js(
+        "const el = document.activeElement;\
+         if (!el.matches(':focus-visible')) return `no visible focus on ${el.outerHTML.slice(0, 80)}`;\
+         const cs = getComputedStyle(el);\
+         if (cs.outlineStyle === 'none' || parseFloat(cs.outlineWidth) < 2) return `no outline on ${el.outerHTML.slice(0, 80)}`;\
+         const rgb = (c) => c.match(/[\\d.]+/g).map(Number);\
+         const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };\
+           return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };\
+         let p = el.parentElement, bg = [255, 255, 255];\
+         while (p) { const c = rgb(getComputedStyle(p).backgroundColor); if (c.length < 4 || c[3] > 0) { bg = c.slice(0, 3); break; } p = p.parentElement; }\
+         const [a, z] = [lum(rgb(cs.outlineColor)), lum(bg)].sort((x, y) => y - x);\
+         return (a + 0.05) / (z + 0.05);",
+        json!([]),
+    )
+}
+
+#[test]
+fn after_save_the_focus_stays_on_the_saved_row_and_the_skip_links_and_focus_ring_work() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "focus@example.com");
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Jane Buyer", "type": "customer", "entity_id": entity}),
+    );
+    let main = location(&b, &entity, "Roastery");
+
+    // Save in a dialog over a list: the list is drawn again, and the focus goes to the
+    // saved row's Edit button, not to the page body.
+    open(&b, "#/contacts", "Contacts");
+    b.click("button[aria-label='Edit Jane Buyer']");
+    b.type_into("dialog input[name=email]", "jane@example.com");
+    b.click_button("dialog", "Save changes");
+    b.wait_page_text("Contact saved.");
+    let active = || {
+        b.js("const a = document.activeElement; return a === document.body ? 'body' : a.getAttribute('aria-label') || a.textContent.trim()", json!([]))
+    };
+    assert!(
+        poll_until(|| active() == json!("Edit Jane Buyer")),
+        "focus after Save is on {}",
+        active()
+    );
+
+    // Cancel gives the focus back to the button that opened the dialog.
+    b.click_button(".page-head", "New contact");
+    b.wait("dialog input[name=name]");
+    b.click_button("dialog", "Cancel");
+    assert!(
+        poll_until(|| active() == json!("New contact")),
+        "focus after Cancel is on {}",
+        active()
+    );
+
+    // A page drawn again after Save (a warehouse's own page): the same button, or the heading.
+    open(&b, &format!("#/warehouses/{main}"), "Roastery");
+    b.click_button(".page-head", "Edit");
+    b.type_into("dialog input[name=name]", "The roastery");
+    b.click_button("dialog", "Save changes");
+    b.wait_text(".view h1", "The roastery");
+    assert!(
+        poll_until(|| b.js(
+            "return document.activeElement.closest('#view') !== null",
+            json!([])
+        ) == json!(true)),
+        "focus after the page is drawn again is on {}",
+        active()
+    );
+
+    // The skip links are the first stops of the keyboard, shown when focused: one to the
+    // page, one to the menu. Each ring has at least 3:1 contrast where it sits.
+    b.reload();
+    b.wait(".view h1");
+    // The keyboard starts from the top of the document, as after loading it.
+    let from_the_top = "const t = document.createElement('span'); t.tabIndex = -1;\
+                        document.body.prepend(t); t.focus(); t.remove();";
+    b.js(from_the_top, json!([]));
+    press(&b, "\u{E004}"); // Tab
+    assert_eq!(active(), json!("Skip to content"));
+    let shown = b.js("const r = document.activeElement.getBoundingClientRect(); return r.left >= 0 && r.top >= 0 && r.width > 0", json!([]));
+    assert_eq!(shown, json!(true), "the skip link shows when focused");
+    let c = focus_ring_contrast(&b);
+    assert!(c.as_f64().is_some_and(|c| c >= 3.0), "skip link ring: {c}");
+    press(&b, "\u{E007}"); // Enter
+    assert_eq!(
+        b.js("return document.activeElement.id", json!([])),
+        json!("view")
+    );
+
+    b.js(from_the_top, json!([]));
+    press(&b, "\u{E004}");
+    press(&b, "\u{E004}");
+    assert_eq!(active(), json!("Skip to the menu"));
+    press(&b, "\u{E007}");
+    assert_eq!(
+        b.js(
+            "return document.activeElement.closest('#main-nav') !== null",
+            json!([])
+        ),
+        json!(true)
+    );
+    let c = focus_ring_contrast(&b);
+    assert!(c.as_f64().is_some_and(|c| c >= 3.0), "menu link ring: {c}");
+    // On the dark top bar, and on a page's button.
+    b.js(
+        "document.querySelector('.topbar [data-sign-out]').focus()",
+        json!([]),
+    );
+    press(&b, "\u{E008}"); // Shift: a keyboard user's focus
+    let c = focus_ring_contrast(&b);
+    assert!(c.as_f64().is_some_and(|c| c >= 3.0), "top bar ring: {c}");
+    open(&b, "#/contacts", "Contacts");
+    b.js(
+        "document.querySelector('.page-head button').focus()",
+        json!([]),
+    );
+    press(&b, "\u{E008}");
+    let c = focus_ring_contrast(&b);
+    assert!(
+        c.as_f64().is_some_and(|c| c >= 3.0),
+        "page button ring: {c}"
+    );
+}
+
+#[test]
+fn chart_labels_stay_at_12_px_on_a_phone() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "charts@example.com");
+    let main = location(&b, &entity, "Roastery with a long name");
+    let beans = product(
+        &b,
+        &entity,
+        json!({"name": "Beans", "sku": "B-1", "category": "Coffee", "cost_price": 12.4, "unit_price": 24}),
+    );
+    purchase(&b, &entity, &beans, &main, json!(40));
+    viewport(&b, Some(360));
+    b.reload();
+    b.wait(".view h1");
+    open_settled(&b, "#/valuation");
+    let smallest = || {
+        b.js(
+            "const ts = [...document.querySelectorAll('svg.chart text')];\
+             if (!ts.length) return 0;\
+             return Math.min(...ts.map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a));",
+            json!([]),
+        )
+        .as_f64()
+        .unwrap_or(0.0)
+    };
+    assert!(
+        poll_until(|| smallest() >= 11.99),
+        "the smallest chart label is {} px",
+        smallest()
+    );
+    assert_eq!(overflow(&b)["over"], json!(0));
+}

@@ -50,42 +50,63 @@ function clip(s, n) {
  * exact figure (the bar's tooltip and the description), `short` what to print beside the
  * bar when it differs (see `shortMoney`). Bars are sorted as given. The chart is an image
  * with a title and a text description listing every figure, for screen readers.
+ *
+ * The chart is drawn at the width it is shown (one unit a CSS pixel, at most `width`),
+ * and drawn again when that changes, so its labels stay at the stylesheet's 12 px on a
+ * phone instead of shrinking with the picture (WCAG's text size; docs/accessibility.md#charts).
  */
 export function barChart({ title, items, width = 520, barClass = "bar" }) {
   const row = 30;
-  const labelW = Math.min(170, Math.round(width * 0.34));
-  const valueW = 110;
   const top = 6;
   const height = top * 2 + Math.max(1, items.length) * row;
   const id = `chart-${++ids}`;
   const svg = el("svg", {
-    class: "chart", viewBox: `0 0 ${width} ${height}`, role: "img",
-    "aria-labelledby": `${id}-t ${id}-d`, preserveAspectRatio: "xMinYMin meet",
+    class: "chart", role: "img", "aria-labelledby": `${id}-t ${id}-d`, height,
   });
   svg.style.maxWidth = `${width}px`;
-  svg.append(el("title", { id: `${id}-t` }, title));
-  svg.append(el("desc", { id: `${id}-d` }, items.map((i) => `${i.label}: ${i.text}`).join("; ") || "No data"));
+  const titleEl = el("title", { id: `${id}-t` }, title);
+  const desc = el("desc", { id: `${id}-d` }, items.map((i) => `${i.label}: ${i.text}`).join("; ") || "No data");
   const max = Math.max(0, ...items.map((i) => Math.abs(Number(i.value) || 0)));
-  const barMax = width - labelW - valueW - 10;
-  items.forEach((item, n) => {
-    const y = top + n * row;
-    const v = Math.abs(Number(item.value) || 0);
-    const w = max > 0 ? Math.max(v > 0 ? 2 : 0, Math.round((v / max) * barMax)) : 0;
-    const g = el("g");
-    g.append(el("title", {}, `${item.label}: ${item.text}`));
-    const label = el("text", { x: labelW - 8, y: y + row / 2 + 4, "text-anchor": "end" }, clip(item.label, 22));
-    if (item.label.length > 22) label.append(el("title", {}, item.label));
-    g.append(label);
-    g.append(el("rect", { class: barClass, x: labelW, y: y + 5, width: w, height: row - 10, rx: 3 }));
-    // A long bar's figure goes inside its end, so that it never runs off the chart.
-    const shown = item.short ?? item.text;
-    const inside = labelW + w + 6 + shown.length * 7 > width;
-    g.append(el("text", {
-      class: inside ? "value inside" : "value", x: inside ? labelW + w - 6 : labelW + w + 6,
-      y: y + row / 2 + 4, "text-anchor": inside ? "end" : "start",
-    }, shown));
-    svg.append(g);
-  });
-  svg.append(el("line", { class: "axis", x1: labelW, x2: labelW, y1: 2, y2: height - 2 }));
+  let drawn = 0;
+
+  function draw(w) {
+    drawn = w;
+    const labelW = Math.min(170, Math.round(w * 0.34));
+    const valueW = Math.min(110, Math.round(w * 0.24));
+    const barMax = Math.max(0, w - labelW - valueW - 10);
+    // About 7 px a character at 12 px.
+    const labelChars = Math.max(6, Math.min(22, Math.floor((labelW - 10) / 7)));
+    svg.setAttribute("viewBox", `0 0 ${w} ${height}`);
+    svg.replaceChildren(titleEl, desc);
+    items.forEach((item, n) => {
+      const y = top + n * row;
+      const v = Math.abs(Number(item.value) || 0);
+      const bw = max > 0 ? Math.max(v > 0 ? 2 : 0, Math.round((v / max) * barMax)) : 0;
+      const g = el("g");
+      g.append(el("title", {}, `${item.label}: ${item.text}`));
+      const label = el("text", { x: labelW - 8, y: y + row / 2 + 4, "text-anchor": "end" }, clip(item.label, labelChars));
+      if (item.label.length > labelChars) label.append(el("title", {}, item.label));
+      g.append(label);
+      g.append(el("rect", { class: barClass, x: labelW, y: y + 5, width: bw, height: row - 10, rx: 3 }));
+      // A long bar's figure goes inside its end, so that it never runs off the chart.
+      const shown = item.short ?? item.text;
+      const inside = labelW + bw + 6 + shown.length * 7 > w;
+      g.append(el("text", {
+        class: inside ? "value inside" : "value", x: inside ? labelW + bw - 6 : labelW + bw + 6,
+        y: y + row / 2 + 4, "text-anchor": inside ? "end" : "start",
+      }, shown));
+      svg.append(g);
+    });
+    svg.append(el("line", { class: "axis", x1: labelW, x2: labelW, y1: 2, y2: height - 2 }));
+  }
+
+  draw(width);
+  if (typeof ResizeObserver === "function") {
+    new ResizeObserver(() => {
+      // Whole units, never more than shown: a unit is at least a pixel.
+      const w = Math.floor(svg.getBoundingClientRect().width);
+      if (w > 0 && w !== drawn) draw(Math.min(w, width));
+    }).observe(svg);
+  }
   return svg;
 }
