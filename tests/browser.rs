@@ -581,10 +581,14 @@ fn an_invoice_shows_live_totals_by_the_line_rounding_rule_and_saves_them() {
     );
     b.screenshot("invoice");
 
-    // A bad quantity is refused beside its own line's field.
+    // A bad quantity is refused beside its own line's field, in words (issue 27 point 5).
     b.type_into("dialog input[name='lines[1].quantity']", "0");
     b.click_button("dialog", "Create invoice");
-    b.wait_text("dialog", "lines[1].quantity");
+    b.wait_text(
+        "dialog input[name='lines[1].quantity'] ~ .field-error",
+        "Must be above 0.",
+    );
+    b.wait_text("dialog .form-error", "Qty, line 2: Must be above 0.");
     b.type_into("dialog input[name='lines[1].quantity']", "1");
     b.click_button("dialog", "Create invoice");
     b.wait_page_text("Invoice INV-0001 saved: total £64.92.");
