@@ -1835,7 +1835,10 @@ fn a_long_invoice_shows_every_wrong_number_at_once_and_a_refusal_at_its_top_focu
     // The shortage shows as soon as a line is short, as what is missing; a draft too.
     b.type_into("dialog input[name='lines[0].product_id__search']", "MUG-1");
     b.type_into("dialog input[name='lines[0].quantity']", "50");
-    b.wait_text("#doc-stock", "Blue mug: 39 short (Shop floor holds 11, this invoice takes 50).");
+    b.wait_text(
+        "#doc-stock",
+        "Blue mug: 39 short (Shop floor holds 11, this invoice takes 50).",
+    );
     assert!(!b.text(&b.wait("#doc-stock")).contains("needs 50 more"));
 
     // Two numbers typed wrong, far down the dialog: both are shown at once, in words,
@@ -1849,7 +1852,10 @@ fn a_long_invoice_shows_every_wrong_number_at_once_and_a_refusal_at_its_top_focu
     b.click_button("dialog", "Create invoice");
     let alert = b.wait_text("dialog .form-error", "2 things to put right");
     let text = b.text(&alert);
-    assert!(text.contains("Unit price, line 11: Use a point for decimals: 4.50"), "{text}");
+    assert!(
+        text.contains("Unit price, line 11: Use a point for decimals: 4.50"),
+        "{text}"
+    );
     assert!(text.contains("Qty, line 12: Enter a number."), "{text}");
     b.wait_text(
         "dialog input[name='lines[10].unit_price'] ~ .field-error",
@@ -1860,7 +1866,10 @@ fn a_long_invoice_shows_every_wrong_number_at_once_and_a_refusal_at_its_top_focu
         "Enter a number.",
     );
     assert_eq!(
-        b.js("return document.querySelector('dialog .form-error').getAttribute('role')", json!([])),
+        b.js(
+            "return document.querySelector('dialog .form-error').getAttribute('role')",
+            json!([])
+        ),
         json!("alert")
     );
     let (focused, in_view) = focus_in_view(&b);
@@ -1889,7 +1898,10 @@ fn a_long_invoice_shows_every_wrong_number_at_once_and_a_refusal_at_its_top_focu
     let (focused, in_view) = focus_in_view(&b);
     assert!(focused.contains("form-error"), "focus on {focused}");
     assert!(in_view, "the refusal is in view");
-    assert!(b.find("dialog .form-error li").is_none(), "one refusal, no list");
+    assert!(
+        b.find("dialog .form-error li").is_none(),
+        "one refusal, no list"
+    );
 }
 
 #[test]
@@ -1913,7 +1925,10 @@ fn a_count_sheet_names_the_product_of_each_wrong_count_all_at_once() {
     b.click_button(".page-head", "Save counts");
     let refusal = b.wait_text(".view .notice.error", "2 counts to put right");
     let text = b.text(&refusal);
-    assert!(text.contains("Blue mug: Use a point for decimals: 4.50"), "{text}");
+    assert!(
+        text.contains("Blue mug: Use a point for decimals: 4.50"),
+        "{text}"
+    );
     assert!(text.contains("Teapot: Enter a number."), "{text}");
     b.wait_text(
         "input[name='lines[1].counted_quantity'] ~ .field-error",
@@ -1929,7 +1944,10 @@ fn a_count_sheet_names_the_product_of_each_wrong_count_all_at_once() {
     b.type_into("input[name='lines[0].counted_quantity']", "9");
     b.type_into("input[name='lines[1].counted_quantity']", "3.1234");
     b.click_button(".page-head", "Save counts");
-    let refusal = b.wait_text(".view .notice.error", "Teapot: Use at most 3 decimal places.");
+    let refusal = b.wait_text(
+        ".view .notice.error",
+        "Teapot: Use at most 3 decimal places.",
+    );
     assert!(!b.text(&refusal).contains("lines["));
     b.wait_text(
         "input[name='lines[1].counted_quantity'] ~ .field-error",
@@ -1941,13 +1959,18 @@ fn a_count_sheet_names_the_product_of_each_wrong_count_all_at_once() {
 fn a_reopened_invoice_shows_each_lines_product_with_its_whole_long_name() {
     let Some(b) = start() else { return };
     let entity = signed_up(&b, "reopen@example.com");
-    let long = "Single-origin Ethiopian Yirgacheffe washed coffee beans, light roast, 1 kg resealable bag";
+    let long =
+        "Single-origin Ethiopian Yirgacheffe washed coffee beans, light roast, 1 kg resealable bag";
     let beans = product(
         &b,
         &entity,
         json!({"name": long, "sku": "BEAN-ETH-1KG", "unit_price": 24}),
     );
-    let mug = product(&b, &entity, json!({"name": "Blue mug", "sku": "MUG-1", "unit_price": 8}));
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "unit_price": 8}),
+    );
     let jane = contact(&b, &entity, "Jane Buyer", "customer");
     b.api_ok(
         "POST",
@@ -1964,13 +1987,14 @@ fn a_reopened_invoice_shows_each_lines_product_with_its_whole_long_name() {
     let shown = |css: &str| {
         let mut v = String::new();
         poll_until(|| {
-            v = b.js(
-                "return document.querySelector(arguments[0]).value",
-                json!([css]),
-            )
-            .as_str()
-            .unwrap_or("")
-            .to_owned();
+            v = b
+                .js(
+                    "return document.querySelector(arguments[0]).value",
+                    json!([css]),
+                )
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
             !v.is_empty()
         });
         v
@@ -1983,7 +2007,13 @@ fn a_reopened_invoice_shows_each_lines_product_with_its_whole_long_name() {
         shown("dialog input[name='lines[2].product_id__search']"),
         "Blue mug (MUG-1)"
     );
-    assert_eq!(b.prop(&b.wait("dialog input[name='lines[1].product_id__search']"), "value"), json!(""));
+    assert_eq!(
+        b.prop(
+            &b.wait("dialog input[name='lines[1].product_id__search']"),
+            "value"
+        ),
+        json!("")
+    );
     // The whole name is on screen, wrapped, not cut off by the box.
     let picked = b.wait_text("dialog .lines tr:first-child .picked-product", long);
     assert!(b.displayed(&picked));
@@ -2026,7 +2056,10 @@ fn a_draft_transfer_of_more_than_is_available_is_warned_about_as_it_is_typed() {
         "#transfer-shortage",
         "Blue mug: 460 short (Main warehouse holds 40, this transfer moves 500).",
     );
-    b.wait_text("#transfer-shortage", "cannot be shipped until the stock is there");
+    b.wait_text(
+        "#transfer-shortage",
+        "cannot be shipped until the stock is there",
+    );
     b.type_into("input[name='lines[0].quantity']", "40");
     poll_until(|| b.find("#transfer-shortage .notice").is_none());
     assert!(b.find("#transfer-shortage .notice").is_none());
@@ -2045,16 +2078,31 @@ fn the_valuation_page_shows_no_null_and_the_margin_of_the_stock_at_retail_value(
     b.wait_text(".chart-empty", "No stock to value.");
     b.wait_text("#retail-margin", "—");
     let text = b
-        .js("return document.querySelector('.view').innerText", json!([]))
+        .js(
+            "return document.querySelector('.view').innerText",
+            json!([]),
+        )
         .as_str()
         .unwrap()
         .to_owned();
     assert!(!text.contains("null"), "{text}");
 
     let main = location(&b, &entity, "Roastery");
-    let mug = product(&b, &entity, json!({"name": "Mug", "sku": "MUG", "unit_price": 10, "cost_price": 4}));
-    let grinder = product(&b, &entity, json!({"name": "Grinder", "sku": "GR", "unit_price": 200, "cost_price": 50}));
-    let beans = product(&b, &entity, json!({"name": "Green beans", "sku": "GB", "cost_price": 5}));
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Mug", "sku": "MUG", "unit_price": 10, "cost_price": 4}),
+    );
+    let grinder = product(
+        &b,
+        &entity,
+        json!({"name": "Grinder", "sku": "GR", "unit_price": 200, "cost_price": 50}),
+    );
+    let beans = product(
+        &b,
+        &entity,
+        json!({"name": "Green beans", "sku": "GB", "cost_price": 5}),
+    );
     purchase(&b, &entity, &mug, &main, json!(10));
     purchase(&b, &entity, &grinder, &main, json!(1));
     purchase(&b, &entity, &beans, &main, json!(100));
@@ -2064,7 +2112,10 @@ fn the_valuation_page_shows_no_null_and_the_margin_of_the_stock_at_retail_value(
     let kpi = b.wait_text("#retail-margin", "70");
     let text = b.text(&kpi);
     assert!(text.contains("Margin at retail value"), "{text}");
-    assert!(text.contains("Leaves out 1 product without a selling price."), "{text}");
+    assert!(
+        text.contains("Leaves out 1 product without a selling price."),
+        "{text}"
+    );
     assert!(!text.contains("45"), "{text}");
     assert!(!b.text(&b.wait(".view")).contains("null"));
 }
