@@ -22,6 +22,14 @@ const TRANSFER_STATUSES: &[&str] = &["draft", "in_transit", "completed", "cancel
 const STOCK_TAKE_STATUSES: &[&str] = &["draft", "in_progress", "completed", "cancelled"];
 
 /// `type`: a movement type, `transfer_cancelled` included.
+fn product_ids() -> Value {
+    query_param(
+        "ids",
+        "Only these products: comma-separated ids, at most 500.",
+        json!({ "type": "string" }),
+    )
+}
+
 fn movement_type() -> Value {
     let types: Vec<&str> = MovementType::ALL.iter().map(|t| t.as_str()).collect();
     query_param(
@@ -35,7 +43,7 @@ fn movement_type() -> Value {
 #[rustfmt::skip]
 pub fn operations() -> Vec<Operation> {
     vec![
-        op("get", "/api/products", "Products", "listProducts", "List products with their stock levels", S, FilteredList("Product", &[ByEntity, Search, Category, Active]))
+        op("get", "/api/products", "Products", "listProducts", "List products with their stock levels", S, FilteredList("Product", &[ByEntity, Search, Category, Active, Filter::Own(product_ids)]))
             .rules(&["docs/inventory.md#products", "docs/conventions.md#ordering"]),
         op("post", "/api/products", "Products", "createProduct", "Create a product", S, Create { body: "ProductCreate", record: "Product" })
             .rules(&["docs/inventory.md#products", "docs/inventory.md#product-stock"])
@@ -435,11 +443,13 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("totalRetailValue", figure(2, "Σ quantity × unit_price over the rows, rounded once.")),
             ("totalUnits", figure(3, "Σ quantity over the rows.")),
             ("avgMargin", figure(2, "Percentage: the mean of the unrounded margins of the distinct products with a row, rounded; 0 without rows.")),
+            ("retailMargin", nullable(figure(2, "Percentage: the margin of the stock at retail value, Σ(quantity × (unit_price − cost_price)) / Σ(quantity × unit_price) × 100 over the rows of products with a unit_price above 0, rounded once; null when they hold no retail value."))),
+            ("unpricedProducts", json!({ "type": "integer", "description": "Distinct products with a row and no unit_price (0): left out of retailMargin." })),
             ("inTransitUnits", figure(3, "Units in in-transit transfer orders (from the location, with locationId): in no row. Absent with asOf.")),
             ("inTransitCostValue", figure(2, "Their value at cost, rounded. Absent with asOf.")),
             ]);
             // Without asOf every figure is present; with it, the in-transit ones are not.
-            v["required"] = json!(["totalCostValue", "totalRetailValue", "totalUnits", "avgMargin"]);
+            v["required"] = json!(["totalCostValue", "totalRetailValue", "totalUnits", "avgMargin", "retailMargin", "unpricedProducts"]);
             v
         }),
         ("GrossMargin", object(&["data", "summary"], vec![

@@ -98,6 +98,8 @@ pub struct ProductFilter {
     pub q: Option<String>,
     pub category: Option<String>,
     pub active: Option<bool>,
+    /// Only these products (the web app naming the products of a document's lines).
+    pub ids: Option<Vec<String>>,
     /// [`Order::Session`]: by name (the session API); [`Order::Creation`]: in creation
     /// order (the public API's stable paging).
     pub order: Order,
@@ -205,6 +207,11 @@ fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     }
     if let Some(a) = f.active {
         filter.push_str(&format!(" AND {alias}.active = {}", i32::from(a)));
+    }
+    if let Some(ids) = &f.ids {
+        let marks = vec!["?"; ids.len()].join(",");
+        filter.push_str(&format!(" AND {alias}.id IN ({marks})"));
+        args.extend(ids.iter().cloned());
     }
     let (limit, offset) = (f.limit.unwrap_or(-1), f.offset);
     let sql = match f.order {
@@ -496,8 +503,25 @@ struct ListParams {
     q: Option<String>,
     category: Option<String>,
     active: Option<String>,
+    ids: Option<String>,
     limit: Option<String>,
     offset: Option<String>,
+}
+
+/// Most ids one list asks for: a page of the list.
+const MAX_IDS: usize = 500;
+
+/// `ids`: comma-separated product ids (docs/inventory.md#products).
+fn parse_ids(raw: Option<&str>) -> AppResult<Option<Vec<String>>> {
+    let Some(raw) = raw else { return Ok(None) };
+    let ids = raw
+        .split(',')
+        .map(|s| parse_id("ids", s.trim()))
+        .collect::<AppResult<Vec<_>>>()?;
+    if ids.len() > MAX_IDS {
+        return Err(AppError::invalid("ids", format!("at most {MAX_IDS} ids")));
+    }
+    Ok(Some(ids))
 }
 
 #[get("/products?<params..>")]
@@ -508,6 +532,7 @@ async fn list(
 ) -> AppResult<Either<JsonBytes, JsonStream<impl Stream<Item = Vec<u8>> + Send>>> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
     let active = crate::http::body::parse_flag("active", params.active.as_deref())?;
+    let ids = parse_ids(params.ids.as_deref())?;
     let scope = user.scope();
     let filter = move |conn: &Connection, scope: &Scope| -> AppResult<ProductFilter> {
         Ok(ProductFilter {
@@ -515,6 +540,7 @@ async fn list(
             q: params.q,
             category: params.category.filter(|c| !c.is_empty()),
             active,
+            ids,
             order: Order::Session,
             limit: page.limit,
             offset: page.offset,

@@ -240,23 +240,29 @@ function stockEffect(kind, form, editor, locations, doc, area) {
       const text = `${format(e.q, 3, { trim: true })} × ${name}`;
       effects.push(h("li", {}, `${verb} ${text} ${prep} ${loc.name}`));
       const held = stock.get(id);
-      if (posting && kind.direction < 0 && held) {
+      // Short as soon as a line is, posted or not: "39 short" is what is missing.
+      if (kind.direction < 0 && held) {
         const needed = e.q - (already.get(id) ?? 0n);
         if (needed > 0n && held.q < needed) {
-          warnings.push(h("li", {}, `${name}: ${loc.name} holds ${format(held.q, 3, { trim: true })}, this ${kind.noun} needs ${format(needed, 3, { trim: true })} more.`));
+          const n = (v) => format(v, 3, { trim: true });
+          warnings.push(h("li", {}, `${name}: ${n(needed - held.q)} short (${loc.name} holds ${n(held.q)}, this ${kind.noun} takes ${n(needed)}).`));
         }
       }
     }
     fill(area,
+      warnings.length ? notice("warn", h("p", {}, h("strong", {}, "Not enough stock. "),
+        posting ? "Saving will be refused:" : `It can be saved while it is ${status.replace(/_/g, " ")}, but not posted until the stock is there:`),
+      h("ul", {}, ...warnings)) : "",
       h("p", {}, posting ? `Saving as ${status.replace(/_/g, " ")}:` : `Nothing moves while it is ${status.replace(/_/g, " ")}; once posted it:`),
-      h("ul", { class: "stock-effect" }, ...effects),
-      warnings.length ? notice("warn", h("p", {}, h("strong", {}, "Not enough stock. "), "Saving will be refused:"), h("ul", {}, ...warnings)) : null);
+      h("ul", { class: "stock-effect" }, ...effects));
   }
   let timer;
   const later = () => { clearTimeout(timer); timer = setTimeout(update, 250); };
   form.addEventListener("input", later);
   form.addEventListener("change", later);
   form.addEventListener("product", later);
+  // A reopened document's products are named once they are read.
+  editor.ready.then(later);
   update();
 }
 

@@ -4,6 +4,7 @@
 // those integers. A line's VAT treatment sits beside its rate; a reverse-charge line's
 // VAT is shown apart and left out of the totals (docs/accounting.md#vat-treatment).
 
+import { get } from "./api.js";
 import { amountFromPence, HOME } from "./currency.js";
 import { lineTotals, plain } from "./decimal.js";
 import { field, h, numberOrText } from "./ui.js";
@@ -104,10 +105,21 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
       fields[key].classList.add("cell");
     }
     if (line.product_id) fields.product.querySelector("input[type=hidden]").value = line.product_id;
+    // The chosen product's whole name, wrapped below its box (the box cuts a long one off).
+    const picked = h("p", { class: "picked-product" });
+    fields.product.append(picked);
+    const showPicked = () => {
+      const p = fields.product.product;
+      picked.textContent = p ? `${p.name} (${p.sku})` : "";
+      fields.product.control.title = p ? p.name : "";
+    };
+    fields.product.addEventListener("product", showPicked);
     const out = h("td", { class: "num line-total" });
     const row = {
       fields,
       out,
+      line,
+      showPicked,
       values: () => ({
         quantity: fields.quantity.control.value.trim(),
         unit_price: fields.unit_price.control.value.trim(),
@@ -156,6 +168,23 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
   addButton.addEventListener("click", () => add().fields.description.control.focus());
   for (const l of lines) add(l);
   if (!lines.length) add();
+  // A reopened document's lines name their products by id: the boxes show which
+  // product each is (docs/inventory.md#products, `ids`), keeping the saved prices.
+  const named = [...new Set(rows.map((r) => r.line.product_id).filter(Boolean))];
+  const shown = named.length
+    ? get("/api/products", { ids: named.join(",") }).then(({ data }) => {
+      const byId = new Map(data.map((p) => [p.id, p]));
+      for (const r of rows) {
+        const p = byId.get(r.line.product_id);
+        const box = r.fields.product;
+        // Only while the box is untouched and still holds the saved product.
+        if (p && box.control.value === "" && box.querySelector("input[type=hidden]").value === p.id) {
+          box.show(p);
+          r.showPicked();
+        }
+      }
+    }).catch(() => {})
+    : Promise.resolve();
 
   const el = h("div", { class: "lines-editor" },
     h("div", { class: "table-wrap" }, h("table", { class: "grid lines" },
@@ -204,5 +233,7 @@ export function linesEditor({ lines = [], priceOf = (p) => p.unit_price, currenc
     return out;
   };
   el.recompute = recompute;
+  /** Resolves once the saved lines' products are shown. */
+  el.ready = shown;
   return el;
 }

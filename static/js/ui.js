@@ -3,6 +3,7 @@
 // Text always goes in as text nodes, never as HTML.
 
 import { ApiError } from "./api.js";
+import { fieldWords, numberProblem, plainWords } from "./messages.js";
 
 /**
  * `h("button", {class: "x", onclick: fn}, "Save")`. Props starting with `on` are event
@@ -131,41 +132,99 @@ export function clearErrors(form) {
   for (const el of form.querySelectorAll(".field-error")) el.textContent = "";
   for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
   const alert = form.querySelector(".form-error");
-  if (alert) alert.textContent = "";
+  if (alert) alert.replaceChildren();
+}
+
+/** What a control is called in a refusal: `data-error-label`, else its label's words. */
+function labelOf(control, name) {
+  if (control?.dataset.errorLabel) return control.dataset.errorLabel;
+  const label = control?.id ? control.ownerDocument.querySelector(`label[for="${CSS.escape(control.id)}"]`) : null;
+  const text = label ? label.textContent.replace(/\s*\*$/, "").trim() : "";
+  return text || (name ? fieldWords(name) : "");
+}
+
+/** Puts `words` beside `control`; false when it has no place for them. */
+function markField(control, words) {
+  control.setAttribute("aria-invalid", "true");
+  const errEl = control.closest(".field, td, .cell")?.querySelector(".field-error");
+  if (!errEl) return false;
+  errEl.textContent = words;
+  return true;
 }
 
 /**
- * Shows an error: beside the field its message names when the form has it, otherwise in
- * the form's alert line. Focuses the field. Returns the field or null.
+ * The refusal line at the top of a form (created there when the form has none): it is
+ * where the eye is in a long dialog, is announced (role=alert) and takes the focus.
+ */
+function showAlert(form, items) {
+  let alert = form.querySelector(".form-error");
+  if (!alert) {
+    alert = formError();
+    form.prepend(alert);
+  }
+  if (items.length === 1) {
+    alert.replaceChildren(items[0]);
+  } else {
+    alert.replaceChildren(h("p", {}, `${items.length} things to put right:`),
+      h("ul", {}, items.map((t) => h("li", {}, t))));
+  }
+  alert.focus({ preventScroll: true });
+  alert.scrollIntoView({ block: "nearest" });
+}
+
+/**
+ * Shows errors, all at once: each `{name, words, control?}` beside its field (named by
+ * `name` when no control is given) and every one of them in the form's refusal line at
+ * its top, which takes the focus. A message the form has no field for shows there alone.
+ */
+export function showErrors(form, errors) {
+  const items = [];
+  for (const e of errors) {
+    const control = e.control || controlFor(form, e.name);
+    const placed = control ? markField(control, e.words) : false;
+    const label = placed || control ? labelOf(control, e.name) : (e.name ? fieldWords(e.name) : "");
+    items.push(label ? `${label}: ${e.words}` : e.words);
+  }
+  if (items.length) showAlert(form, items);
+}
+
+/**
+ * Shows a refusal: in plain words beside the field its message names when the form has
+ * it (docs/conventions.md#errors), and at the top of the form, focused. Returns the
+ * field or null.
  */
 export function showError(form, err) {
   const message = err instanceof Error ? err.message : String(err);
+  const { field: named, words } = plainWords(message);
   // A message may also start with the field it is about: "SKU already exists: X",
   // "stock_qty 3 is below ...".
   const lead = /^([A-Za-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
-  const control = controlFor(form, fieldFromMessage(message))
+  const control = controlFor(form, named || fieldFromMessage(message))
     || (lead && lead.length > 1 ? controlFor(form, lead) : null);
-  if (control) {
-    control.setAttribute("aria-invalid", "true");
-    const errEl = control.closest(".field, td, .cell")?.querySelector(".field-error");
-    if (errEl) {
-      errEl.textContent = message;
-      control.focus();
-      return control;
-    }
+  if (control && markField(control, words)) {
+    showAlert(form, [`${labelOf(control, named)}: ${words}`]);
+    return control;
   }
-  let alert = form.querySelector(".form-error");
-  if (!alert) {
-    alert = h("p", { class: "form-error", role: "alert" });
-    form.append(alert);
-  }
-  alert.textContent = message;
-  if (control) control.focus();
+  showAlert(form, [named ? `${fieldWords(named)}: ${words}` : message]);
   return control;
 }
 
-/** The alert line of a form (place it above the buttons). */
-export const formError = () => h("p", { class: "form-error", role: "alert" });
+/**
+ * The numbers typed in `form` that are not numbers, as errors for `showErrors`: every
+ * visible box that asks for a number (`inputmode` decimal or numeric).
+ */
+export function numberErrors(form) {
+  const out = [];
+  for (const c of form.querySelectorAll("input[inputmode=decimal], input[inputmode=numeric]")) {
+    if (c.disabled || c.closest("[hidden]")) continue;
+    const words = numberProblem(c.value, { whole: c.inputMode === "numeric" });
+    if (words) out.push({ control: c, name: c.name, words });
+  }
+  return out;
+}
+
+/** The refusal line of a form: put it at the top, where a refusal is seen at once. */
+export const formError = () => h("div", { class: "form-error", role: "alert", tabindex: "-1" });
 
 /**
  * Runs `action()` on submit: clears old errors, disables the submit buttons while it runs
@@ -177,6 +236,12 @@ export function onSubmit(form, action) {
     ev.preventDefault();
     const buttons = form.querySelectorAll("button[type=submit]");
     clearErrors(form);
+    // Every number typed wrong is shown at once, before anything is sent.
+    const wrong = numberErrors(form);
+    if (wrong.length) {
+      showErrors(form, wrong);
+      return;
+    }
     for (const b of buttons) b.disabled = true;
     form.setAttribute("aria-busy", "true");
     try {
@@ -346,11 +411,12 @@ export const STAY = Symbol("stay");
 export function formDialog({ title, build, submit, submitLabel = "Save", wide = false }) {
   return new Promise((resolve) => {
     const titleId = nextId("dlg");
-    const form = h("form", { class: "dialog-form", method: "dialog" });
+    // The refusal line is the form's first child: a long dialog shows it at its top.
+    const form = h("form", { class: "dialog-form", method: "dialog" }, formError());
     const dlg = h("dialog", { class: wide ? "wide" : "", "aria-labelledby": titleId },
       h("h2", { id: titleId }, title), form);
     const built = build(form);
-    form.append(formError(), h("div", { class: "actions" },
+    form.append(h("div", { class: "actions" },
       h("button", { type: "submit" }, submitLabel),
       h("button", { type: "button", class: "secondary", onclick: () => dlg.close() }, "Cancel")));
     let result;

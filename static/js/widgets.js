@@ -79,6 +79,13 @@ export function productPicker({ label: text = "Product", name = "product_id", re
     return p;
   };
   wrap.set = (p) => choose(p);
+  /** Shows `p` as the chosen product without a "product" event (a saved line's product:
+   * its saved price stays). */
+  wrap.show = (p) => {
+    hidden.value = p.id;
+    wrap.product = p;
+    input.value = label(p);
+  };
   wrap.clear = () => { input.value = ""; choose(null); };
   if (value) choose(value);
   return wrap;

@@ -667,6 +667,8 @@ fn the_valuation_as_of_today_equals_the_current_valuation() {
             "totalRetailValue",
             "totalUnits",
             "avgMargin",
+            "retailMargin",
+            "unpricedProducts",
         ] {
             assert_eq!(now["summary"][k], asof["summary"][k], "{k}");
         }

@@ -762,6 +762,7 @@ fn inventory_answers_match_their_documented_schemas() {
             "lines" => "false".into(),
             "entityId" => e.clone(),
             "productId" => p.clone(),
+            "ids" => p.clone(),
             "locationId" => a.clone(),
             "type" => "purchase".into(),
             "dateFrom" => "2000-01-01".into(),

@@ -494,6 +494,28 @@ fn search_finds_a_substring_of_name_sku_or_barcode_ignoring_case() {
 }
 
 #[test]
+fn ids_lists_only_the_products_named_and_refuses_a_malformed_one() {
+    let (t, e) = app_with_entity();
+    let mut ids = Vec::new();
+    for name in ["Blue mug", "Red mug", "Kettle"] {
+        let r = t.post("/api/products", json!({"name": name, "entity_id": e}));
+        assert_eq!(r.0, Status::Created, "{}", r.1);
+        ids.push(r.1["data"]["id"].as_str().unwrap().to_owned());
+    }
+    let (s, v) = t.get(&format!("/api/products?ids={},{}", ids[2], ids[0]));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(names(&v), ["Blue mug", "Kettle"]);
+    // Another user's product is simply not in the list.
+    t.signup("other@example.com");
+    let (s, v) = t.get(&format!("/api/products?ids={}", ids[0]));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(names(&v), Vec::<String>::new());
+    let (s, v) = t.get("/api/products?ids=not-an-id");
+    assert_eq!(s, Status::BadRequest);
+    assert_eq!(v["message"], "Invalid value for field `ids`: not a UUID");
+}
+
+#[test]
 fn search_follows_renames_and_deletions() {
     let (t, e) = app_with_entity();
     let (_, p) = t.post("/api/products", json!({"name": "Teapot", "entity_id": e}));

@@ -56,7 +56,8 @@ fn valuation_rows_carry_every_field_of_a_stock_row() {
     assert_eq!(
         summary,
         json!({"totalCostValue": 33, "totalRetailValue": 55, "totalUnits": 5.5,
-               "avgMargin": 40, "inTransitUnits": 0, "inTransitCostValue": 0})
+               "avgMargin": 40, "retailMargin": 40, "unpricedProducts": 0,
+               "inTransitUnits": 0, "inTransitCostValue": 0})
     );
 }
 
@@ -162,6 +163,43 @@ fn unallocated_stock_has_its_own_row_after_the_locations() {
 }
 
 #[test]
+fn retail_margin_is_the_stocks_margin_at_retail_value_leaving_out_unpriced_products() {
+    let (t, e) = app_with_entity();
+    let main = location(&t, &e, "Main");
+    // 10 mugs: retail 100, cost 40 (60 %); 1 grinder: retail 200, cost 50 (75 %);
+    // 100 kg of beans without a selling price (a raw material, cost 5).
+    let mug = priced(&t, &e, "Mug", json!(10), json!(4));
+    let grinder = priced(&t, &e, "Grinder", json!(200), json!(50));
+    let beans = priced(&t, &e, "Green beans", json!(0), json!(5));
+    purchase(&t, &mug, &main, "10");
+    purchase(&t, &grinder, &main, "1");
+    purchase(&t, &beans, &main, "100");
+    let (_, summary) = valuation(&t, "");
+    // (300 - 90) / 300: the beans' cost is not in it, nor their 0 % in a mean.
+    assert_eq!(summary["retailMargin"], json!(70));
+    assert_eq!(summary["unpricedProducts"], json!(1));
+    // The plain mean of the three margins, beans at 0 %, is still there for programs.
+    assert_eq!(summary["avgMargin"], json!(45));
+    let (_, asof) = valuation(&t, &format!("?asOf={}", t.clock.today()));
+    assert_eq!(asof["retailMargin"], json!(70));
+    assert_eq!(asof["unpricedProducts"], json!(1));
+}
+
+#[test]
+fn retail_margin_is_null_without_priced_stock() {
+    let (t, e) = app_with_entity();
+    let main = location(&t, &e, "Main");
+    let (_, summary) = valuation(&t, "");
+    assert_eq!(summary["retailMargin"], json!(null));
+    assert_eq!(summary["unpricedProducts"], json!(0));
+    let beans = priced(&t, &e, "Green beans", json!(0), json!(5));
+    purchase(&t, &beans, &main, "3");
+    let (_, summary) = valuation(&t, "");
+    assert_eq!(summary["retailMargin"], json!(null));
+    assert_eq!(summary["unpricedProducts"], json!(1));
+}
+
+#[test]
 fn location_id_restricts_rows_and_summary_to_that_location() {
     let (t, e) = app_with_entity();
     let main = location(&t, &e, "Main");
@@ -195,7 +233,8 @@ fn location_id_restricts_rows_and_summary_to_that_location() {
     assert_eq!(
         summary,
         json!({"totalCostValue": 12, "totalRetailValue": 20, "totalUnits": 2,
-               "avgMargin": 40, "inTransitUnits": 1, "inTransitCostValue": 6})
+               "avgMargin": 40, "retailMargin": 40, "unpricedProducts": 0,
+               "inTransitUnits": 1, "inTransitCostValue": 6})
     );
     let (rows, summary) = valuation(&t, &format!("?locationId={annex}&entityId={e}"));
     assert_eq!(rows.len(), 2);

@@ -1,6 +1,8 @@
 //! The valuation's summary (docs/inventory.md#valuation-report): exact sums of the rows'
-//! unrounded values, rounded once, and `avgMargin`, the mean of the unrounded margins of
-//! the distinct products with a row. The page's totals by location and by category are
+//! unrounded values, rounded once; `avgMargin`, the mean of the unrounded margins of
+//! the distinct products with a row; and `retailMargin`, the margin of the stock at
+//! retail value over the products with a selling price, with `unpricedProducts`, how
+//! many it leaves out. The page's totals by location and by category are
 //! the same [`Sums`] over their rows.
 
 use rusqlite::Connection;
@@ -25,6 +27,9 @@ pub struct ValuationSummary {
     pub total_units: Decimal,
     #[serde(serialize_with = "ser_decimal")]
     pub avg_margin: Decimal,
+    #[serde(serialize_with = "ser_opt_decimal")]
+    pub retail_margin: Option<Decimal>,
+    pub unpriced_products: u32,
     #[serde(serialize_with = "ser_decimal")]
     pub in_transit_units: Decimal,
     #[serde(serialize_with = "ser_decimal")]
@@ -44,6 +49,9 @@ pub struct AsOfSummary {
     pub total_units: Decimal,
     #[serde(serialize_with = "ser_decimal")]
     pub avg_margin: Decimal,
+    #[serde(serialize_with = "ser_opt_decimal")]
+    pub retail_margin: Option<Decimal>,
+    pub unpriced_products: u32,
 }
 
 /// The summary of the report now or as at a day.
@@ -80,6 +88,10 @@ pub struct Totals {
     counted: Vec<bool>,
     margin_sum: Decimal,
     with_rows: u32,
+    /// The rows of products with a selling price (above 0).
+    priced: Sums,
+    /// Distinct products with a row and no selling price.
+    unpriced: u32,
 }
 
 impl Totals {
@@ -89,17 +101,25 @@ impl Totals {
             counted: vec![false; products],
             margin_sum: Decimal::ZERO,
             with_rows: 0,
+            priced: Sums::default(),
+            unpriced: 0,
         }
     }
 
     pub fn add(&mut self, r: Row, p: &Product) {
         self.all.add(r.qty, p);
+        if p.unit > 0 {
+            self.priced.add(r.qty, p);
+        }
         // The mean margin is over the distinct products with a row: counted once each.
         let counted = &mut self.counted[r.prod as usize];
         if !*counted {
             *counted = true;
             self.margin_sum += margin(p.unit, p.cost);
             self.with_rows += 1;
+            if p.unit <= 0 {
+                self.unpriced += 1;
+            }
         }
     }
 
@@ -110,6 +130,8 @@ impl Totals {
         } else {
             round2(self.margin_sum / Decimal::from(self.with_rows))
         };
+        let retail_margin = retail_margin(&self.priced);
+        let unpriced_products = self.unpriced;
         let all = self.all;
         if report.is_as_of() {
             return Ok(Summary::AsOf(AsOfSummary {
@@ -117,6 +139,8 @@ impl Totals {
                 total_retail_value: money(all.retail),
                 total_units: units(all.units),
                 avg_margin,
+                retail_margin,
+                unpriced_products,
             }));
         }
         let (transit_units, transit_cost) =
@@ -126,8 +150,29 @@ impl Totals {
             total_retail_value: money(all.retail),
             total_units: units(all.units),
             avg_margin,
+            retail_margin,
+            unpriced_products,
             in_transit_units: units(transit_units),
             in_transit_cost_value: money(transit_cost),
         }))
+    }
+}
+
+/// Σ(retail − cost) / Σ retail × 100 over `priced` rows, unrounded sums rounded once;
+/// None when they hold no retail value.
+fn retail_margin(priced: &Sums) -> Option<Decimal> {
+    if priced.retail == 0 {
+        return None;
+    }
+    let diff = Decimal::from_i128_with_scale(priced.retail - priced.cost, 0);
+    let retail = Decimal::from_i128_with_scale(priced.retail, 0);
+    Some(round2(diff * Decimal::ONE_HUNDRED / retail))
+}
+
+/// A figure that may be absent: a JSON number, or null.
+fn ser_opt_decimal<S: serde::Serializer>(v: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => ser_decimal(d, s),
+        None => s.serialize_none(),
     }
 }

@@ -9,6 +9,7 @@
 import { del, get, post, put } from "../api.js";
 import { format, isDecimal, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
+import { numberProblem, plainWords } from "../messages.js";
 import {
   act, confirmDialog, date, field, fill, formDialog, formError, h, loadError, numberOrText,
   pageHeader, pagedList, statusBadge, table, toast, val,
@@ -97,7 +98,7 @@ async function detail(root, ctx, id) {
     return;
   }
   const editable = take.status === "draft" || take.status === "in_progress";
-  const refusal = h("div", { class: "notice error", role: "alert", hidden: true });
+  const refusal = h("div", { class: "notice error", role: "alert", tabindex: "-1", hidden: true });
   const form = h("form", { class: "count-form" });
   const buttons = [];
 
@@ -116,8 +117,39 @@ async function detail(root, ctx, id) {
     }
     return out;
   }
+  /** Shows refusals at the top of the page, naming each line's product, and beside the
+   * counts on the page: `[{i, words}]` (`i` the line's index) or a message alone. */
+  function refuse(items) {
+    for (const el of form.querySelectorAll(".field-error")) el.textContent = "";
+    for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    const text = items.map(({ i, words }) => (i === null ? words : `${take.lines[i].product_id.name}: ${words}`));
+    refusal.hidden = false;
+    fill(refusal, text.length === 1 ? text[0]
+      : [h("p", {}, `${text.length} counts to put right:`), h("ul", {}, text.map((t) => h("li", {}, t)))]);
+    const lined = items.filter((x) => x.i !== null);
+    if (lined.length) showLine(lined[0].i);
+    for (const { i, words } of lined) {
+      const input = inputs.get(take.lines[i].id);
+      if (!input) continue;
+      input.setAttribute("aria-invalid", "true");
+      const errEl = input.closest(".field")?.querySelector(".field-error");
+      if (errEl) errEl.textContent = words;
+    }
+    // Where the eye is: the top of the page, announced and focused.
+    refusal.focus();
+  }
   async function send(status, label) {
     refusal.hidden = true;
+    // Every count that is not a number, all at once, before anything is sent.
+    const wrong = [];
+    take.lines.forEach((l, i) => {
+      const words = numberProblem(values.get(l.id));
+      if (words) wrong.push({ i, words });
+    });
+    if (editable && wrong.length) {
+      refuse(wrong);
+      return;
+    }
     const lines = editable ? changedLines() : [];
     if (!status && !lines.length) { toast("No changes to save."); return; }
     // The counts in PUTs of at most MAX_LINES lines; the last one carries the status, so
@@ -132,10 +164,12 @@ async function detail(root, ctx, id) {
       try {
         await put("/api/stock-takes", body);
       } catch (e) {
-        refusal.hidden = false;
-        refusal.textContent = e.message.replace(/lines\[(\d+)\]/g, (_, i) => `lines[${index.get(batch[Number(i)]?.id) ?? i}]`);
-        const m = /lines\[(\d+)\]/.exec(e.message);
-        if (m && batch[Number(m[1])]) showLine(index.get(batch[Number(m[1])].id));
+        // The server names a line of this PUT (`lines[1].counted_quantity`): the product
+        // on it is named instead, with the refusal in words.
+        const { field: named, words } = plainWords(e.message);
+        const m = /^lines\[(\d+)\]/.exec(named ?? "") || /lines\[(\d+)\]/.exec(e.message);
+        const line = m ? batch[Number(m[1])] : null;
+        refuse([line ? { i: index.get(line.id), words: named ? words : e.message.replace(/lines\[\d+\]\.?\w*:?\s*/g, "") } : { i: null, words: e.message }]);
         // Earlier batches are saved (and marked so below); this one's counts stay typed.
         return;
       }
@@ -224,6 +258,7 @@ async function detail(root, ctx, id) {
       const f = field({
         label: `Counted ${l.product_id.name}`, name: `lines[${i}].counted_quantity`,
         value: values.get(l.id), inputmode: "decimal", autocomplete: "off", class: "count",
+        "data-error-label": l.product_id.name,
       });
       f.querySelector("label").classList.add("sr-only");
       f.classList.add("cell");

@@ -4,10 +4,10 @@
 // refusal shows the server's message.
 
 import { del, get, post, put } from "../api.js";
-import { compare, qty, sum, format } from "../decimal.js";
+import { compare, qty, scaled, sum, format } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import {
-  act, confirmDialog, date, field, formDialog, formError, h, loadError, numberOrText,
+  act, confirmDialog, date, field, fill, formDialog, formError, h, loadError, numberOrText,
   onSubmit, pageHeader, pagedList, statusBadge, table, toast, val,
 } from "../ui.js";
 import { locationSelect, locations, productPicker } from "../widgets.js";
@@ -61,10 +61,14 @@ async function create(root, ctx) {
     root.append(h("div", { class: "notice warn", role: "status" },
       "A transfer needs two active warehouses. ", h("a", { href: "#/warehouses" }, "Add a warehouse"), " first."));
   }
-  const form = h("form", { class: "card" });
+  // The refusal line first: a long form shows it at its top.
+  const form = h("form", { class: "card" }, formError());
   const source = locationSelect({ label: "From (source)", name: "source_location_id", locs, activeOnly: true, blank: "Choose…", required: true });
   const dest = locationSelect({ label: "To (destination)", name: "destination_location_id", locs, activeOnly: true, blank: "Choose…", required: true });
   const linesBody = h("tbody");
+  // More than the source holds: the server takes the draft and refuses only at Ship, so
+  // the form says so as the quantity is typed, from the stock the picker read.
+  const shortage = h("div", { id: "transfer-shortage", "aria-live": "polite" });
   const addButton = h("button", { type: "button", class: "secondary" }, "Add line");
   form.append(
     h("div", { class: "form-grid" }, source, dest, field({ label: "Notes", name: "notes", type: "textarea", wide: true })),
@@ -76,7 +80,7 @@ async function create(root, ctx) {
         h("th", { scope: "col" }, "Quantity"), h("th", { scope: "col" }, h("span", { class: "sr-only" }, "Remove")))),
       linesBody)),
     h("div", { class: "actions" }, addButton),
-    formError(),
+    shortage,
     h("div", { class: "actions" }, h("button", { type: "submit" }, "Create draft"),
       h("a", { class: "button secondary", href: "#/transfers" }, "Cancel")));
   root.append(form);
@@ -95,9 +99,26 @@ async function create(root, ctx) {
   function available(line) {
     const p = line.picker.product;
     const src = source.control.value;
-    if (!p || !src) { line.avail.textContent = "—"; return; }
+    line.short = null;
+    if (!p || !src) { line.avail.textContent = "—"; warnShort(); return; }
     const s = (p.stock_levels || []).find((x) => x.location_id.id === src);
-    line.avail.textContent = qty(s ? s.quantity : 0);
+    const held = s ? s.quantity : 0;
+    line.avail.textContent = qty(held);
+    const asked = scaled(line.qty.control.value.trim(), 3);
+    const has = scaled(held, 3) ?? 0n;
+    if (asked !== null && asked > has) {
+      const from = source.control.selectedOptions[0]?.textContent ?? "the source";
+      line.short = `${p.name}: ${format(asked - has, 3, { trim: true })} short (${from} holds ${qty(held)}, this transfer moves ${format(asked, 3, { trim: true })}).`;
+    }
+    warnShort();
+  }
+  function warnShort() {
+    const short = lines.map((l) => l.short).filter(Boolean);
+    fill(shortage, short.length
+      ? h("div", { class: "notice warn" }, h("p", {}, h("strong", {}, "Not enough stock at the source. "),
+        "The draft can be created, but it cannot be shipped until the stock is there:"),
+      h("ul", {}, short.map((t) => h("li", {}, t))))
+      : "");
   }
   function addLine() {
     const picker = productPicker({ activeOnly: true, hint: "" });
@@ -109,9 +130,11 @@ async function create(root, ctx) {
       lines.splice(lines.indexOf(line), 1);
       row.remove();
       renumber();
+      warnShort();
     } }, "Remove");
     const row = h("tr", {}, h("td", { class: "desc" }, picker), h("td", { class: "num" }, avail), h("td", {}, q), h("td", {}, remove));
     picker.addEventListener("product", () => available(line));
+    q.control.addEventListener("input", () => available(line));
     lines.push(line);
     linesBody.append(row);
     renumber();

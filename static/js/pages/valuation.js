@@ -111,7 +111,7 @@ export async function render(root, ctx) {
   }
 
   function totals({ summary: s, byLocation, byCategory }) {
-    const k = (label, value, exact) => h("div", { class: "kpi" },
+    const k = (label, value, exact, id) => h("div", { class: "kpi", id },
       h("p", { class: "kpi-label" }, label),
       h("p", { class: value.length > 9 ? "kpi-value long" : "kpi-value", title: exact || value }, value),
       exact ? h("p", { class: "kpi-exact" }, exact) : null);
@@ -121,14 +121,19 @@ export async function render(root, ctx) {
       m("Cost value", s.totalCostValue),
       m("Retail value", s.totalRetailValue),
       k("Units", qty(s.totalUnits)),
-      k("Average margin", percent(s.avgMargin)),
+      // The stock's margin at retail value over the products with a selling price
+      // (docs/inventory.md#valuation-report): a plain mean would count each raw material
+      // without one as 0 %.
+      k("Margin at retail value", s.retailMargin === null || s.retailMargin === undefined ? "—" : percent(s.retailMargin),
+        marginNote(s), "retail-margin"),
       s.inTransitUnits !== undefined && !locationId ? k("In transit (units)", qty(s.inTransitUnits)) : null);
 
     const bar = (label, g) => ({ label, value: Number(g.totalCostValue), text: money(g.totalCostValue), short: shortMoney(g.totalCostValue) });
     byLocationArea.append(byLocation.length
       ? barChart({ title: "Cost value by location", width: 720, items: byLocation.map((g) => bar(g.locationName, g)) })
       : h("p", { class: "chart-empty" }, "No stock to value."),
-    totalsTable("Totals by location", "Location", byLocation.map((g) => ({ ...g, name: g.locationName }))));
+    // `append` is the DOM's: a null would show as the word "null".
+    totalsTable("Totals by location", "Location", byLocation.map((g) => ({ ...g, name: g.locationName }))) ?? "");
 
     const ranked = [...byCategory].sort((a, b) => Number(b.totalCostValue) - Number(a.totalCostValue));
     const items = ranked.slice(0, BARS).map((g) => bar(g.category || "Uncategorised", g));
@@ -140,7 +145,14 @@ export async function render(root, ctx) {
     byCategoryArea.append(items.length
       ? barChart({ title: "Cost value by category", width: 720, items, barClass: "bar alt" })
       : h("p", { class: "chart-empty" }, "No stock to value."),
-    totalsTable("Totals by category", "Category", byCategory.map((g) => ({ ...g, name: g.category || "Uncategorised" }))));
+    totalsTable("Totals by category", "Category", byCategory.map((g) => ({ ...g, name: g.category || "Uncategorised" }))) ?? "");
+  }
+
+  /** What the margin covers: "Σ(retail − cost) ÷ Σ retail; leaves out 3 products without a selling price." */
+  function marginNote(s) {
+    const n = s.unpricedProducts ?? 0;
+    const left = n === 0 ? "" : ` Leaves out ${n.toLocaleString("en-GB")} ${n === 1 ? "product" : "products"} without a selling price.`;
+    return `(Retail value − cost) ÷ retail value of the stock with a selling price.${left}`;
   }
 
   function totalsTable(caption, label, groups) {
