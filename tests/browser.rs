@@ -2466,6 +2466,9 @@ fn after_save_the_focus_stays_on_the_saved_row_and_the_skip_links_and_focus_ring
     let c = focus_ring_contrast(&b);
     assert!(c.as_f64().is_some_and(|c| c >= 3.0), "top bar ring: {c}");
     open(&b, "#/contacts", "Contacts");
+    // The New button is enabled once the page has loaded (before that a focus could go
+    // to the heading the finished page takes it to).
+    b.wait(".page-head button:not([disabled])");
     b.js(
         "document.querySelector('.page-head button').focus()",
         json!([]),

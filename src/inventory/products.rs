@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ledger::{self, MovementType, NewMovement, Origin};
-use super::lookup::{location_ref, product_ref, LocationRef};
+use super::lookup::{check_takes_stock, location_ref, product_ref, LocationRef};
 use super::stock_rows::{self, StockRow};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
@@ -398,17 +398,7 @@ pub fn create_product(
         Some(raw) if !raw.is_empty() => {
             let id = parse_id("stock_location_id", raw)?;
             let location = location_ref(tx, scope, &id)?;
-            crate::scope::same_entity(
-                "stock_location_id",
-                entity.as_deref(),
-                Some(&location.entity_id),
-            )?;
-            if !location.active {
-                return Err(AppError::conflict(format!(
-                    "Location {} is inactive and cannot take stock changes",
-                    location.name
-                )));
-            }
+            check_takes_stock("stock_location_id", &location, entity.as_deref())?;
             Some(location)
         }
         _ => None,

@@ -14,7 +14,7 @@ use rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 
 use super::ledger::{self, Movement, MovementType, NewMovement, Origin};
-use super::lookup::{location_ref, product_ref};
+use super::lookup::{check_takes_stock, location_ref, product_ref};
 use crate::auth::SessionUser;
 use crate::ctx::Ctx;
 use crate::db::decimal::Qty;
@@ -89,17 +89,7 @@ pub fn put_away(tx: &Transaction, scope: &Scope, b: PutAwayBody, ctx: &Ctx) -> A
     // with the request before what is short; a refusal of either side keeps neither.
     let into = side(Some(&location), b.qty, MovementType::TransferIn);
     let out = side(None, -b.qty, MovementType::TransferOut);
-    crate::scope::same_entity(
-        "location_id",
-        product.entity_id.as_deref(),
-        Some(&location.entity_id),
-    )?;
-    if !location.active {
-        return Err(AppError::conflict(format!(
-            "Location {} is inactive and cannot take stock changes",
-            location.name
-        )));
-    }
+    check_takes_stock("location_id", &location, product.entity_id.as_deref())?;
     let out = ledger::apply_movement(tx, &out, false, &ctx.now)?;
     let into = ledger::apply_movement(tx, &into, ctx.allow_negative, &ctx.now)?;
     Ok(PutAway {
