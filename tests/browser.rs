@@ -2922,8 +2922,18 @@ fn the_dashboard_checklist_ticks_each_first_step_from_the_records_then_gives_way
     let Some(b) = start() else { return };
     let entity = signed_up(&b, "owner@example.com");
     let steps = |done: [&str; 5]| {
-        let names = ["VAT details", "Locations", "Products", "Opening stock", "First invoice or bill"];
-        json!(names.iter().zip(done).map(|(n, d)| json!([n, d])).collect::<Vec<_>>())
+        let names = [
+            "VAT details",
+            "Locations",
+            "Products",
+            "Opening stock",
+            "First invoice or bill",
+        ];
+        json!(names
+            .iter()
+            .zip(done)
+            .map(|(n, d)| json!([n, d]))
+            .collect::<Vec<_>>())
     };
     wait_checklist(&b, steps(["no", "no", "no", "no", "no"]));
     b.wait_text("#setup-checklist", "0 of 5 done");
@@ -2934,7 +2944,13 @@ fn the_dashboard_checklist_ticks_each_first_step_from_the_records_then_gives_way
     );
     assert_eq!(
         links,
-        json!(["#/vat", "#/warehouses", "#/products", "#/products", "#/invoices"])
+        json!([
+            "#/vat",
+            "#/warehouses",
+            "#/products",
+            "#/products",
+            "#/invoices"
+        ])
     );
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");
@@ -2943,7 +2959,11 @@ fn the_dashboard_checklist_ticks_each_first_step_from_the_records_then_gives_way
 
     let shop = location(&b, &entity, "Shop");
     wait_checklist(&b, steps(["no", "yes", "no", "no", "no"]));
-    let mug = product(&b, &entity, json!({"name": "Mug", "sku": "MUG-1", "unit_price": 8}));
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Mug", "sku": "MUG-1", "unit_price": 8}),
+    );
     wait_checklist(&b, steps(["no", "yes", "yes", "no", "no"]));
     purchase(&b, &entity, &mug, &shop, json!(12));
     wait_checklist(&b, steps(["no", "yes", "yes", "yes", "no"]));

@@ -79,7 +79,10 @@ pub struct NewAccount {
 /// What the sign-in screen may know before anyone signs in (docs/auth.md#sign-up-status):
 /// whether sign-up is open, open to the first account only, or closed, and whether any
 /// account exists. Nothing else: no count, no email.
-pub fn signup_status(c: &rusqlite::Connection, mode: SignupMode) -> AppResult<(&'static str, bool)> {
+pub fn signup_status(
+    c: &rusqlite::Connection,
+    mode: SignupMode,
+) -> AppResult<(&'static str, bool)> {
     let users: bool = c.query_row("SELECT EXISTS (SELECT 1 FROM users)", [], |r| r.get(0))?;
     let signup = match (mode, users) {
         (SignupMode::Open, _) => "open",

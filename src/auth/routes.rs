@@ -185,5 +185,7 @@ fn me(user: SessionUser) -> Json<Value> {
 async fn status(db: &State<Db>, config: &State<AppConfig>) -> AppResult<Json<Value>> {
     let mode = config.signup;
     let (signup, users) = db.read(move |c| signup_status(c, mode)).await?;
-    Ok(Json(json!({ "data": { "signup": signup, "users": users } })))
+    Ok(Json(
+        json!({ "data": { "signup": signup, "users": users } }),
+    ))
 }

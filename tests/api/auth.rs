@@ -388,7 +388,10 @@ fn the_status_says_first_user_then_closed_without_a_session_and_nothing_else() {
     let t = app_with(&[("signup", json!("first-user"))]);
     let (s, v) = t.get("/api/auth/status");
     assert_eq!(s, Status::Ok);
-    assert_eq!(v, json!({ "data": { "signup": "first-user", "users": false } }));
+    assert_eq!(
+        v,
+        json!({ "data": { "signup": "first-user", "users": false } })
+    );
     t.signup("first@example.com");
     // Asked without the session: the answer is public.
     *t.session.borrow_mut() = None;
