@@ -25,6 +25,24 @@ function showAuth(which = "sign-in") {
   $(which).querySelector("input").focus();
 }
 
+/**
+ * The signed-out screen as the installation stands (docs/auth.md#sign-up-status): with no
+ * account yet it opens on creating the first one (and offers no sign-in); once sign-up is
+ * closed there is no "Create one" link. If the status cannot be read, sign-in with both.
+ */
+async function showSignedOut() {
+  let status = { signup: "open", users: true };
+  try {
+    status = (await get("/api/auth/status")).data;
+  } catch {
+    // Sign-in with every link is the safe default.
+  }
+  $("sign-up-switch").hidden = status.signup === "closed";
+  $("sign-in-switch").hidden = !status.users;
+  $("sign-up-first").hidden = status.users;
+  showAuth(status.users ? "sign-in" : "sign-up");
+}
+
 async function signedIn(user) {
   state.user = user;
   await loadEntities();
@@ -117,7 +135,7 @@ async function signOut() {
   }
   forget();
   $("view").replaceChildren();
-  showAuth("sign-in");
+  await showSignedOut();
 }
 
 function authForm(id, path, body) {
@@ -192,10 +210,10 @@ function boot() {
       refreshAlertBadge();
     }
   });
-  onUnauthorized(() => {
+  onUnauthorized(async () => {
     if (!$("app").hidden) {
       forget();
-      showAuth("sign-in");
+      await showSignedOut();
       const err = $("sign-in-form").querySelector(".form-error");
       err.textContent = "Your session has ended. Sign in again.";
     }
@@ -204,7 +222,7 @@ function boot() {
   watchStorage();
   get("/api/auth/me")
     .then(({ data }) => signedIn(data))
-    .catch(() => showAuth("sign-in"));
+    .catch(() => showSignedOut());
 }
 
 boot();

@@ -2865,3 +2865,192 @@ fn the_valuation_page_shows_no_null_and_the_margin_of_the_stock_at_retail_value(
     assert!(!text.contains("45"), "{text}");
     assert!(!b.text(&b.wait(".view")).contains("null"));
 }
+
+// ---------------------------------------------------------------------------------------
+// Issue 27 point 11: the first visit opens sign-up; the dashboard's first steps and money
+// (docs/auth.md#sign-up-status, docs/accounting.md#the-dashboard).
+
+#[test]
+fn the_first_visit_opens_on_creating_the_first_account_and_a_closed_sign_up_has_no_link() {
+    let Some(b) = Browser::start_with(Options {
+        env: vec![("SIGNUP", "first-user".into())],
+    }) else {
+        return;
+    };
+    b.goto("/");
+    b.wait("#sign-up-form");
+    b.wait_text("#sign-up", "No one has an account here yet");
+    let sign_in = b.find("#sign-in").unwrap();
+    assert!(!b.displayed(&sign_in), "sign-in is not shown first");
+    // No one to sign in as: no sign-in link either.
+    assert!(!b.displayed(&b.find("#sign-in-switch").unwrap()));
+    // The first field has the focus.
+    assert_eq!(
+        b.js("return document.activeElement.id", json!([])),
+        json!("sign-up-name")
+    );
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+
+    b.sign_up("owner@example.com", "Acme Trading Ltd");
+    b.click_button(".topbar", "Sign out");
+    // Now there is an account and sign-up is closed: sign-in, and no "Create one".
+    b.wait("#sign-in-form");
+    assert!(!b.displayed(&b.find("#sign-up-switch").unwrap()));
+    b.reload();
+    b.wait("#sign-in-form");
+    assert!(!b.displayed(&b.find("#sign-up-switch").unwrap()));
+    assert!(!b.displayed(&b.find("#sign-up").unwrap()));
+}
+
+fn checklist_state(b: &Browser) -> Value {
+    b.js(
+        "return [...document.querySelectorAll('#setup-checklist li')]\
+           .map((li) => [li.querySelector('a').textContent, li.dataset.done])",
+        json!([]),
+    )
+}
+
+fn wait_checklist(b: &Browser, want: Value) {
+    b.reload();
+    assert!(
+        poll_until(|| checklist_state(b) == want),
+        "checklist: {} (wanted {want})",
+        checklist_state(b)
+    );
+}
+
+#[test]
+fn the_dashboard_checklist_ticks_each_first_step_from_the_records_then_gives_way() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "owner@example.com");
+    let steps = |done: [&str; 5]| {
+        let names = [
+            "VAT details",
+            "Locations",
+            "Products",
+            "Opening stock",
+            "First invoice or bill",
+        ];
+        json!(names
+            .iter()
+            .zip(done)
+            .map(|(n, d)| json!([n, d]))
+            .collect::<Vec<_>>())
+    };
+    wait_checklist(&b, steps(["no", "no", "no", "no", "no"]));
+    b.wait_text("#setup-checklist", "0 of 5 done");
+    // Each step links to where it is done.
+    let links = b.js(
+        "return [...document.querySelectorAll('#setup-checklist li a')].map((a) => a.getAttribute('href'))",
+        json!([]),
+    );
+    assert_eq!(
+        links,
+        json!([
+            "#/vat",
+            "#/warehouses",
+            "#/products",
+            "#/products",
+            "#/invoices"
+        ])
+    );
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+    // No documents yet: no money panel.
+    assert!(b.find("#money").is_none());
+
+    let shop = location(&b, &entity, "Shop");
+    wait_checklist(&b, steps(["no", "yes", "no", "no", "no"]));
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Mug", "sku": "MUG-1", "unit_price": 8}),
+    );
+    wait_checklist(&b, steps(["no", "yes", "yes", "no", "no"]));
+    purchase(&b, &entity, &mug, &shop, json!(12));
+    wait_checklist(&b, steps(["no", "yes", "yes", "yes", "no"]));
+    b.api_ok(
+        "PUT",
+        "/api/entities",
+        json!({"id": entity, "name": "Acme Trading Ltd", "vat_number": "GB123456782"}),
+    );
+    wait_checklist(&b, steps(["yes", "yes", "yes", "yes", "no"]));
+    b.wait_text("#setup-checklist", "4 of 5 done");
+    b.screenshot("dashboard-checklist");
+
+    // The first document: the checklist is done and gives way to the money.
+    let supplier = contact(&b, &entity, "Beans Ltd", "supplier");
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "status": "draft",
+               "lines": [{"description": "Beans", "quantity": 1, "unit_price": 10}]}),
+    );
+    b.reload();
+    b.wait("#money");
+    assert!(
+        poll_until(|| b.find("#setup-checklist").is_none()),
+        "the checklist is gone once every step is done"
+    );
+}
+
+#[test]
+fn the_dashboard_leads_with_the_money_of_a_seeded_invoice_and_bill() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "owner@example.com");
+    let today = time::OffsetDateTime::now_utc().date();
+    let days_ago = |n: i64| (today - time::Duration::days(n)).to_string();
+    let jane = contact(&b, &entity, "Jane's Café", "customer");
+    let supplier = contact(&b, &entity, "Beans Ltd", "supplier");
+    // Sent today: £100 net, £20 VAT, £120 owed, not yet due.
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": jane, "entity_id": entity, "status": "sent",
+               "issue_date": today.to_string(),
+               "lines": [{"description": "Coffee", "quantity": 2, "unit_price": 50, "vat_rate": 20}]}),
+    );
+    // Sent 40 days ago, due 10 days ago: £50 owed and overdue, not this month's sales.
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": jane, "entity_id": entity, "status": "sent",
+               "issue_date": days_ago(40), "due_date": days_ago(10),
+               "lines": [{"description": "Cups", "quantity": 1, "unit_price": 50, "vat_rate": 0}]}),
+    );
+    // A draft counts nowhere.
+    b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": jane, "entity_id": entity, "issue_date": today.to_string(),
+               "lines": [{"description": "Draft", "quantity": 1, "unit_price": 999, "vat_rate": 20}]}),
+    );
+    // A bill awaiting payment today: £30 net, £6 VAT, £36 to pay.
+    b.api_ok(
+        "POST",
+        "/api/bills",
+        json!({"contact_id": supplier, "entity_id": entity, "status": "awaiting_payment",
+               "issue_date": today.to_string(),
+               "lines": [{"description": "Beans", "quantity": 1, "unit_price": 30, "vat_rate": 20}]}),
+    );
+    b.reload();
+    b.wait_text("#kpi-sales", "£100.00");
+    b.wait_text("#kpi-sales", "1 invoice sent or paid");
+    b.wait_text("#kpi-owed", "£170.00");
+    b.wait_text("#kpi-overdue", "£50.00");
+    b.wait_text("#kpi-overdue", "1 invoice past its due date");
+    b.wait_text("#kpi-bills", "£36.00");
+    // VAT this quarter: £20 on sales less £6 on the bill.
+    b.wait_text("#kpi-vat", "£14.00");
+    b.wait_text("#kpi-vat", "To pay HMRC");
+    // The money comes first on the page, before the stock.
+    let first = b.js(
+        "return document.querySelector('.page-dashboard .kpis').closest('#money') !== null",
+        json!([]),
+    );
+    assert_eq!(first, json!(true));
+    b.screenshot("dashboard-money");
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+}

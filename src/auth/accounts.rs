@@ -76,6 +76,22 @@ pub struct NewAccount {
 /// Creates an account and signs it in: the user and the session's raw token and
 /// `Max-Age`. 403 when sign-up is `first-user` and an account exists, 409 when the
 /// email has one.
+/// What the sign-in screen may know before anyone signs in (docs/auth.md#sign-up-status):
+/// whether sign-up is open, open to the first account only, or closed, and whether any
+/// account exists. Nothing else: no count, no email.
+pub fn signup_status(
+    c: &rusqlite::Connection,
+    mode: SignupMode,
+) -> AppResult<(&'static str, bool)> {
+    let users: bool = c.query_row("SELECT EXISTS (SELECT 1 FROM users)", [], |r| r.get(0))?;
+    let signup = match (mode, users) {
+        (SignupMode::Open, _) => "open",
+        (SignupMode::FirstUser, false) => "first-user",
+        (SignupMode::FirstUser, true) => "closed",
+    };
+    Ok((signup, users))
+}
+
 pub fn sign_up(
     tx: &Transaction,
     account: NewAccount,

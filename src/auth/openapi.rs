@@ -16,6 +16,7 @@ pub fn operations() -> Vec<Operation> {
             .answers(&[("401", "Wrong email or password"), ("429", "Too many failed attempts for this email")]),
         op("post", "/api/auth/logout", "Sign-in", "logout", "Sign out", S, Action { body: "EmptyBody", record: "Success" }),
         op("post", "/api/auth/logout-all", "Sign-in", "logoutAll", "Sign out everywhere: end every session of the user", S, Action { body: "EmptyBody", record: "Success" }),
+        op("get", "/api/auth/status", "Sign-in", "authStatus", "Whether sign-up is open and whether any account exists (public)", Open, Get("AuthStatus")),
         op("get", "/api/auth/me", "Sign-in", "me", "The signed-in user", S, Get("User")),
     ]
 }
@@ -30,6 +31,10 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("name", nullable(string())),
         ])),
         ("LoginBody", object(&["email", "password"], vec![("email", string()), ("password", string())])),
+        ("AuthStatus", object(&["signup", "users"], vec![
+            ("signup", json!({ "type": "string", "enum": ["open", "first-user", "closed"] })),
+            ("users", json!({ "type": "boolean" })),
+        ])),
         ("User", object(&["id", "email"], vec![
             ("id", uuid()),
             ("email", string()),

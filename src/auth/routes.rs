@@ -7,7 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::accounts::{
-    end_every_session, end_session, normalise_email, sign_in, sign_up, NewAccount, Signup,
+    end_every_session, end_session, normalise_email, sign_in, sign_up, signup_status, NewAccount,
+    Signup,
 };
 use super::password::HashGate;
 use super::throttle::{self, Attempt};
@@ -22,7 +23,7 @@ use crate::http::body::JsonBody;
 use crate::http::Created;
 
 pub fn routes() -> Vec<Route> {
-    routes![signup, login, logout, logout_all, me]
+    routes![signup, login, logout, logout_all, me, status]
 }
 
 #[derive(Deserialize)]
@@ -177,4 +178,14 @@ async fn logout_all(
 fn me(user: SessionUser) -> Json<Value> {
     let u = user.user;
     Json(json!({ "data": { "id": u.id, "email": u.email, "name": u.name } }))
+}
+
+/// Public: whether the web app opens on sign-up or sign-in (docs/auth.md#sign-up-status).
+#[get("/auth/status")]
+async fn status(db: &State<Db>, config: &State<AppConfig>) -> AppResult<Json<Value>> {
+    let mode = config.signup;
+    let (signup, users) = db.read(move |c| signup_status(c, mode)).await?;
+    Ok(Json(
+        json!({ "data": { "signup": signup, "users": users } }),
+    ))
 }

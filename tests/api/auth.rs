@@ -379,3 +379,33 @@ fn a_session_cookie_is_not_accepted_on_the_public_api() {
     assert_error(&t.get("/api/v1/contacts"), Status::Unauthorized);
     assert_error(&t.get("/api/v1"), Status::Unauthorized);
 }
+
+// ---------------------------------------------------------------------------------------
+// Sign-up status (docs/auth.md#sign-up-status)
+
+#[test]
+fn the_status_says_first_user_then_closed_without_a_session_and_nothing_else() {
+    let t = app_with(&[("signup", json!("first-user"))]);
+    let (s, v) = t.get("/api/auth/status");
+    assert_eq!(s, Status::Ok);
+    assert_eq!(
+        v,
+        json!({ "data": { "signup": "first-user", "users": false } })
+    );
+    t.signup("first@example.com");
+    // Asked without the session: the answer is public.
+    *t.session.borrow_mut() = None;
+    let (s, v) = t.get("/api/auth/status");
+    assert_eq!(s, Status::Ok);
+    assert_eq!(v, json!({ "data": { "signup": "closed", "users": true } }));
+}
+
+#[test]
+fn the_status_says_open_when_anyone_may_sign_up() {
+    let t = app_with(&[("signup", json!("open"))]);
+    let (_, v) = t.get("/api/auth/status");
+    assert_eq!(v, json!({ "data": { "signup": "open", "users": false } }));
+    t.signup("first@example.com");
+    let (_, v) = t.get("/api/auth/status");
+    assert_eq!(v, json!({ "data": { "signup": "open", "users": true } }));
+}

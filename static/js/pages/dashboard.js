@@ -1,11 +1,16 @@
-// The inventory dashboard (docs/inventory.md#dashboard-figures): KPIs with the low-stock badge,
-// stock value by location and by category, units in transit, recent movements and the alert list.
+// The dashboard (docs/accounting.md#the-dashboard): while the business is not set up, a
+// checklist of the first steps, each ticked from the records; once it has invoices or
+// bills, the money first (sales this month, owed to you and overdue, bills to pay, the VAT
+// estimate of the open quarter); then the inventory (docs/inventory.md#dashboard-figures):
+// KPIs with the low-stock badge, stock value by location and by category, units in
+// transit, recent movements and the alert list.
 
 import { get } from "../api.js";
 import { barChart, shortMoney } from "../charts.js";
-import { format, money, qty, scaled } from "../decimal.js";
+import { HOME, poundsPence } from "../currency.js";
+import { format, money, moneyFromPence, pence, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
-import { badge, date, field, fill, h, loadError, pageHeader, table } from "../ui.js";
+import { badge, date, field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
 import { movementTypeLabel } from "./movements.js";
 
 export const title = "Dashboard";
@@ -22,8 +27,139 @@ function kpi(label, value, { alert = false, id } = {}) {
     h("p", { class: "kpi-label" }, label), h("p", { class: "kpi-value" }, value));
 }
 
+/** An amount of a document in pounds, in pence (docs/accounting.md#currencies). */
+function inPounds(d, value) {
+  const p = pence(value) ?? 0n;
+  return !d.currency || d.currency === HOME ? p : poundsPence(p, d.exchange_rate);
+}
+
+const sumPounds = (docs, pick) => docs.reduce((t, d) => t + inPounds(d, pick(d)), 0n);
+const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The first steps, each `[done, label, href, how]`, as a list of links with ticks. */
+function checklist(steps) {
+  const done = steps.filter((s) => s[0]).length;
+  return h("section", { class: "panel checklist", id: "setup-checklist", "aria-labelledby": "setup-title" },
+    h("h2", { id: "setup-title" }, "Setting up your business"),
+    h("p", { class: "muted" }, `${done} of ${steps.length} done. Each step ticks itself once it is in your records.`),
+    h("ol", {}, steps.map(([ok, label, href, how]) =>
+      h("li", { class: ok ? "done" : "todo", dataset: { done: ok ? "yes" : "no" } },
+        h("span", { class: "tick", "aria-hidden": "true" }, ok ? "✓" : ""),
+        h("a", { href }, label),
+        h("span", { class: "sr-only" }, ok ? " (done)" : " (to do)"),
+        h("span", { class: "sub" }, how)))));
+}
+
+/**
+ * The money figures from the invoices, the bills and the open VAT period, in pounds:
+ * posted invoices issued this month (before VAT), what customers still owe on sent
+ * invoices and how much of it is overdue, what is still to pay on bills awaiting payment
+ * (and overdue), and box 5 of the VAT return of the period holding today.
+ */
+function moneyFigures(invoices, bills) {
+  const now = today();
+  const month = now.slice(0, 7);
+  const posted = invoices.filter((d) => d.status === "sent" || d.status === "paid");
+  const thisMonth = posted.filter((d) => (d.issue_date || "").startsWith(month));
+  const owed = invoices.filter((d) => d.status === "sent" && (pence(d.amount_due) ?? 0n) > 0n);
+  const overdue = owed.filter((d) => d.due_date && d.due_date < now);
+  const toPay = bills.filter((d) => d.status === "awaiting_payment" && (pence(d.amount_due) ?? 0n) > 0n);
+  const billsOverdue = toPay.filter((d) => d.due_date && d.due_date < now);
+  const amountDue = (d) => d.amount_due;
+  return {
+    sales: sumPounds(thisMonth, (d) => d.subtotal),
+    salesCount: thisMonth.length,
+    owed: sumPounds(owed, amountDue),
+    owedCount: owed.length,
+    overdue: sumPounds(overdue, amountDue),
+    overdueCount: overdue.length,
+    bills: sumPounds(toPay, amountDue),
+    billsCount: toPay.length,
+    billsOverdue: sumPounds(billsOverdue, amountDue),
+  };
+}
+
+function moneyKpi(label, p, sub, { id, alert = false, href } = {}) {
+  return h("div", { class: `kpi${alert ? " alert" : ""}`, id },
+    h("p", { class: "kpi-label" }, href ? h("a", { href }, label) : label),
+    h("p", { class: "kpi-value" }, moneyFromPence(p)),
+    sub ? h("p", { class: "kpi-exact" }, sub) : null);
+}
+
+/** The VAT estimate of the period holding today: box 5, to pay or to reclaim. */
+async function vatKpi(el, ctx) {
+  try {
+    const periods = (await get("/api/vat/periods", scoped())).data;
+    const open = periods.find((p) => p.from <= today() && today() <= p.to) ?? periods[0];
+    if (!open) {
+      fill(el, h("p", { class: "kpi-label" }, "VAT estimate"), h("p", { class: "kpi-exact" }, "No VAT period yet."));
+      return;
+    }
+    const r = (await get("/api/vat/return", scoped({ from: open.from, to: open.to }))).data;
+    if (!ctx.alive()) return;
+    const due = pence(r.boxes.totalVatDue) ?? 0n;
+    const back = pence(r.boxes.vatReclaimedCurrPeriod) ?? 0n;
+    const net = due - back;
+    const href = `#/vat?from=${open.from}&to=${open.to}`;
+    fill(el,
+      h("p", { class: "kpi-label" }, h("a", { href }, "VAT estimate this quarter")),
+      h("p", { class: "kpi-value" }, moneyFromPence(net < 0n ? -net : net)),
+      h("p", { class: "kpi-exact" },
+        `${net < 0n ? "To reclaim from HMRC" : "To pay HMRC"} for ${date(open.from)} to ${date(open.to)}, so far.`));
+  } catch (e) {
+    if (ctx.alive()) fill(el, loadError(e, "the VAT estimate"));
+  }
+}
+
+function moneyPanel(invoices, bills, ctx) {
+  const f = moneyFigures(invoices, bills);
+  const vat = h("div", { class: "kpi", id: "kpi-vat" },
+    h("p", { class: "kpi-label" }, "VAT estimate this quarter"), h("p", { class: "muted" }, "Loading…"));
+  vatKpi(vat, ctx);
+  return h("section", { class: "money", id: "money", "aria-labelledby": "money-title" },
+    h("h2", { id: "money-title" }, "Money"),
+    h("div", { class: "kpis", role: "group", "aria-labelledby": "money-title" },
+      moneyKpi("Sales this month", f.sales,
+        `${count(f.salesCount, "invoice")} sent or paid, before VAT`, { id: "kpi-sales", href: "#/invoices" }),
+      moneyKpi("Owed to you", f.owed, `${count(f.owedCount, "invoice")} unpaid`, { id: "kpi-owed", href: "#/invoices" }),
+      moneyKpi("Overdue", f.overdue, f.overdueCount === 1 ? "1 invoice past its due date" : `${f.overdueCount} invoices past their due date`,
+        { id: "kpi-overdue", alert: f.overdue > 0n, href: "#/invoices" }),
+      moneyKpi("Bills to pay", f.bills,
+        f.billsOverdue > 0n ? `${count(f.billsCount, "bill")}; ${moneyFromPence(f.billsOverdue)} overdue` : count(f.billsCount, "bill"),
+        { id: "kpi-bills", href: "#/bills" }),
+      vat));
+}
+
+/** The checklist and the money, above the inventory; each shown only when it applies. */
+async function leadPanels(top, ctx, summaryP, locationListP) {
+  const list = (path) => get(path, scoped()).then((r) => r.data);
+  const [entities, invoices, bills, movements, summary, locs] = await Promise.all([
+    get("/api/entities").then((r) => r.data),
+    list("/api/invoices"),
+    list("/api/bills"),
+    get("/api/stock-movements", scoped({ limit: 1 })).then((r) => r.data),
+    summaryP.then((r) => r.data),
+    locationListP,
+  ]);
+  if (!ctx.alive()) return;
+  const entity = entities.find((e) => e.id === state.entity.id) ?? state.entity;
+  const documents = invoices.length + bills.length > 0;
+  const steps = [
+    [Boolean(entity.vat_number), "VAT details", "#/vat", "Your VAT number, registration date and scheme, on the VAT page."],
+    [locs.length > 0, "Locations", "#/warehouses", "The shop, warehouse or stockroom where stock is kept."],
+    [Number(summary.totalProducts) > 0, "Products", "#/products", "What you buy and sell, with prices."],
+    [movements.length > 0, "Opening stock", "#/products", "How many of each product you have, and where: on each product."],
+    [documents, "First invoice or bill", "#/invoices", "A sale to a customer, or a bill from a supplier (Bills)."],
+  ];
+  fill(top,
+    documents ? moneyPanel(invoices, bills, ctx) : null,
+    steps.every((s) => s[0]) ? null : checklist(steps));
+}
+
 export async function render(root, ctx) {
   root.append(pageHeader(`${state.entity.name}: dashboard`));
+  const top = h("div", { class: "dashboard-lead" });
+  root.append(top);
   const kpis = h("div", { class: "kpis", "aria-label": "Key figures", role: "group" },
     h("p", { class: "muted" }, "Loading figures…"));
   const byLocation = panel("Stock value by location");
@@ -36,6 +172,8 @@ export async function render(root, ctx) {
   const summaryP = get("/api/inventory/summary", scoped());
   const locationsP = get("/api/inventory/locations", scoped());
   const locationListP = get("/api/warehouse-locations", scoped()).then((r) => r.data).catch(() => []);
+  leadPanels(top, ctx, summaryP, locationListP)
+    .catch((e) => ctx.alive() && fill(top, loadError(e, "the money and the first steps")));
 
   // KPIs.
   summaryP.then(({ data: s }) => {
