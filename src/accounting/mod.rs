@@ -17,6 +17,7 @@ pub mod employees;
 pub mod expense_categories;
 pub mod expenses;
 pub mod lines;
+pub mod money;
 pub mod openapi;
 pub mod payments;
 pub mod projects;
@@ -40,6 +41,7 @@ pub fn routes() -> Vec<Route> {
         projects::routes(),
         time_entries::routes(),
         recurring_invoices::routes(),
+        money::routes(),
     ]
     .concat()
 }

@@ -27,6 +27,8 @@ const STOCK_REFUSED: &str = "Not enough stock at the location for what the chang
 #[rustfmt::skip]
 pub fn operations() -> Vec<Operation> {
     let mut ops = vec![
+        op("get", "/api/dashboard/money", "Reports", "dashboardMoney", "The dashboard's money figures, in pounds", S, Shape::Report("MoneySummary", &[ByEntity]))
+            .rules(&["docs/accounting.md#the-dashboard"]),
         op("get", "/api/contacts", "Contacts", "listContacts", "List contacts", S, FilteredList("Contact", &[ByEntity, ById])),
         op("post", "/api/contacts", "Contacts", "createContact", "Create a contact", S, Create { body: "ContactCreate", record: "Contact" }),
         op("put", "/api/contacts", "Contacts", "updateContact", "Update a contact", S, Update { body: "ContactUpdate", record: "Contact" }),
@@ -265,6 +267,7 @@ fn document_update(statuses: &[&str]) -> Value {
 #[rustfmt::skip]
 pub fn schemas() -> Vec<(&'static str, Value)> {
     let mut all = documented_schemas();
+    all.push(("MoneySummary", money_summary_schema()));
     all.extend(CREDIT_KINDS.iter().flat_map(credit_schemas));
     all
 }
@@ -667,4 +670,22 @@ fn credit_schemas(n: &CreditNames) -> Vec<(&'static str, Value)> {
     let mut update = document_update(n.kind.statuses());
     update["properties"][field] = opt_ref(&format!("{what} Unlinks when"));
     vec![(n.record, rec), (n.create, create), (n.update, update)]
+}
+
+/// `GET /api/dashboard/money` (docs/accounting.md#the-dashboard).
+#[rustfmt::skip]
+fn money_summary_schema() -> Value {
+    let count = |d: &str| json!({ "type": "integer", "description": d });
+    record(vec![
+        ("documents", json!({ "type": "boolean", "description": "Whether the business has any invoice or bill, in any status." })),
+        ("sales_this_month", figure(2, "The net (subtotal) of invoices sent or paid issued in the current calendar month, in pounds.")),
+        ("sales_count", count("The invoices sales_this_month sums.")),
+        ("owed", figure(2, "The amount_due of invoices sent, in pounds.")),
+        ("owed_count", count("The invoices owed sums.")),
+        ("overdue", figure(2, "The part of owed on invoices whose due date is before today.")),
+        ("overdue_count", count("The invoices overdue sums.")),
+        ("bills_due", figure(2, "The amount_due of bills awaiting payment, in pounds.")),
+        ("bills_count", count("The bills bills_due sums.")),
+        ("bills_overdue", figure(2, "The part of bills_due on bills whose due date is before today.")),
+    ])
 }

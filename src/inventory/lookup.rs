@@ -92,7 +92,11 @@ pub fn location_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Loc
 
 /// A location that is to take stock for a record of `entity`: of the same entity (400
 /// naming `field`) and active (409). Put away and a product's opening stock use it.
-pub fn check_takes_stock(field: &str, location: &LocationRef, entity: Option<&str>) -> AppResult<()> {
+pub fn check_takes_stock(
+    field: &str,
+    location: &LocationRef,
+    entity: Option<&str>,
+) -> AppResult<()> {
     crate::scope::same_entity(field, entity, Some(&location.entity_id))?;
     if !location.active {
         return Err(AppError::conflict(format!(

@@ -23,6 +23,7 @@ mod config;
 mod connectors;
 mod credits;
 mod damage;
+mod dashboard_money;
 mod database;
 mod documents_stock;
 mod entities;

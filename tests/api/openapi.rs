@@ -827,7 +827,7 @@ fn inventory_answers_match_their_documented_schemas() {
             assert!(shown, "{uri} shows nothing: {v}");
         }
     }
-    assert_eq!(reads, 11);
+    assert_eq!(reads, 12);
 
     // The valuation without a location: a row at the location and the unallocated one.
     let (_, v) = t.get("/api/reports/stock-valuation");

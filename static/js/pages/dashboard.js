@@ -7,7 +7,6 @@
 
 import { get } from "../api.js";
 import { barChart, shortMoney } from "../charts.js";
-import { HOME, poundsPence } from "../currency.js";
 import { format, money, moneyFromPence, pence, qty, scaled } from "../decimal.js";
 import { scoped, state } from "../state.js";
 import { badge, date, field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
@@ -27,13 +26,6 @@ function kpi(label, value, { alert = false, id } = {}) {
     h("p", { class: "kpi-label" }, label), h("p", { class: "kpi-value" }, value));
 }
 
-/** An amount of a document in pounds, in pence (docs/accounting.md#currencies). */
-function inPounds(d, value) {
-  const p = pence(value) ?? 0n;
-  return !d.currency || d.currency === HOME ? p : poundsPence(p, d.exchange_rate);
-}
-
-const sumPounds = (docs, pick) => docs.reduce((t, d) => t + inPounds(d, pick(d)), 0n);
 const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The first steps, each `[done, label, href, how]`, as a list of links with ticks. */
@@ -51,31 +43,21 @@ function checklist(steps) {
 }
 
 /**
- * The money figures from the invoices, the bills and the open VAT period, in pounds:
- * posted invoices issued this month (before VAT), what customers still owe on sent
- * invoices and how much of it is overdue, what is still to pay on bills awaiting payment
- * (and overdue), and box 5 of the VAT return of the period holding today.
+ * The money figures, summed by the server (GET /api/dashboard/money,
+ * docs/accounting.md#the-dashboard) in pounds, as pence for display.
  */
-function moneyFigures(invoices, bills) {
-  const now = today();
-  const month = now.slice(0, 7);
-  const posted = invoices.filter((d) => d.status === "sent" || d.status === "paid");
-  const thisMonth = posted.filter((d) => (d.issue_date || "").startsWith(month));
-  const owed = invoices.filter((d) => d.status === "sent" && (pence(d.amount_due) ?? 0n) > 0n);
-  const overdue = owed.filter((d) => d.due_date && d.due_date < now);
-  const toPay = bills.filter((d) => d.status === "awaiting_payment" && (pence(d.amount_due) ?? 0n) > 0n);
-  const billsOverdue = toPay.filter((d) => d.due_date && d.due_date < now);
-  const amountDue = (d) => d.amount_due;
+function moneyFigures(m) {
+  const p = (v) => pence(v) ?? 0n;
   return {
-    sales: sumPounds(thisMonth, (d) => d.subtotal),
-    salesCount: thisMonth.length,
-    owed: sumPounds(owed, amountDue),
-    owedCount: owed.length,
-    overdue: sumPounds(overdue, amountDue),
-    overdueCount: overdue.length,
-    bills: sumPounds(toPay, amountDue),
-    billsCount: toPay.length,
-    billsOverdue: sumPounds(billsOverdue, amountDue),
+    sales: p(m.sales_this_month),
+    salesCount: m.sales_count,
+    owed: p(m.owed),
+    owedCount: m.owed_count,
+    overdue: p(m.overdue),
+    overdueCount: m.overdue_count,
+    bills: p(m.bills_due),
+    billsCount: m.bills_count,
+    billsOverdue: p(m.bills_overdue),
   };
 }
 
@@ -111,8 +93,8 @@ async function vatKpi(el, ctx) {
   }
 }
 
-function moneyPanel(invoices, bills, ctx) {
-  const f = moneyFigures(invoices, bills);
+function moneyPanel(money, ctx) {
+  const f = moneyFigures(money);
   const vat = h("div", { class: "kpi", id: "kpi-vat" },
     h("p", { class: "kpi-label" }, "VAT estimate this quarter"), h("p", { class: "muted" }, "Loading…"));
   vatKpi(vat, ctx);
@@ -132,18 +114,16 @@ function moneyPanel(invoices, bills, ctx) {
 
 /** The checklist and the money, above the inventory; each shown only when it applies. */
 async function leadPanels(top, ctx, summaryP, locationListP) {
-  const list = (path) => get(path, scoped()).then((r) => r.data);
-  const [entities, invoices, bills, movements, summary, locs] = await Promise.all([
+  const [entities, money, movements, summary, locs] = await Promise.all([
     get("/api/entities").then((r) => r.data),
-    list("/api/invoices"),
-    list("/api/bills"),
+    get("/api/dashboard/money", scoped()).then((r) => r.data),
     get("/api/stock-movements", scoped({ limit: 1 })).then((r) => r.data),
     summaryP.then((r) => r.data),
     locationListP,
   ]);
   if (!ctx.alive()) return;
   const entity = entities.find((e) => e.id === state.entity.id) ?? state.entity;
-  const documents = invoices.length + bills.length > 0;
+  const documents = money.documents;
   const steps = [
     [Boolean(entity.vat_number), "VAT details", "#/vat", "Your VAT number, registration date and scheme, on the VAT page."],
     [locs.length > 0, "Locations", "#/warehouses", "The shop, warehouse or stockroom where stock is kept."],
@@ -152,7 +132,7 @@ async function leadPanels(top, ctx, summaryP, locationListP) {
     [documents, "First invoice or bill", "#/invoices", "A sale to a customer, or a bill from a supplier (Bills)."],
   ];
   fill(top,
-    documents ? moneyPanel(invoices, bills, ctx) : null,
+    documents ? moneyPanel(money, ctx) : null,
     steps.every((s) => s[0]) ? null : checklist(steps));
 }
 
