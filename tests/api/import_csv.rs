@@ -26,10 +26,21 @@ fn preview(t: &TestApp, body: Value) -> Value {
     v["data"].clone()
 }
 
+/// The run's answer without `skippedRows`, after checking that it lists one row and
+/// reason per skipped record (import_fill.rs checks the rows and reasons themselves).
 fn run(t: &TestApp, body: Value) -> Value {
     let (status, v) = t.post("/api/import/csv", body);
     assert_eq!(status, Status::Ok, "{v}");
-    v["data"].clone()
+    let mut data = v["data"].clone();
+    let listed = data
+        .as_object_mut()
+        .unwrap()
+        .remove("skippedRows")
+        .unwrap_or(json!([]));
+    let listed = listed.as_array().unwrap();
+    assert_eq!(json!(listed.len()), data["skipped"], "{v}");
+    assert!(listed.iter().all(|s| s["row"].is_u64() && s["reason"].is_string()), "{v}");
+    data
 }
 
 fn run_csv(t: &TestApp, entity: &str, entity_type: &str, csv: &str) -> Value {
