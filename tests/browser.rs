@@ -2932,7 +2932,11 @@ fn a_re_import_through_the_wizard_fills_the_blanks_of_existing_contacts() {
         .find(|c| c["name"] == json!("Bramble Café"))
         .unwrap()
         .clone();
-    assert_eq!(bramble["email"], json!("hello@bramble.test"), "never overwritten");
+    assert_eq!(
+        bramble["email"],
+        json!("hello@bramble.test"),
+        "never overwritten"
+    );
     assert_eq!(bramble["address"], json!("12 High Street, York"));
     assert_eq!(bramble["vat_number"], json!("GB123456789"));
 
@@ -2952,5 +2956,8 @@ fn a_re_import_through_the_wizard_fills_the_blanks_of_existing_contacts() {
     b.wait("#import-result");
     b.wait_text("#result-skipped", "2");
     let listed = b.text(&b.wait_text("#import-result", "Rows skipped"));
-    assert!(listed.contains("Contact Oak & Ash: already imported"), "{listed}");
+    assert!(
+        listed.contains("Contact Oak & Ash: already imported"),
+        "{listed}"
+    );
 }

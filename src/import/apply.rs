@@ -679,7 +679,7 @@ impl<'a> Writer<'a> {
         }
         let have = contacts::get(self.tx, &self.scope, id)?;
         fn blank(v: &Option<String>) -> bool {
-            v.as_deref().map_or(true, |s| s.trim().is_empty())
+            v.as_deref().is_none_or(|s| s.trim().is_empty())
         }
         fn fill(have: &Option<String>, row: &Option<String>) -> Option<Option<String>> {
             let row = row.as_deref().map(str::trim).filter(|s| !s.is_empty())?;

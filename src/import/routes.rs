@@ -218,7 +218,13 @@ async fn preview(
                     db.read_sync(|conn| scope.entity(conn, "entity_id", &e))?;
                 }
                 let s = stream(prepared, None, PREVIEW_ROWS, options)?;
-                Ok(preview_json(&s.file, 0, &s.file.errors, s.error_count, None))
+                Ok(preview_json(
+                    &s.file,
+                    0,
+                    &s.file.errors,
+                    s.error_count,
+                    None,
+                ))
             }
         }
     })

@@ -39,7 +39,12 @@ fn run(t: &TestApp, body: Value) -> Value {
         .unwrap_or(json!([]));
     let listed = listed.as_array().unwrap();
     assert_eq!(json!(listed.len()), data["skipped"], "{v}");
-    assert!(listed.iter().all(|s| s["row"].is_u64() && s["reason"].is_string()), "{v}");
+    assert!(
+        listed
+            .iter()
+            .all(|s| s["row"].is_u64() && s["reason"].is_string()),
+        "{v}"
+    );
     data
 }
 
@@ -2210,8 +2215,17 @@ fn address_parts_of_an_unrecognised_export_join_the_address_by_default() {
     assert_eq!(run(&t, body), outcome(1, 0));
     let c = find(&list(&t, "contacts", &entity), "name", "Bramble Café").clone();
     let address = c["address"].as_str().unwrap().to_owned();
-    for part in ["12 High Street", "Micklegate", "York", "YO1 8RS", "United Kingdom"] {
+    for part in [
+        "12 High Street",
+        "Micklegate",
+        "York",
+        "YO1 8RS",
+        "United Kingdom",
+    ] {
         assert!(address.contains(part), "{address}");
     }
-    assert!(!address.contains("Leeds") && !address.contains("Yard 3"), "{address}");
+    assert!(
+        !address.contains("Leeds") && !address.contains("Yard 3"),
+        "{address}"
+    );
 }

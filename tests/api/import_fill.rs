@@ -77,19 +77,34 @@ fn fill_blanks_fills_only_the_blank_fields_of_existing_records() {
     // The preview (a dry run) says what would be updated and changes nothing.
     let (s, p) = t.post("/api/import/preview", body.clone());
     assert_eq!(s, Status::Ok, "{p}");
-    assert_eq!((p["data"]["updated"].clone(), p["data"]["duplicates"].clone()), (json!(1), json!(1)), "{p}");
+    assert_eq!(
+        (
+            p["data"]["updated"].clone(),
+            p["data"]["duplicates"].clone()
+        ),
+        (json!(1), json!(1)),
+        "{p}"
+    );
     assert_eq!(contact(&t, &entity, "Bramble Café")["phone"], Value::Null);
 
     let r = run(&t, body.clone());
     assert_eq!(
-        (r["imported"].clone(), r["updated"].clone(), r["skipped"].clone()),
+        (
+            r["imported"].clone(),
+            r["updated"].clone(),
+            r["skipped"].clone()
+        ),
         (json!(0), json!(1), json!(1)),
         "{r}"
     );
     // Oak & Ash had nothing blank the file could fill: skipped, listed.
     assert_eq!(r["skippedRows"][0]["row"], json!(3), "{r}");
     let c = contact(&t, &entity, "Bramble Café");
-    assert_eq!(c["email"], json!("hello@bramble.test"), "a filled field is never overwritten");
+    assert_eq!(
+        c["email"],
+        json!("hello@bramble.test"),
+        "a filled field is never overwritten"
+    );
     assert_eq!(c["phone"], json!("07700 900123"));
     assert_eq!(c["address"], json!("12 High Street, York, YO1 8RS"));
     assert_eq!(c["vat_number"], json!("GB123456789"));

@@ -672,8 +672,8 @@ mod tests {
         assert_eq!(
             names(&suggest(&k, EntityType::Contacts)),
             [
-                "name", "email", "address", "address", "address", "address", "address",
-                "address", "-", "-", "address", "-", "-"
+                "name", "email", "address", "address", "address", "address", "address", "address",
+                "-", "-", "address", "-", "-"
             ]
         );
         // Only contacts have an address.
