@@ -653,9 +653,9 @@ fn a_csv_is_imported_through_the_wizard() {
 
     // The generic layout needs a mapping: map the three columns, then preview again.
     b.wait("#import-facts");
-    b.select("select[name='map:Customer']", "name (required)");
-    b.select("select[name='map:E-mail']", "email");
-    b.select("select[name='map:Telephone']", "phone");
+    b.select("select[name='map:Customer']", "Contact name (required)");
+    b.select("select[name='map:E-mail']", "Email address");
+    b.select("select[name='map:Telephone']", "Phone number");
     b.click_button(".wizard", "Update preview");
     b.wait_text("#import-rows", "4");
     b.wait_text("#import-duplicates", "1 duplicate");
@@ -3053,4 +3053,103 @@ fn the_dashboard_leads_with_the_money_of_a_seeded_invoice_and_bill() {
     b.screenshot("dashboard-money");
     let found = axe_violations(&b);
     assert!(found.is_empty(), "axe: {found:#?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 27 point 9: the import wizard in words, filling blanks on re-import, skipped rows.
+
+#[test]
+fn a_re_import_through_the_wizard_fills_the_blanks_of_existing_contacts() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "reimport@example.com");
+    // The first import left the address out: the contact has an email and nothing else.
+    b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Bramble Café", "email": "hello@bramble.test", "entity_id": entity}),
+    );
+    let file = b.downloads.join("contacts-again.csv");
+    std::fs::write(
+        &file,
+        "Name,Email,Address,VAT number\r\n\
+         Bramble Café,other@bramble.test,\"12 High Street, York\",GB123456789\r\n\
+         Oak & Ash,oak@example.com,,\r\n",
+    )
+    .unwrap();
+
+    open(&b, "#/import", "Import");
+    b.wait("input[type=file]");
+    b.click_el(&b.wait("input[name=platform][value=generic]"));
+    b.select(
+        "select[name=entityType]",
+        "Contacts (customers and suppliers)",
+    );
+    let input = b.find("input[type=file]").unwrap();
+    b.keys(&input, &file.to_string_lossy());
+    b.click_button(".wizard", "Preview");
+
+    // Friendly field names with a line of explanation, not `vat_number`.
+    b.wait("#import-facts");
+    b.select("select[name='map:VAT number']", "VAT number");
+    let mapping = b.text(&b.wait_text(".wizard .mapping", "The contact's VAT registration number"));
+    assert!(!mapping.contains("vat_number"), "{mapping}");
+    assert!(!mapping.contains("provider_ref"), "{mapping}");
+
+    b.click_el(&b.wait("input[name=fillBlanks]"));
+    b.click_button(".wizard", "Update preview");
+    b.wait_text("#import-duplicates", "1 to have blanks filled");
+    assert_eq!(
+        b.js(
+            "return document.querySelector('input[name=fillBlanks]').checked",
+            json!([])
+        ),
+        json!(true),
+        "the choice stays made after the preview"
+    );
+    b.click_button(".wizard", "Import 2 rows");
+    b.wait("#import-result");
+    b.wait_text("#result-imported", "1");
+    b.wait_text("#result-updated", "1");
+    b.wait_text("#result-skipped", "0");
+
+    let contacts = b.api_ok(
+        "GET",
+        &format!("/api/contacts?entityId={entity}"),
+        json!(null),
+    );
+    let bramble = contacts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == json!("Bramble Café"))
+        .unwrap()
+        .clone();
+    assert_eq!(
+        bramble["email"],
+        json!("hello@bramble.test"),
+        "never overwritten"
+    );
+    assert_eq!(bramble["address"], json!("12 High Street, York"));
+    assert_eq!(bramble["vat_number"], json!("GB123456789"));
+
+    // The same file once more without the choice: both rows skipped, each listed with why.
+    b.click_button(".wizard", "Import another file");
+    b.wait("input[type=file]");
+    b.click_el(&b.wait("input[name=platform][value=generic]"));
+    b.select(
+        "select[name=entityType]",
+        "Contacts (customers and suppliers)",
+    );
+    let input = b.find("input[type=file]").unwrap();
+    b.keys(&input, &file.to_string_lossy());
+    b.click_button(".wizard", "Preview");
+    b.wait("#import-facts");
+    b.click_button(".wizard", "Import 2 rows");
+    b.wait("#import-result");
+    b.wait_text("#result-skipped", "2");
+    let listed = b.text(&b.wait_text("#import-result", "Rows skipped"));
+    assert!(
+        listed.contains("Contact Oak & Ash: already imported"),
+        "{listed}"
+    );
 }

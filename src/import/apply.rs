@@ -53,7 +53,9 @@ use crate::db::decimal::{round, Money, Percent, Price};
 use crate::db::ident::compare_key;
 use crate::error::{AppError, AppResult};
 use crate::import::csv::header::short;
-use crate::import::csv::{Document, ErrorList, Mapping, ParsedFile, RowError, Template};
+use crate::import::csv::{
+    Document, ErrorList, Mapping, ParsedFile, RowError, Template, MAX_LISTED_ERRORS,
+};
 use crate::import::error::ImportError;
 use crate::import::fields::{EntityType, Field};
 use crate::import::platform::Platform;
@@ -66,8 +68,12 @@ use crate::scope::Scope;
 use crate::vat::Treatment;
 
 /// What a run did: `{imported, skipped, failed: [{row, message, column?, columnIndex?}],
-/// errorCount}`: `failed` lists the first [`crate::import::csv::MAX_LISTED_ERRORS`] row errors in row order,
-/// `errorCount` counts them all (docs/limits.md#rates).
+/// errorCount, updated?, skippedRows?}`: `failed` lists the first
+/// [`crate::import::csv::MAX_LISTED_ERRORS`] row errors in row order, `errorCount` counts
+/// them all (docs/limits.md#rates). `updated` is there when the run was asked to fill the
+/// blanks of existing records (docs/import.md#filling-blanks-on-re-import);
+/// `skippedRows` lists the first skipped records with the reason when the writer lists
+/// them (the CSV endpoints) and some were skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ImportOutcome {
     pub imported: usize,
@@ -75,6 +81,26 @@ pub struct ImportOutcome {
     pub failed: Vec<RowError>,
     #[serde(rename = "errorCount")]
     pub error_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<usize>,
+    #[serde(rename = "skippedRows", skip_serializing_if = "Vec::is_empty")]
+    pub skipped_rows: Vec<SkippedRow>,
+}
+
+/// A record the run skipped: its first spreadsheet row and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedRow {
+    pub row: usize,
+    pub reason: String,
+}
+
+/// The writer's options beyond the file (docs/import.md#filling-blanks-on-re-import).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// A duplicate contact fills the blank fields of the one that exists.
+    pub fill_blanks: bool,
+    /// List the skipped records in `skippedRows`.
+    pub list_skipped: bool,
 }
 
 /// Writes a parsed file into `entity_id` inside the caller's transaction: dedups against
@@ -185,10 +211,15 @@ fn paid_kind(d: PaidDocument) -> DocKind {
     }
 }
 
+/// Why a record is skipped: dedup found it stored already (docs/import.md#dedup).
+pub const SKIPPED_REASON: &str = "already imported or entered (a duplicate), so it was skipped";
+
 /// How one record ended.
 enum Done {
     Imported,
     Skipped,
+    /// A duplicate whose blank fields were filled.
+    Updated,
 }
 
 /// Why a record was not written.
@@ -315,6 +346,7 @@ pub struct Writer<'a> {
     ctx: Ctx,
     outcome: ImportOutcome,
     errors: ErrorList,
+    options: Options,
 }
 
 impl<'a> Writer<'a> {
@@ -352,7 +384,17 @@ impl<'a> Writer<'a> {
             },
             outcome: ImportOutcome::default(),
             errors: ErrorList::default(),
+            options: Options::default(),
         })
+    }
+
+    /// Sets the run's options (`updated` is reported from here on when filling blanks).
+    pub fn with_options(mut self, options: Options) -> Self {
+        self.options = options;
+        if options.fill_blanks {
+            self.outcome.updated.get_or_insert(0);
+        }
+        self
     }
 
     /// The outcome, failures in row order.
@@ -397,7 +439,20 @@ impl<'a> Writer<'a> {
                 }
                 match done {
                     Done::Imported => self.outcome.imported += 1,
-                    Done::Skipped => self.outcome.skipped += 1,
+                    Done::Skipped => {
+                        self.outcome.skipped += 1;
+                        if self.options.list_skipped
+                            && self.outcome.skipped_rows.len() < MAX_LISTED_ERRORS
+                        {
+                            if let Some(&row) = rows.first() {
+                                self.outcome.skipped_rows.push(SkippedRow {
+                                    row,
+                                    reason: format!("{}: {SKIPPED_REASON}", label()),
+                                });
+                            }
+                        }
+                    }
+                    Done::Updated => *self.outcome.updated.get_or_insert(0) += 1,
                 }
                 Ok(())
             }
@@ -584,13 +639,15 @@ impl<'a> Writer<'a> {
             false,
             || format!("Contact {}", c.name),
             |w| {
+                let mut existing = None;
                 if let Some(r) = &c.provider_ref {
-                    if w.contact_by_ref(r)?.is_some() {
-                        return Ok(Done::Skipped);
-                    }
+                    existing = w.contact_by_ref(r)?;
                 }
-                if w.contact_by_name(&c.name)?.is_some() {
-                    return Ok(Done::Skipped);
+                if existing.is_none() {
+                    existing = w.contact_by_name(&c.name)?;
+                }
+                if let Some(id) = existing {
+                    return w.fill_contact(&id, c);
                 }
                 contacts::create(
                     w.tx,
@@ -611,6 +668,50 @@ impl<'a> Writer<'a> {
                 Ok(Done::Imported)
             },
         )
+    }
+
+    /// A duplicate contact: skipped, or with [`Options::fill_blanks`] its blank email,
+    /// phone, address, VAT number and provider reference take the row's values; a filled
+    /// field is never overwritten (docs/import.md#filling-blanks-on-re-import).
+    fn fill_contact(&self, id: &str, c: &ContactRow) -> Result<Done, Fail> {
+        if !self.options.fill_blanks {
+            return Ok(Done::Skipped);
+        }
+        let have = contacts::get(self.tx, &self.scope, id)?;
+        fn blank(v: &Option<String>) -> bool {
+            v.as_deref().is_none_or(|s| s.trim().is_empty())
+        }
+        fn fill(have: &Option<String>, row: &Option<String>) -> Option<Option<String>> {
+            let row = row.as_deref().map(str::trim).filter(|s| !s.is_empty())?;
+            blank(have).then(|| Some(row.to_owned()))
+        }
+        let ref_blank = blank(&have.provider_ref);
+        let update = contacts::UpdateContact {
+            id: have.id.clone(),
+            name: None,
+            kind: None,
+            email: fill(&have.email, &c.email),
+            phone: fill(&have.phone, &c.phone),
+            address: fill(&have.address, &c.address),
+            vat_number: fill(&have.vat_number, &c.vat_number),
+            provider_ref: fill(&have.provider_ref, &c.provider_ref),
+            provider: None,
+        };
+        let provider = (ref_blank && update.provider_ref.is_some() && blank(&have.provider))
+            .then(|| self.provider.clone());
+        let update = contacts::UpdateContact { provider, ..update };
+        let changes = [
+            &update.email,
+            &update.phone,
+            &update.address,
+            &update.vat_number,
+            &update.provider_ref,
+        ];
+        if changes.iter().all(|v| v.is_none()) {
+            return Ok(Done::Skipped);
+        }
+        contacts::Contacts::update(self.tx, &self.scope, update, &self.ctx)?;
+        Ok(Done::Updated)
     }
 
     pub fn product(&mut self, row: usize, p: &ProductRow) -> AppResult<()> {

@@ -102,6 +102,8 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("skipped", json!({ "type": "integer", "description": "Records skipped as duplicates of stored records or of earlier rows." })),
             ("failed", array(reference("ImportRowError"))),
             ("errorCount", json!({ "type": "integer", "description": "Every row error; `failed` lists the first 1,000." })),
+            ("updated", json!({ "type": "integer", "description": "With `fillBlanks`: existing records whose blank fields the run filled." })),
+            ("skippedRows", array(object(&["row", "reason"], vec![("row", integer()), ("reason", string())]))),
         ])),
         ("ImportPreview", object(
             &["platform", "detected", "entityType", "headers", "mapping", "fields", "rows", "totalRows", "duplicates", "errors", "errorCount"],

@@ -24,6 +24,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::data;
 use crate::http::stash::stash;
+use crate::import::apply::{ImportOutcome, Options};
 use crate::import::body::CsvJson;
 use crate::import::csv::{self, ParsedFile, RowError};
 use crate::import::fields::EntityType;
@@ -97,6 +98,8 @@ struct PreviewBody {
     mapping: Option<HashMap<String, Option<String>>>,
     #[serde(default, alias = "entityId")]
     entity_id: Option<String>,
+    #[serde(default, rename = "fillBlanks")]
+    fill_blanks: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,6 +114,9 @@ struct RunBody {
     mapping: Option<HashMap<String, Option<String>>>,
     #[serde(alias = "entityId")]
     entity_id: String,
+    /// docs/import.md#filling-blanks-on-re-import
+    #[serde(default, rename = "fillBlanks")]
+    fill_blanks: bool,
 }
 
 /// The preview answer: the fields of docs/import.md#preview, then `layout`,
@@ -122,8 +128,9 @@ fn preview_json(
     duplicates: usize,
     errors: &[RowError],
     error_count: usize,
+    outcome: Option<&ImportOutcome>,
 ) -> Value {
-    json!({
+    let mut v = json!({
         "platform": file.platform,
         "detected": file.detected,
         "entityType": file.entity_type,
@@ -139,7 +146,17 @@ fn preview_json(
         "missingRequired": file.missing_required,
         "leftOut": file.left_out,
         "notes": file.notes,
-    })
+    });
+    // What the dry run would update and skip (docs/import.md#filling-blanks-on-re-import).
+    if let Some(o) = outcome {
+        if let Some(n) = o.updated {
+            v["updated"] = json!(n);
+        }
+        if !o.skipped_rows.is_empty() {
+            v["skippedRows"] = json!(o.skipped_rows);
+        }
+    }
+    v
 }
 
 async fn blocking<T: Send + 'static>(
@@ -167,6 +184,10 @@ async fn preview(
         .map(|e| parse_entity_type(&e))
         .transpose()?;
     let entity_id = blank_to_none(b.entity_id);
+    let options = Options {
+        fill_blanks: b.fill_blanks,
+        list_skipped: true,
+    };
     let scope = user.scope();
     let db = db.inner().clone();
     let clock = clock.inner().clone();
@@ -176,7 +197,12 @@ async fn preview(
             Some(entity) if prepared.file.missing_required.is_empty() => {
                 // The dry run's transaction is rolled back whatever happens.
                 let s = db.dry_run_sync(|tx| {
-                    stream(prepared, Some((tx, &scope, &entity, &clock)), PREVIEW_ROWS)
+                    stream(
+                        prepared,
+                        Some((tx, &scope, &entity, &clock)),
+                        PREVIEW_ROWS,
+                        options,
+                    )
                 })?;
                 let outcome = s.outcome.unwrap_or_default();
                 Ok(preview_json(
@@ -184,14 +210,21 @@ async fn preview(
                     outcome.skipped,
                     &outcome.failed,
                     outcome.error_count,
+                    Some(&outcome),
                 ))
             }
             entity => {
                 if let Some(e) = entity {
                     db.read_sync(|conn| scope.entity(conn, "entity_id", &e))?;
                 }
-                let s = stream(prepared, None, PREVIEW_ROWS)?;
-                Ok(preview_json(&s.file, 0, &s.file.errors, s.error_count))
+                let s = stream(prepared, None, PREVIEW_ROWS, options)?;
+                Ok(preview_json(
+                    &s.file,
+                    0,
+                    &s.file.errors,
+                    s.error_count,
+                    None,
+                ))
             }
         }
     })
@@ -222,7 +255,11 @@ async fn run_csv(
                 b.platform.as_deref(),
                 b.mapping.as_ref(),
             )?;
-            let s = stream(prepared, Some((tx, &scope, &entity_id, &clock)), 0)?;
+            let options = Options {
+                fill_blanks: b.fill_blanks,
+                list_skipped: true,
+            };
+            let s = stream(prepared, Some((tx, &scope, &entity_id, &clock)), 0, options)?;
             let outcome = s.outcome.unwrap_or_default();
             // docs/webhooks.md#events
             let entity = scope.entity(tx, "entity_id", &entity_id)?;

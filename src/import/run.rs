@@ -14,7 +14,7 @@ use rusqlite::Transaction;
 
 use crate::clock::Clock;
 use crate::error::AppResult;
-use crate::import::apply::{check_complete, doc_kind, ImportOutcome, Writer};
+use crate::import::apply::{check_complete, doc_kind, ImportOutcome, Options, Writer};
 use crate::import::csv::{
     document_key, template_key, Document, ErrorList, GroupKey, LeftOut, MappedRow, ParsedFile,
     Prepared, Template,
@@ -204,10 +204,12 @@ fn grouped<G: Group>(
 /// Reads every row of `prepared`; with a writer (`Some(entity_id)`) writes the records
 /// in `tx`, else only collects the row errors. Keeps the first `sample` typed rows in
 /// `file.rows`. The caller commits `tx` (the run) or drops it (the preview's dry run).
+/// `options` are the writer's (skipped records are always listed here).
 pub fn stream(
     prepared: Prepared<'_>,
     write: Option<(&Transaction, &Scope, &str, &Clock)>,
     sample: usize,
+    options: Options,
 ) -> AppResult<Streamed> {
     let entity = prepared.file.entity_type;
     let mut rows: Vec<MappedRow> = Vec::new();
@@ -246,7 +248,11 @@ pub fn stream(
         f.contact_codes,
         &f.mapping,
         clock,
-    )?;
+    )?
+    .with_options(Options {
+        list_skipped: true,
+        ..options
+    });
     let left = match entity {
         e if e.is_document() => grouped::<Document>(&prepared, &mut w, &mut keep)?,
         EntityType::Subscriptions => grouped::<Template>(&prepared, &mut w, &mut keep)?,

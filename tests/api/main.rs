@@ -36,6 +36,7 @@ mod import_books;
 mod import_books_csv;
 mod import_books_freeagent;
 mod import_csv;
+mod import_fill;
 mod import_layouts_books;
 mod import_parse;
 mod import_real;

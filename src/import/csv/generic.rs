@@ -532,7 +532,50 @@ pub fn suggest(keys: &[String], entity: EntityType) -> Vec<Option<Field>> {
             out[i] = Some(field);
         }
     }
+    // Pass 3: the address parts no synonym named (`POAddressLine1`, `Billing Town`,
+    // `Address Line1 (Invoice)`) join the address, when nothing else took them
+    // (docs/import.md#the-wizard).
+    if fields.contains(&Field::Address) {
+        for (i, k) in keys.iter().enumerate() {
+            if out[i].is_none() && is_address_part(k) && !is_second_copy(k, keys) {
+                out[i] = Some(Field::Address);
+            }
+        }
+    }
     out
+}
+
+/// A header key that names a part of an address (a line, the street, town, region,
+/// postcode or country), not a shipping one, an email or a web address.
+fn is_address_part(key: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "addressline",
+        "address1",
+        "address2",
+        "address3",
+        "address4",
+        "street",
+        "city",
+        "town",
+        "postcode",
+        "postalcode",
+        "zip",
+        "county",
+        "region",
+        "province",
+        "country",
+    ];
+    const NOT: &[&str] = &["email", "web", "url", "type", "ship", "delivery", "phone"];
+    PARTS.iter().any(|p| key.contains(p))
+        && !NOT.iter().any(|n| key.contains(n))
+        && !is_secondary_address(key)
+}
+
+/// Xero's street address (`SA…`) beside its postal address (`PO…`): one address, the
+/// postal one, so the two are not run together.
+fn is_second_copy(key: &str, keys: &[String]) -> bool {
+    key.strip_prefix("sa")
+        .is_some_and(|rest| keys.iter().any(|k| k.strip_prefix("po") == Some(rest)))
 }
 
 /// Helper uses of columns the suggestion left unmapped: first and last names give a
@@ -607,6 +650,35 @@ mod tests {
                 "-"
             ]
         );
+    }
+
+    #[test]
+    fn address_parts_no_synonym_names_join_the_address_but_not_a_second_copy() {
+        let k = keys(&[
+            "*ContactName",
+            "EmailAddress",
+            "POAddressLine1",
+            "POAddressLine2",
+            "POCity",
+            "PORegion",
+            "POPostalCode",
+            "POCountry",
+            "SAAddressLine1",
+            "SACity",
+            "Billing Town",
+            "Delivery Postcode",
+            "Web Address",
+        ]);
+        assert_eq!(
+            names(&suggest(&k, EntityType::Contacts)),
+            [
+                "name", "email", "address", "address", "address", "address", "address", "address",
+                "-", "-", "address", "-", "-"
+            ]
+        );
+        // Only contacts have an address.
+        let k = keys(&["Name", "City"]);
+        assert_eq!(names(&suggest(&k, EntityType::Products)), ["name", "-"]);
     }
 
     #[test]

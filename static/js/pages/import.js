@@ -1,7 +1,8 @@
 // The import wizard (docs/import.md#preview, docs/import.md#platforms): pick a platform
 // or upload a CSV; see the detected platform and data type; remap columns; preview with
 // row errors and the duplicates count; run it with a progress indicator; a result
-// summary. Also the API platform connections and "Connect FreeAgent". An `essential`
+// summary listing failed and skipped rows (docs/import.md#the-wizard). Fields are named
+// in words. Also the API platform connections and "Connect FreeAgent". An `essential`
 // installation answers 403 and the page explains the Pro plan instead.
 
 import { ApiError, del, get, post } from "../api.js";
@@ -48,6 +49,77 @@ export const DATA_TYPES = [
   ["time_entries", "Time entries"],
   ["subscriptions", "Subscriptions (recurring invoices)"],
 ];
+
+// The import's target fields in words (docs/import.md#fields): a label and a line of
+// explanation per field, so the wizard never shows `provider_ref` or `vat_number`.
+// FIELD_TEXT_BY_TYPE words a field differently where one data type means it otherwise.
+const FIELD_TEXT = {
+  name: ["Name", "What the record is called."],
+  type: ["Customer or supplier", "customer, supplier or both; customer when left out."],
+  email: ["Email address", "Where invoices and reminders go."],
+  phone: ["Phone number", "A main phone number."],
+  address: ["Address", "Postal address. Several address columns (lines, town, postcode, country) are joined into one."],
+  vat_number: ["VAT number", "The contact's VAT registration number, e.g. GB123456789."],
+  provider_ref: ["Reference in the old program", "The record's ID or account code there, so a later import recognises it and skips it."],
+  sku: ["SKU (stock code)", "Your code for the product; products are matched on it when importing again."],
+  description: ["Description", "A longer description."],
+  category: ["Category", "A category name; one is created when missing."],
+  unit_price: ["Selling price", "Price per unit before VAT."],
+  cost_price: ["Cost price", "What one unit costs you."],
+  vat_rate: ["VAT rate", "A rate such as 20 or 20%, or the old program's tax code."],
+  unit: ["Unit", "How it is counted: each, kg, box…"],
+  barcode: ["Barcode", "EAN, UPC or your own barcode."],
+  status: ["Status", "The record's status in the old program."],
+  notes: ["Notes", "Anything else worth keeping."],
+  number: ["Document number", "The invoice's or bill's number, e.g. INV-0042."],
+  contact_name: ["Customer or supplier name", "Who the document is for; a contact is created when missing."],
+  issue_date: ["Issue date", "The date on the document."],
+  due_date: ["Due date", "When payment is due."],
+  line_description: ["Line description", "What the line is for."],
+  line_quantity: ["Quantity", "How many; 1 when left out."],
+  line_unit_price: ["Unit price", "Price of one, before VAT."],
+  line_discount: ["Discount", "A discount on the line, in per cent."],
+  line_vat_rate: ["VAT rate", "A rate such as 20 or 20%, or the old program's tax code."],
+  line_vat_treatment: ["VAT treatment", "Standard, zero-rated, exempt, outside the scope, reverse charge…"],
+  line_sku: ["Product SKU", "Links the line to a product with this SKU."],
+  total: ["Document total", "The total with VAT: the import checks its lines add up to it."],
+  amount_paid: ["Amount paid", "What has been paid already; recorded as one payment."],
+  paid_date: ["Date paid", "The date of that payment; the issue date when left out."],
+  currency: ["Currency", "A three-letter code such as GBP or EUR."],
+  exchange_rate: ["Exchange rate", "Pounds per one unit of the currency."],
+  original_number: ["Number of the invoice credited", "The invoice or bill this credit is against."],
+  original_ref: ["Reference of the document credited", "The old program's ID of the invoice or bill credited."],
+  document_number: ["Invoice or bill number", "The document the payment is for."],
+  document_ref: ["Invoice or bill reference", "The old program's ID of the document paid."],
+  document_type: ["Invoice or bill", "Whether the payment is for an invoice or a bill."],
+  date: ["Date", "The date it happened."],
+  amount: ["Amount", "The amount in pounds (or the row's currency)."],
+  method: ["Payment method", "Bank transfer, card, cash…"],
+  reference: ["Payment reference", "The bank's or payer's reference."],
+  vat_amount: ["VAT amount", "The VAT in the amount."],
+  vat_treatment: ["VAT treatment", "Standard, zero-rated, exempt, outside the scope, reverse charge…"],
+  project_name: ["Project", "The project's name; one is created when missing."],
+  hourly_rate: ["Hourly rate", "Price of an hour."],
+  budget: ["Budget", "The project's budget."],
+  hours: ["Hours", "Time spent, in hours."],
+  billable: ["Billable", "Whether the time is charged to the customer."],
+  interval: ["How often", "weekly, monthly, quarterly or yearly."],
+  interval_count: ["Every how many", "2 with monthly is every two months."],
+  next_date: ["Next invoice date", "When the next invoice is made."],
+};
+const FIELD_TEXT_BY_TYPE = {
+  contacts: { name: ["Contact name", "The customer's or supplier's name; contacts are matched on it when importing again."] },
+  products: {
+    name: ["Product name", "What the product is called."],
+    status: ["Active or archived", "An archived or inactive product is imported as inactive."],
+  },
+  projects: { name: ["Project name", "What the project is called."], contact_name: ["Customer", "The project's customer."] },
+  time_entries: { description: ["Work done", "What the time was spent on."] },
+  expenses: { description: ["What it was for", "The expense's description."], amount: ["Amount", "The amount with VAT."] },
+};
+export function fieldText(entityType, name) {
+  return FIELD_TEXT_BY_TYPE[entityType]?.[name] ?? FIELD_TEXT[name] ?? [name.replace(/_/g, " "), ""];
+}
 
 const platformName = (id) => CSV_PLATFORMS.find(([v]) => v === id)?.[1]
   ?? API_PLATFORMS[id]?.label ?? (id === "freeagent" ? "FreeAgent" : id);
@@ -126,7 +198,7 @@ function csvWizard(section) {
       if (i === n) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
     });
   };
-  const job = { csv: "", fileName: "", platform: "", entityType: "", mapping: null, preview: null };
+  const job = { csv: "", fileName: "", platform: "", entityType: "", mapping: null, preview: null, fillBlanks: false };
 
   function stepFile() {
     setStep(0);
@@ -153,6 +225,7 @@ function csvWizard(section) {
       job.platform = form.querySelector("input[name=platform]:checked")?.value ?? "";
       job.entityType = val(form, "entityType");
       job.mapping = null;
+      job.fillBlanks = false;
       await preview(form);
     });
   }
@@ -162,6 +235,7 @@ function csvWizard(section) {
     if (job.platform) req.platform = job.platform;
     if (job.entityType) req.entityType = job.entityType;
     if (job.mapping) req.mapping = job.mapping;
+    if (job.fillBlanks && job.entityType === "contacts") req.fillBlanks = true;
     try {
       job.preview = (await post("/api/import/preview", req)).data;
     } catch (e) {
@@ -196,7 +270,7 @@ function csvWizard(section) {
         h("dt", {}, "Platform"), h("dd", { id: "import-platform" }, detectedText),
         h("dt", {}, "Kind of data"), h("dd", { id: "import-type" }, typeName(p.entityType)),
         h("dt", {}, "Rows"), h("dd", { id: "import-rows" }, String(p.totalRows)),
-        h("dt", {}, "Already in Stockbook"), h("dd", { id: "import-duplicates" }, `${p.duplicates} duplicate${Number(p.duplicates) === 1 ? "" : "s"} (will be skipped)`),
+        h("dt", {}, "Already in Stockbook"), h("dd", { id: "import-duplicates" }, duplicatesText(p)),
         h("dt", {}, "Rows with errors"), h("dd", { id: "import-errors" }, String(errors.length)),
         Number(p.leftOut) ? [h("dt", {}, "Left out"), h("dd", {}, `${p.leftOut} rows of other kinds of data`)] : null),
       missing.length ? notice("warn", `Required fields not mapped: ${missing.join(", ")}. Choose a column for each below, then update the preview.`) : null,
@@ -210,13 +284,19 @@ function csvWizard(section) {
           { label: "Column in the file", header: true, cell: (hd) => hd },
           { label: "Stockbook field", cell: (hd) => {
             const f = field({ label: `Field for column ${hd}`, name: `map:${hd}`, type: "select", value: (p.mapping || {})[hd] ?? "",
-              options: [{ value: "", label: "Ignore this column" }, ...fields.map((x) => ({ value: x.name, label: `${x.name}${x.required ? " (required)" : ""}` }))] });
+              options: [{ value: "", label: "Ignore this column" }, ...fields.map((x) => ({ value: x.name, label: `${fieldText(p.entityType, x.name)[0]}${x.required ? " (required)" : ""}` }))] });
             f.querySelector("label").classList.add("sr-only");
             f.classList.add("cell");
             return f;
           } },
+          { label: "What goes there", cell: (hd) => {
+            const name = (p.mapping || {})[hd] ?? "";
+            return h("span", { class: "hint field-about" }, aboutField(p.entityType, name));
+          } },
         ],
       }),
+      p.entityType === "contacts" ? field({ label: "Update what is blank in records that already exist", name: "fillBlanks", type: "checkbox", value: job.fillBlanks,
+        hint: "A contact already in Stockbook gets the email, phone, address or VAT number it lacks from this file. Nothing already filled in is changed." }) : null,
       errors.length ? [h("h3", {}, "Rows with errors (they will be skipped)"), table({
         caption: "Rows with errors",
         rows: errors.slice(0, 100),
@@ -230,10 +310,18 @@ function csvWizard(section) {
         h("button", { type: "submit", value: "remap", class: "secondary" }, "Update preview"),
         h("button", { type: "button", class: "secondary", onclick: stepFile }, "Back")));
     fill(body, form);
+    // The line of explanation follows the field chosen for the column.
+    form.addEventListener("change", (ev) => {
+      const t = ev.target;
+      if (!t.name?.startsWith("map:")) return;
+      const about = t.closest("tr")?.querySelector(".field-about");
+      if (about) about.textContent = aboutField(p.entityType, t.value);
+    });
     onSubmit(form, async (submitter) => {
       const mapping = {};
       for (const hd of p.headers || []) mapping[hd] = val(form, `map:${hd}`) || null;
       job.mapping = mapping;
+      job.fillBlanks = p.entityType === "contacts" && val(form, "fillBlanks") === true;
       if (submitter?.value === "remap") {
         await preview(form);
         return;
@@ -253,6 +341,7 @@ function csvWizard(section) {
     const req = { entityType: job.entityType, csv: job.csv, entity_id: state.entity.id };
     if (job.platform) req.platform = job.platform;
     if (job.mapping) req.mapping = job.mapping;
+    if (job.fillBlanks) req.fillBlanks = true;
     let result;
     try {
       result = (await post("/api/import/csv", req)).data;
@@ -270,6 +359,17 @@ function csvWizard(section) {
   stepFile();
 }
 
+function aboutField(entityType, name) {
+  return name ? fieldText(entityType, name)[1] : "Not imported.";
+}
+
+function duplicatesText(p) {
+  const n = Number(p.duplicates);
+  const dups = `${n} duplicate${n === 1 ? "" : "s"} (will be skipped)`;
+  if (p.updated === undefined) return dups;
+  return `${p.updated} to have blanks filled; ${dups}`;
+}
+
 function previewTable(p) {
   const rows = p.rows || [];
   const keys = [];
@@ -283,7 +383,7 @@ function previewTable(p) {
     rows,
     empty: "No rows.",
     columns: [{ label: "Row", num: true, cell: (r) => String(r.row ?? "") },
-      ...keys.map((k) => ({ label: k, cell: (r) => cellText(r[k]) }))],
+      ...keys.map((k) => ({ label: fieldText(p.entityType, k)[0], cell: (r) => cellText(r[k]) }))],
   });
 }
 
@@ -295,18 +395,28 @@ function cellText(v) {
 
 function resultSummary(r, what, ids = false) {
   const failed = r.failed || [];
+  const skipped = r.skippedRows || [];
   const id = (s) => (ids ? s : null);
   return h("div", { class: "card import-result", id: id("import-result") },
     h("h3", {}, `Imported ${what.toLowerCase()}`),
     h("dl", { class: "facts" },
       h("dt", {}, "Imported"), h("dd", { id: id("result-imported") }, String(r.imported)),
+      r.updated !== undefined ? [h("dt", {}, "Existing records with blanks filled"), h("dd", { id: id("result-updated") }, String(r.updated))] : null,
       h("dt", {}, "Skipped as duplicates"), h("dd", { id: id("result-skipped") }, String(r.skipped)),
-      h("dt", {}, "Failed"), h("dd", { id: id("result-failed") }, String(failed.length))),
+      h("dt", {}, "Failed"), h("dd", { id: id("result-failed") }, String(r.errorCount ?? failed.length))),
     failed.length ? table({
       caption: "Rows that failed",
       rows: failed,
       columns: [{ label: "Row", num: true, cell: (e) => String(e.row) }, { label: "Problem", cell: (e) => e.message }],
-    }) : null);
+    }) : null,
+    skipped.length ? [
+      h("h4", {}, "Rows skipped"),
+      skipped.length < Number(r.skipped) ? h("p", { class: "hint" }, `The first ${skipped.length} of ${r.skipped} are listed.`) : null,
+      table({
+        caption: "Rows skipped, with the reason",
+        rows: skipped,
+        columns: [{ label: "Row", num: true, cell: (e) => String(e.row) }, { label: "Why it was skipped", cell: (e) => e.reason }],
+      })] : null);
 }
 
 // ---------------------------------------------------------------------------------------
