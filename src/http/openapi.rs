@@ -817,7 +817,12 @@ pub fn operation(o: &Operation) -> Value {
         ok["headers"] = rate_headers();
     }
     // `format=csv` answers the same list as a spreadsheet.
-    if let FilteredList(_, filters) | PagedReport { filters, .. } = &o.shape {
+    if let FilteredList(_, filters)
+    | PagedReport { filters, .. }
+    | Report(_, filters)
+    | ReportList(_, filters)
+    | BareReport(_, filters) = &o.shape
+    {
         if filters.iter().any(|f| matches!(f, Filter::Format)) {
             ok["content"]["text/csv"] = json!({ "schema": { "type": "string" } });
         }

@@ -841,3 +841,28 @@ fn inventory_answers_match_their_documented_schemas() {
     assert_eq!(names, ["Main", "Unallocated"]);
     assert!(v["data"][1]["location_id"].is_null());
 }
+
+/// Every operation that takes `format` (`json` or `csv`) documents the `text/csv` answer
+/// beside the JSON one, so a client (or Schemathesis) reading the document expects it.
+#[test]
+fn every_operation_with_a_csv_format_documents_its_csv_answer() {
+    let t = app();
+    let doc = openapi(&t);
+    let mut seen = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let takes_format = op["parameters"]
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p["name"] == "format"));
+            if !takes_format {
+                continue;
+            }
+            seen += 1;
+            assert!(
+                op["responses"]["200"]["content"]["text/csv"].is_object(),
+                "{method} {path} takes format=csv but documents no text/csv answer"
+            );
+        }
+    }
+    assert!(seen >= 3, "the valuation, the movements and the VAT lines take format");
+}
