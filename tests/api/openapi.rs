@@ -864,5 +864,8 @@ fn every_operation_with_a_csv_format_documents_its_csv_answer() {
             );
         }
     }
-    assert!(seen >= 3, "the valuation, the movements and the VAT lines take format");
+    assert!(
+        seen >= 3,
+        "the valuation, the movements and the VAT lines take format"
+    );
 }
