@@ -598,4 +598,23 @@ fn a_box_beyond_one_records_bound_is_still_the_documented_answer() {
     assert_eq!(v["data"]["boxes"]["vatDueSales"], json!(2999999999999.97));
     let doc = super::openapi::openapi(&t);
     super::openapi::answers_as_documented(&doc, "getVatReturn", s, &v);
+    // The schema's own bounds hold the figures (the checker above reads types, not bounds).
+    let boxes = doc["components"]["schemas"]["VatBoxes"]["properties"]
+        .as_object()
+        .unwrap();
+    for (name, schema) in boxes {
+        let figure = v["data"]["boxes"][name].as_f64().unwrap();
+        if let Some(max) = schema["maximum"].as_f64() {
+            assert!(
+                figure <= max,
+                "{name} {figure} is above its documented maximum {max}"
+            );
+        }
+        if let Some(min) = schema["minimum"].as_f64() {
+            assert!(
+                figure >= min,
+                "{name} {figure} is below its documented minimum {min}"
+            );
+        }
+    }
 }
