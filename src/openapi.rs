@@ -15,8 +15,8 @@ use rocket::{get, routes, Route};
 use serde_json::{json, Map, Value};
 
 use crate::http::openapi::{
-    component, integer, object, one_of_values, op, operation, string, text, uuid, Auth, Operation,
-    Shape,
+    accept_decimal_strings, component, integer, object, one_of_values, op, operation, string, text,
+    uuid, Auth, Operation, Shape,
 };
 
 pub fn routes() -> Vec<Route> {
@@ -114,6 +114,43 @@ pub fn schemas() -> Map<String, Value> {
     .collect()
 }
 
+/// The components a request body reaches, directly or through other components: their
+/// decimals also take strings (docs/public-api.md#exact-amounts). No component is shared
+/// between a request body and an answer (tests/api/openapi.rs checks it), so answers keep
+/// plain numbers.
+pub fn request_schemas(paths: &Map<String, Value>, schemas: &Map<String, Value>) -> Vec<String> {
+    fn reach(v: &Value, schemas: &Map<String, Value>, found: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(name) = o
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    if !found.iter().any(|f| f == name) {
+                        found.push(name.to_owned());
+                        if let Some(s) = schemas.get(name) {
+                            reach(s, schemas, found);
+                        }
+                    }
+                }
+                o.values().for_each(|x| reach(x, schemas, found));
+            }
+            Value::Array(a) => a.iter().for_each(|x| reach(x, schemas, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for item in paths.values() {
+        for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+            if let Some(body) = op.get("requestBody") {
+                reach(body, schemas, &mut found);
+            }
+        }
+    }
+    found
+}
+
 /// The whole document.
 pub fn build() -> Value {
     let operations = operations();
@@ -130,6 +167,21 @@ pub fn build() -> Value {
         "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
         "content": health["200"]["content"].clone(),
     });
+    let mut schemas = schemas();
+    for name in request_schemas(&paths, &schemas) {
+        if let Some(schema) = schemas.get_mut(&name) {
+            accept_decimal_strings(schema);
+        }
+    }
+    for op in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|o| o.values_mut())
+    {
+        if let Some(body) = op.get_mut("requestBody") {
+            accept_decimal_strings(body);
+        }
+    }
     let mut tags: Vec<&str> = Vec::new();
     for o in &operations {
         if !tags.contains(&o.tag) {
@@ -147,7 +199,7 @@ pub fn build() -> Value {
         "tags": tags.iter().map(|t| json!({ "name": t })).collect::<Vec<_>>(),
         "paths": paths,
         "components": {
-            "schemas": schemas(),
+            "schemas": schemas,
             "securitySchemes": {
                 "sessionCookie": {
                     "type": "apiKey",

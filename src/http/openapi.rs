@@ -6,8 +6,8 @@
 //! feature. Each feature describes its own operations and schemas beside its `routes()`
 //! (`src/<feature>/openapi.rs`); `crate::openapi` assembles them into the document.
 //!
-//! Decimals are JSON numbers (`type: number` with `multipleOf` for their places), never
-//! strings. Every operation lists its error answers with the error body
+//! Decimals are JSON numbers (`type: number`, `format: decimal`, their places in
+//! `x-decimal-places`); request bodies also take them as strings holding the decimal. Every operation lists its error answers with the error body
 //! (docs/conventions.md#errors).
 
 use serde_json::{json, Map, Value};
@@ -384,21 +384,19 @@ pub fn integer() -> Value {
 }
 
 /// A decimal: a JSON number with at most `places` decimal places (more is a 400, not a
-/// rounding) and a magnitude of at most 10^12.
+/// rounding) and a magnitude of at most 10^12. It is described as `format: decimal` with
+/// its places in `x-decimal-places`, not as a float `multipleOf`, which standard
+/// validators check in binary floating point (and so refuse 19.99); request bodies also
+/// take the decimal as a string ([`accept_decimal_strings`]).
 pub fn decimal(places: u32, description: &str) -> Value {
     json!({
         "type": "number",
-        "multipleOf": step(places),
+        "format": "decimal",
+        "x-decimal-places": places,
         "maximum": 1_000_000_000_000_i64,
         "minimum": -1_000_000_000_000_i64,
-        "description": format!("{description} Exact decimal with up to {places} decimal places, sent and received as a JSON number."),
+        "description": format!("{description} Exact decimal with up to {places} decimal places, answered as a JSON number; a request may send it as a JSON number or as a string holding it (\"19.99\")."),
     })
-}
-
-/// `0.01` for 2 places, as an exact JSON number.
-fn step(places: u32) -> Value {
-    let step = format!("0.{}1", "0".repeat(places as usize - 1));
-    serde_json::from_str::<Value>(&step).unwrap_or(json!(0.01))
 }
 
 /// A computed figure of a report: a JSON number with at most `places` decimal places
@@ -406,9 +404,54 @@ fn step(places: u32) -> Value {
 pub fn figure(places: u32, description: &str) -> Value {
     json!({
         "type": "number",
-        "multipleOf": step(places),
+        "format": "decimal",
+        "x-decimal-places": places,
         "description": format!("{description} A JSON number with at most {places} decimal places."),
     })
+}
+
+/// Rewrites every decimal of a request body's schema to take a string holding the decimal
+/// too (docs/public-api.md#exact-amounts): `type` gains `string` and a `pattern` states
+/// what the server parses (`crate::db::decimal::is_plain_decimal`: up to twelve integer
+/// digits, then the places; trailing zeros beyond them are the same value). Answers keep
+/// numbers, so only schemas reached from request bodies are rewritten.
+pub fn accept_decimal_strings(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            if o.get("format").and_then(Value::as_str) == Some("decimal") {
+                let places = o
+                    .get("x-decimal-places")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let nullable = o
+                    .get("type")
+                    .is_some_and(|t| t.as_array().is_some_and(|a| a.contains(&json!("null"))));
+                o.insert(
+                    "type".into(),
+                    if nullable {
+                        json!(["number", "string", "null"])
+                    } else {
+                        json!(["number", "string"])
+                    },
+                );
+                let fraction = if places == 0 {
+                    "0+".to_owned()
+                } else {
+                    format!("[0-9]{{1,{places}}}0*")
+                };
+                o.insert(
+                    "pattern".into(),
+                    json!(format!("^-?[0-9]{{1,12}}(\\.{fraction})?$")),
+                );
+                return;
+            }
+            for v in o.values_mut() {
+                accept_decimal_strings(v);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(accept_decimal_strings),
+        _ => {}
+    }
 }
 
 pub fn money(description: &str) -> Value {

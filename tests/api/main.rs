@@ -28,6 +28,7 @@ mod database;
 mod documents_stock;
 mod entities;
 mod errors;
+mod exact_amounts;
 mod faults_storage;
 mod idempotency;
 mod identifiers;
