@@ -150,6 +150,8 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
             })
         }))
         .attach(crate::v1::rate_limit::headers())
+        .attach(crate::v1::guard::challenge())
+        .attach(crate::http::request_id::fairing())
         .attach(AdHoc::on_liftoff("announce", move |rocket| {
             Box::pin(async move {
                 let c = rocket.config();

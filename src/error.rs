@@ -239,9 +239,10 @@ pub fn error_response<'r>(status: Status, message: String) -> Response<'r> {
 }
 
 impl<'r> Responder<'r, 'static> for AppError {
-    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
         if let Self::Internal(cause) = &self {
-            eprintln!("stockbook: internal error: {cause}");
+            let id = crate::http::request_id::of(req);
+            eprintln!("stockbook: request {id}: internal error: {cause}");
         }
         let mut res = error_response(self.status(), self.public_message());
         match &self {

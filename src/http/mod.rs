@@ -11,6 +11,7 @@ pub mod nul;
 pub mod openapi;
 pub mod paging;
 pub mod query;
+pub mod request_id;
 pub mod routing;
 pub mod stash;
 pub mod stream;

@@ -799,7 +799,7 @@ pub fn operation(o: &Operation) -> Value {
             (
                 "200",
                 object(
-                    &["data", "limit", "offset"],
+                    &["data", "limit", "offset", "has_more"],
                     vec![
                         ("data", array(reference(s))),
                         (
@@ -807,6 +807,10 @@ pub fn operation(o: &Operation) -> Value {
                             json!({ "type": "integer", "description": "The page size served." }),
                         ),
                         ("offset", integer()),
+                        (
+                            "has_more",
+                            json!({ "type": "boolean", "description": "Whether a record follows this page: ask again with offset + limit while true." }),
+                        ),
                     ],
                 ),
             )

@@ -41,7 +41,7 @@ use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
-use crate::http::paging::{EntityListQuery, Order};
+use crate::http::paging::{EntityListQuery, Order, Page};
 use crate::http::routing::{allowed_methods, route_matches};
 use crate::http::Created;
 use crate::inventory::products::{
@@ -83,17 +83,39 @@ pub fn fallback_routes() -> Vec<Route> {
     ]
 }
 
-fn envelope<T: serde::Serialize>(rows: T, page: crate::http::paging::Page) -> Json<Value> {
+/// The page to read for a v1 list: one row more than asked, so that [`envelope`] knows
+/// whether another page follows without a second query (docs/public-api.md#paging).
+fn probe(page: Page) -> Page {
+    Page {
+        limit: page.limit.map(|l| l + 1),
+        offset: page.offset,
+    }
+}
+
+/// `{data, limit, offset, has_more}` from the rows [`probe`] read.
+fn envelope<T: serde::Serialize>(mut rows: Vec<T>, page: Page) -> Json<Value> {
+    let limit = page.limit.unwrap_or(50);
+    let has_more = i64::try_from(rows.len()).unwrap_or(i64::MAX) > limit;
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Json(json!({
         "data": rows,
-        "limit": page.limit.unwrap_or(50),
+        "limit": limit,
         "offset": page.offset,
+        "has_more": has_more,
     }))
 }
 
 async fn list<R: Resource>(key: ApiKey, q: EntityListQuery, db: &Db) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
-    let rows = read_list::<R>(db, key.scope(), q.entity()?, None, page, Order::Creation).await?;
+    let rows = read_list::<R>(
+        db,
+        key.scope(),
+        q.entity()?,
+        None,
+        probe(page),
+        Order::Creation,
+    )
+    .await?;
     Ok(envelope(rows, page))
 }
 
@@ -177,7 +199,7 @@ async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppRe
             let filter = ProductFilter {
                 entity_id: scope.entity_opt(conn, "entityId", entity.as_deref())?,
                 order: Order::Creation,
-                limit: page.limit,
+                limit: probe(page).limit,
                 offset: page.offset,
                 ..ProductFilter::default()
             };

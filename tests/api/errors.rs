@@ -5,7 +5,7 @@
 use super::common;
 
 use common::*;
-use rocket::http::{ContentType, Cookie, Status};
+use rocket::http::{ContentType, Cookie, Header, Status};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------
@@ -354,4 +354,57 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
     for free in ["q", "category", "code", "error", "webhookId"] {
         assert!(!rules.contains(free), "{free}");
     }
+}
+
+/// docs/conventions.md#request-ids: every answer has its own `Request-Id`, on both APIs,
+/// on successes, refusals and the catchers' answers alike.
+#[test]
+fn every_answer_carries_its_own_request_id() {
+    let t = app();
+    let mut seen = std::collections::BTreeSet::new();
+    for path in [
+        "/api/health",
+        "/api/nope",
+        "/api/products",
+        "/api/v1/invoices",
+        "/",
+    ] {
+        for _ in 0..2 {
+            let res = t.client.get(path).dispatch();
+            let id = res
+                .headers()
+                .get_one("Request-Id")
+                .unwrap_or_else(|| panic!("{path}: no Request-Id"))
+                .to_owned();
+            assert_eq!(id.len(), 32, "{id}");
+            assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+            assert!(seen.insert(id), "{path}: an id used twice");
+        }
+    }
+}
+
+/// docs/conventions.md#errors: a 401 of the public API carries the Bearer challenge; the
+/// session API's 401 does not (it is not a bearer API).
+#[test]
+fn a_public_api_401_carries_a_bearer_challenge() {
+    let t = app();
+    let res = t.client.get("/api/v1/invoices").dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(
+        res.headers().get_one("WWW-Authenticate"),
+        Some(r#"Bearer realm="stockbook""#)
+    );
+    let res = t
+        .client
+        .get("/api/v1/no-such-thing")
+        .header(Header::new("Authorization", "Bearer sbk_wrong"))
+        .dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(
+        res.headers().get_one("WWW-Authenticate"),
+        Some(r#"Bearer realm="stockbook", error="invalid_token""#)
+    );
+    let res = t.client.get("/api/products").dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(res.headers().get_one("WWW-Authenticate"), None);
 }
