@@ -337,7 +337,7 @@ pub fn delete_entity(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
 fn in_use(e: rusqlite::Error) -> AppError {
     match AppError::in_use(e) {
         AppError::Conflict(_) => {
-            AppError::conflict("Entity still holds records; delete them first")
+            AppError::refused("in_use", "Entity still holds records; delete them first")
         }
         other => other,
     }

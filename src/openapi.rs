@@ -74,11 +74,13 @@ pub fn operations() -> Vec<Operation> {
 fn shared_schemas() -> Vec<(&'static str, Value)> {
     vec![
         ("Error", object(
-            &["statusCode", "statusMessage", "message"],
+            &["statusCode", "statusMessage", "message", "code"],
             vec![
                 ("statusCode", integer()),
                 ("statusMessage", text("HTTP reason phrase")),
                 ("message", text("The cause, naming the field or rule")),
+                ("code", json!({ "type": "string", "pattern": "^[a-z][a-z0-9_]*$", "description": "A stable snake_case word for the kind of refusal, e.g. missing_field, invalid_value, unknown_parameter, not_found, insufficient_stock, books_locked, duplicate_sku, in_use (the list: docs/conventions.md#error-codes). New codes may be added; a client treats an unknown one by its status." })),
+                ("field", text("The field or query parameter at fault, when one is")),
             ],
         )),
         ("Success", object(&["success"], vec![("success", json!({ "type": "boolean", "const": true }))])),
@@ -193,7 +195,7 @@ pub fn build() -> Value {
         "info": {
             "title": "Stockbook",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Inventory and small-business accounting. The session API (/api) is used by the web app with a session cookie; the public API (/api/v1) takes an API key as `Authorization: Bearer <key>` (create one with POST /api/api-keys). Amounts are in pounds sterling, exact decimals carried as JSON numbers. Every error has the body {statusCode, statusMessage, message}.",
+            "description": "Inventory and small-business accounting. The session API (/api) is used by the web app with a session cookie; the public API (/api/v1) takes an API key as `Authorization: Bearer <key>` (create one with POST /api/api-keys). Amounts are in pounds sterling, exact decimals carried as JSON numbers. Every error has the body {statusCode, statusMessage, message, code, field?} (`code` a stable word per kind of refusal).",
         },
         "servers": [{ "url": "/" }],
         "tags": tags.iter().map(|t| json!({ "name": t })).collect::<Vec<_>>(),

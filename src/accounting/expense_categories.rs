@@ -97,9 +97,10 @@ fn check_name_free(
         )
         .optional()?;
     match taken {
-        Some(_) => Err(AppError::conflict(format!(
-            "An expense category named {name} already exists"
-        ))),
+        Some(_) => Err(AppError::refused(
+            "duplicate_name",
+            format!("An expense category named {name} already exists"),
+        )),
         None => Ok(()),
     }
 }

@@ -229,10 +229,13 @@ fn apply(
             Some(&loc.entity_id),
         )?;
         if m.origin == Origin::Client && !loc.active {
-            return Err(AppError::conflict(format!(
-                "Location {} is inactive and cannot take stock changes",
-                loc.name
-            )));
+            return Err(AppError::refused(
+                "inactive_record",
+                format!(
+                    "Location {} is inactive and cannot take stock changes",
+                    loc.name
+                ),
+            ));
         }
         let row: Option<(Qty, Qty)> = tx
             .prepare_cached(
@@ -372,10 +375,13 @@ impl Breach {
         } else {
             format!(" on {}", self.date)
         };
-        AppError::conflict(format!(
-            "Insufficient {what}{on}: {} needs {}, has {}",
-            product.sku, -qty, self.has
-        ))
+        AppError::refused(
+            "insufficient_stock",
+            format!(
+                "Insufficient {what}{on}: {} needs {}, has {}",
+                product.sku, -qty, self.has
+            ),
+        )
     }
 }
 
@@ -465,12 +471,15 @@ fn storable(
     if size <= max || size < before.value().abs() {
         return Ok(());
     }
-    Err(AppError::conflict(format!(
-        "Quantity too large: the stock of {} {} would be {after}, above the {MAX_MAGNITUDE} \
+    Err(AppError::refused(
+        "too_large",
+        format!(
+            "Quantity too large: the stock of {} {} would be {after}, above the {MAX_MAGNITUDE} \
          a stock figure may reach",
-        product.sku,
-        place(),
-    )))
+            product.sku,
+            place(),
+        ),
+    ))
 }
 
 /// Refuses (409) a movement the system would derive with a magnitude past 10^12 (the
@@ -480,11 +489,14 @@ fn movement_in_bounds(m: &NewMovement<'_>) -> AppResult<()> {
     if m.qty.value().abs() <= Decimal::from(MAX_MAGNITUDE) {
         return Ok(());
     }
-    Err(AppError::conflict(format!(
-        "Quantity too large: the movement of {} would be {}, above the {MAX_MAGNITUDE} a \
+    Err(AppError::refused(
+        "too_large",
+        format!(
+            "Quantity too large: the movement of {} would be {}, above the {MAX_MAGNITUDE} a \
          movement may carry",
-        m.product.sku, m.qty
-    )))
+            m.product.sku, m.qty
+        ),
+    ))
 }
 
 /// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive

@@ -184,11 +184,14 @@ pub fn delete_location(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<(
         |r| r.get(0),
     )?;
     if used {
-        return Err(AppError::conflict(format!(
-            "Location {} is in use by stock, movements, transfer orders or stock takes; \
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "Location {} is in use by stock, movements, transfer orders or stock takes; \
              deactivate it instead",
-            l.name
-        )));
+                l.name
+            ),
+        ));
     }
     tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [id])
         .map_err(AppError::in_use)?;

@@ -351,7 +351,10 @@ fn check_sku_free(
         )
         .optional()?;
     match taken {
-        Some(_) => Err(AppError::conflict(format!("SKU already exists: {sku}"))),
+        Some(_) => Err(AppError::refused(
+            "duplicate_sku",
+            format!("SKU already exists: {sku}"),
+        )),
         None => Ok(key),
     }
 }
@@ -367,7 +370,10 @@ fn next_sku(tx: &Connection, owner: &str, entity: Option<&str>) -> AppResult<Str
         |r| r.get(0),
     )?;
     let next = max.unwrap_or(0).checked_add(1).ok_or_else(|| {
-        AppError::conflict("No generated SKU is left after the largest SKU-number; send a sku")
+        AppError::refused(
+            "sku_exhausted",
+            "No generated SKU is left after the largest SKU-number; send a sku",
+        )
     })?;
     Ok(format!("SKU-{next:05}"))
 }
@@ -688,11 +694,14 @@ pub fn update_product(
     if let Some(target) = u.stock_qty {
         let located = ledger::located_total(tx, &p.id)?;
         if target < located {
-            return Err(AppError::conflict(format!(
-                "stock_qty {target} is below the {located} held at locations for {}; \
+            return Err(AppError::refused(
+                "stock_at_locations",
+                format!(
+                    "stock_qty {target} is below the {located} held at locations for {}; \
                  change the stock at those locations instead",
-                p.sku
-            )));
+                    p.sku
+                ),
+            ));
         }
         let diff = target - p.stock_qty;
         if !diff.is_zero() {
@@ -727,18 +736,24 @@ pub fn delete_product(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()
         |r| r.get(0),
     )?;
     if moved {
-        return Err(AppError::conflict(format!(
-            "Product {} has stock movements and cannot be deleted; deactivate it instead",
-            p.sku
-        )));
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "Product {} has stock movements and cannot be deleted; deactivate it instead",
+                p.sku
+            ),
+        ));
     }
     tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [id])?;
     tx.execute("DELETE FROM products WHERE id = ?1", [id])
         .map_err(|e| match AppError::in_use(e) {
-            AppError::Conflict(_) => AppError::conflict(format!(
-                "Product {} is used on documents and cannot be deleted; deactivate it instead",
-                p.sku
-            )),
+            AppError::Conflict(_) => AppError::refused(
+                "in_use",
+                format!(
+                    "Product {} is used on documents and cannot be deleted; deactivate it instead",
+                    p.sku
+                ),
+            ),
             other => other,
         })?;
     Ok(())

@@ -239,11 +239,14 @@ pub fn update_stock(
     if let Some(r) = reserved {
         let held = held_in_transit(tx, &row.location_id.id, &row.product_id.id)?;
         if r < held {
-            return Err(AppError::conflict(format!(
-                "reserved_quantity {r} is below the {held} of {} held at {} by in-transit \
+            return Err(AppError::refused(
+                "reserved_in_transit",
+                format!(
+                    "reserved_quantity {r} is below the {held} of {} held at {} by in-transit \
                  transfer orders",
-                row.product_id.sku, row.location_id.name
-            )));
+                    row.product_id.sku, row.location_id.name
+                ),
+            ));
         }
         tx.execute(
             "UPDATE warehouse_stock SET reserved_quantity = ?1 WHERE id = ?2",

@@ -408,3 +408,127 @@ fn a_public_api_401_carries_a_bearer_challenge() {
     assert_eq!(res.status(), Status::Unauthorized);
     assert_eq!(res.headers().get_one("WWW-Authenticate"), None);
 }
+
+/// docs/conventions.md#error-codes: each answer's `code` and `field`.
+#[test]
+fn refusals_carry_a_stable_code_and_the_field_at_fault() {
+    let (t, e) = app_with_entity();
+    let check =
+        |res: (Status, serde_json::Value), status: Status, code: &str, field: Option<&str>| {
+            assert_eq!(res.0, status, "{}", res.1);
+            assert_eq!(res.1["code"], code, "{}", res.1);
+            match field {
+                Some(f) => assert_eq!(res.1["field"], f, "{}", res.1),
+                None => assert!(res.1.get("field").is_none(), "{}", res.1),
+            }
+        };
+    check(
+        t.post("/api/products", json!({ "entity_id": e })),
+        Status::BadRequest,
+        "missing_field",
+        Some("name"),
+    );
+    check(
+        t.post(
+            "/api/products",
+            json!({ "entity_id": e, "name": "A", "unit_price": "x" }),
+        ),
+        Status::BadRequest,
+        "invalid_value",
+        Some("unit_price"),
+    );
+    check(
+        t.post(
+            "/api/invoices",
+            json!({ "entity_id": e, "contact_id": "nope" }),
+        ),
+        Status::BadRequest,
+        "invalid_value",
+        Some("contact_id"),
+    );
+    let (s, v) = t.post(
+        "/api/products",
+        json!({ "entity_id": e, "name": "A", "sku": "S-1" }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    check(
+        t.post(
+            "/api/products",
+            json!({ "entity_id": e, "name": "B", "sku": "S-1" }),
+        ),
+        Status::Conflict,
+        "duplicate_sku",
+        None,
+    );
+    check(
+        t.get("/api/products?entityId=00000000-0000-4000-8000-000000000000"),
+        Status::NotFound,
+        "not_found",
+        None,
+    );
+    check(
+        t.get("/api/nothing-here"),
+        Status::NotFound,
+        "not_found",
+        None,
+    );
+    let (s, v) = t.post("/api/api-keys", json!({ "name": "k" }));
+    assert_eq!(s, Status::Created, "{v}");
+    let k = v["data"]["raw_key"].as_str().unwrap().to_owned();
+    check(
+        t.get_with_key("/api/v1/products?id=1", &k),
+        Status::BadRequest,
+        "unknown_parameter",
+        Some("id"),
+    );
+    check(
+        t.get_with_key("/api/v1/products", "sbk_nope"),
+        Status::Unauthorized,
+        "unauthorized",
+        None,
+    );
+    let res = t
+        .with_session(t.client.post("/api/products"))
+        .body("{")
+        .header(ContentType::JSON)
+        .dispatch();
+    let (s, v) = body(res);
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (Status::BadRequest, Some("malformed_json")),
+        "{v}"
+    );
+}
+
+/// Every business refusal's code in the source is listed in docs/conventions.md#error-codes,
+/// so an integrator's list is complete.
+#[test]
+fn every_refusal_code_is_documented() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = std::fs::read_to_string(root.join("docs/conventions.md")).unwrap();
+    let mut codes = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for part in text.split("::refused(").skip(1) {
+                    let part = part.trim_start();
+                    if let Some(rest) = part.strip_prefix('"') {
+                        codes.insert(rest[..rest.find('"').unwrap()].to_owned());
+                    }
+                }
+            }
+        }
+    }
+    assert!(codes.len() > 15, "{codes:?}");
+    for code in codes {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "`{code}` is not in docs/conventions.md"
+        );
+    }
+}
