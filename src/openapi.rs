@@ -109,6 +109,7 @@ pub fn schemas() -> Map<String, Value> {
         crate::webhooks::openapi::schemas(),
         crate::inventory::openapi::schemas(),
         crate::vat_return::openapi::returns_schemas(),
+        crate::v1::openapi::schemas(),
     ]
     .concat()
     .into_iter()

@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
-    PlainListBare, Query, Redirect, Report, ReportList, Update, Upsert, V1List,
+    PlainListBare, Query, RecordDelete, RecordGet, RecordUpdate, Redirect, Report, ReportList,
+    Update, Upsert, V1List,
 };
 
 /// Who may call an operation.
@@ -61,6 +62,15 @@ pub enum Shape {
     Get(&'static str),
     /// No body → 200 with the schema itself (no envelope).
     Bare(&'static str),
+    /// A record path (`.../{id}`): no body → 200 `{data: record}`.
+    RecordGet(&'static str),
+    /// A record path: a partial JSON body (no `id`) → 200 `{data: record}`.
+    RecordUpdate {
+        body: &'static str,
+        record: &'static str,
+    },
+    /// A record path: no body → 200 `{data: {success: true}}`.
+    RecordDelete,
     /// Query parameters → 200 `{data: record}`.
     Query {
         params: &'static [Param],
@@ -617,6 +627,24 @@ pub fn query_param(name: &str, description: &str, mut schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+/// The `{id}` of a record path.
+fn id_path_param() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "description": "The record's id (a malformed one is 400; an unknown one, or another entity's, 404).", "schema": uuid() })
+}
+
+/// A session API update body as a record path's PUT body: the same fields without `id`,
+/// which the path carries, and none required (docs/public-api.md#record-paths).
+pub fn fields_of(update: &Value) -> Value {
+    let mut v = update.clone();
+    if let Some(props) = v["properties"].as_object_mut() {
+        props.remove("id");
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove("required");
+    }
+    v
+}
+
 /// A [`Param`] as the document writes it.
 fn required_param(p: Param) -> Value {
     let mut v = query_param(p.name, p.description, (p.schema)());
@@ -840,6 +868,19 @@ pub fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
+        RecordGet(s) => {
+            parameters.push(id_path_param());
+            ("200", data_of(reference(s)))
+        }
+        RecordUpdate { body: b, record } => {
+            parameters.push(id_path_param());
+            body = Some(b);
+            ("200", data_of(reference(record)))
+        }
+        RecordDelete => {
+            parameters.push(id_path_param());
+            ("200", data_of(reference("Success")))
+        }
         Query { params, record } => {
             parameters.extend(params.iter().map(|p| required_param(*p)));
             ("200", data_of(reference(record)))

@@ -18,6 +18,7 @@ pub mod guard;
 pub mod openapi;
 mod payments;
 pub mod rate_limit;
+mod records;
 
 use rocket::http::{Header, Method, Status};
 use rocket::request::{FromRequest, Outcome, Request};
@@ -30,7 +31,7 @@ pub use guard::ApiKey;
 pub use rate_limit::RateLimiter;
 
 use crate::accounting::contacts::{Contacts, CreateContact};
-use crate::accounting::documents::{Bills, CreateDocument, CreditNotes, Invoices};
+use crate::accounting::documents::{Bills, CreateDocument, CreditNotes, Invoices, SupplierCredits};
 use crate::accounting::employees::Employees;
 use crate::accounting::expense_categories::ExpenseCategories;
 use crate::accounting::resource::{self, read_list, Resource};
@@ -66,6 +67,28 @@ pub fn routes() -> Vec<Route> {
         products_create,
         employees,
         categories,
+        supplier_credits,
+        create_supplier_credit,
+        records::invoice_get,
+        records::invoice_put,
+        records::invoice_delete,
+        records::bill_get,
+        records::bill_put,
+        records::bill_delete,
+        records::credit_note_get,
+        records::credit_note_put,
+        records::credit_note_delete,
+        records::supplier_credit_get,
+        records::supplier_credit_put,
+        records::supplier_credit_delete,
+        records::contact_get,
+        records::contact_put,
+        records::contact_delete,
+        records::product_get,
+        records::product_put,
+        records::product_delete,
+        records::payment_get,
+        records::payment_delete,
     ]
 }
 
@@ -170,6 +193,27 @@ async fn create_credit_note(
     config: &State<AppConfig>,
 ) -> AppResult<Created<<CreditNotes as Resource>::Record>> {
     resource::create::<CreditNotes>(key.scope(), body.into_inner(), db, Ctx::new(clock, config))
+        .await
+}
+
+#[get("/supplier-credits?<q..>")]
+async fn supplier_credits(
+    key: ApiKey,
+    q: EntityListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    list::<SupplierCredits>(key, q, db).await
+}
+
+#[post("/supplier-credits", data = "<body>")]
+async fn create_supplier_credit(
+    key: ApiKey,
+    body: JsonBody<CreateDocument>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+    config: &State<AppConfig>,
+) -> AppResult<Created<<SupplierCredits as Resource>::Record>> {
+    resource::create::<SupplierCredits>(key.scope(), body.into_inner(), db, Ctx::new(clock, config))
         .await
 }
 

@@ -62,6 +62,7 @@ mod stock;
 mod stock_takes;
 mod transfers;
 mod v1;
+mod v1_records;
 mod valuation_page;
 mod vat;
 mod vat_check;

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 pub use money::{
     check_sent, follow_money, forget_document, on_document_write, PaidDate, Payment, Sent,
 };
-pub use rules::{breaches, create, list, CreatePayment};
+pub use rules::{breaches, create, delete as delete_payment, list, CreatePayment};
 
 use crate::accounting::common::Which;
 use crate::auth::SessionUser;
