@@ -16,7 +16,7 @@ use Auth::{ApiKey as K, None as Open, Session as S};
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
     PlainListBare, Query, RecordDelete, RecordGet, RecordUpdate, Redirect, Report, ReportList,
-    Update, Upsert, V1List,
+    Update, Upsert, V1FilteredList, V1List,
 };
 
 /// Who may call an operation.
@@ -41,6 +41,9 @@ pub enum Shape {
     /// Public list: `entityId`, `limit` (default 50, at most 200), `offset` →
     /// `{data: [schema], limit, offset}`.
     V1List(&'static str),
+    /// Public list with the session list's filters: `filters`, `limit`, `offset` →
+    /// `{data: [schema], limit, offset, has_more}`.
+    V1FilteredList(&'static str, &'static [Filter]),
     /// JSON body → 201 `{data: record}`.
     Create {
         body: &'static str,
@@ -820,8 +823,13 @@ pub fn operation(o: &Operation) -> Value {
                 json!({ "anyOf": [reference(whole), reference(page)] }),
             )
         }
-        V1List(s) => {
-            parameters.push(entity_param());
+        V1List(s) | V1FilteredList(s, _) => {
+            match o.shape {
+                V1FilteredList(_, filters) => {
+                    parameters.extend(filters.iter().map(|f| filter_param(*f)));
+                }
+                _ => parameters.push(entity_param()),
+            }
             parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 })));
             parameters.push(query_param("offset", "Records to skip: default 0; negative is 400. Pages follow creation order, so paging never skips or repeats a record.", json!({ "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 })));
             (

@@ -30,7 +30,7 @@ fn product_ids() -> Value {
     )
 }
 
-fn movement_type() -> Value {
+pub fn movement_type() -> Value {
     let types: Vec<&str> = MovementType::ALL.iter().map(|t| t.as_str()).collect();
     query_param(
         "type",

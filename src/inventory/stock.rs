@@ -28,7 +28,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, parse_opt_id, JsonBody};
 use crate::http::data;
-use crate::http::paging::parse_page;
+use crate::http::paging::{parse_page, Page};
 use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
@@ -262,37 +262,44 @@ pub fn update_stock(
 }
 
 #[derive(Debug, FromForm)]
-struct ListParams {
+pub struct ListParams {
     #[field(name = "productId")]
     product_id: Option<String>,
     #[field(name = "locationId")]
     location_id: Option<String>,
     #[field(name = "entityId")]
     entity_id: Option<String>,
-    limit: Option<String>,
-    offset: Option<String>,
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+}
+
+/// The stock rows `params` ask for, on `page`, as `scope` sees them (both APIs).
+pub async fn read_stock(
+    db: &Db,
+    scope: Scope,
+    params: ListParams,
+    page: Page,
+) -> AppResult<Vec<StockRow>> {
+    let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
+    let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
+    db.read(move |conn| {
+        let entity_id = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
+        let filter = StockFilter {
+            product_id,
+            location_id,
+            entity_id,
+            limit: page.limit,
+            offset: page.offset,
+        };
+        list_stock(conn, &scope, &filter)
+    })
+    .await
 }
 
 #[get("/warehouse-stock?<params..>")]
 async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
-    let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
-    let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
-    let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity_id = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
-            let filter = StockFilter {
-                product_id,
-                location_id,
-                entity_id,
-                limit: page.limit,
-                offset: page.offset,
-            };
-            list_stock(conn, &scope, &filter)
-        })
-        .await?;
-    Ok(data(rows))
+    Ok(data(read_stock(db, user.scope(), params, page).await?))
 }
 
 #[post("/warehouse-stock", data = "<body>")]

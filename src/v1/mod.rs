@@ -19,6 +19,7 @@ pub mod openapi;
 mod payments;
 pub mod rate_limit;
 mod records;
+mod stock;
 
 use rocket::http::{Header, Method, Status};
 use rocket::request::{FromRequest, Outcome, Request};
@@ -89,6 +90,9 @@ pub fn routes() -> Vec<Route> {
         records::product_delete,
         records::payment_get,
         records::payment_delete,
+        stock::locations,
+        stock::levels,
+        stock::history,
     ]
 }
 

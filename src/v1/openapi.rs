@@ -4,7 +4,11 @@
 use crate::http::openapi::*;
 use serde_json::Value;
 use Auth::ApiKey as K;
-use Shape::{Create, RecordDelete, RecordGet, RecordUpdate, V1List};
+use Filter::{
+    DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Location as ByLocation,
+    Product as ByProduct,
+};
+use Shape::{Create, RecordDelete, RecordGet, RecordUpdate, V1FilteredList, V1List};
 
 /// The operations of `/api/v1`.
 #[rustfmt::skip]
@@ -28,6 +32,9 @@ pub fn operations() -> Vec<Operation> {
         op("get", "/api/v1/employees", "Public API", "v1ListEmployees", "List employees", K, V1List("Employee")),
         op("get", "/api/v1/categories", "Public API", "v1ListCategories", "List expense categories", K, V1List("ExpenseCategory")),
         op("get", "/api/v1/supplier-credits", "Public API", "v1ListSupplierCredits", "List supplier credits with line items", K, V1List("SupplierCredit")),
+        op("get", "/api/v1/warehouse-locations", "Public API", "v1ListWarehouseLocations", "List warehouse locations", K, V1List("WarehouseLocation")),
+        op("get", "/api/v1/warehouse-stock", "Public API", "v1ListWarehouseStock", "List stock levels by product and location", K, V1FilteredList("WarehouseStock", &[ByProduct, ByLocation, ByEntity])),
+        op("get", "/api/v1/stock-movements", "Public API", "v1ListStockMovements", "List stock movements (the ledger), oldest first", K, V1FilteredList("StockMovement", &[ByProduct, ByEntity, ByLocation, Filter::Own(crate::inventory::openapi::movement_type), DateFrom, DateTo, ByDocument])),
         op("post", "/api/v1/supplier-credits", "Public API", "v1CreateSupplierCredit", "Create a supplier credit", K, Create { body: "SupplierCreditCreate", record: "SupplierCredit" }),
     ]
     .into_iter()

@@ -63,6 +63,7 @@ mod stock_takes;
 mod transfers;
 mod v1;
 mod v1_records;
+mod v1_stock;
 mod valuation_page;
 mod vat;
 mod vat_check;
