@@ -830,6 +830,7 @@ pub fn operation(o: &Operation) -> Value {
                 }
                 _ => parameters.push(entity_param()),
             }
+            parameters.push(query_param("updated_since", "Only records changed at or after this time (RFC 3339 with its offset; inclusive, to the second): pass the largest `updated_at` already read to fetch what changed since (docs/public-api.md#incremental-sync).", json!({ "type": "string", "format": "date-time" })));
             parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 })));
             parameters.push(query_param("offset", "Records to skip: default 0; negative is 400. Pages follow creation order, so paging never skips or repeats a record.", json!({ "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 })));
             (

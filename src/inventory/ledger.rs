@@ -112,6 +112,9 @@ pub struct Movement {
     /// The invoice or bill the movement was written for (docs/documents-stock.md#the-one-rule).
     pub document_id: Option<String>,
     pub created_at: String,
+    /// A movement is never changed: the time it was recorded
+    /// (docs/public-api.md#incremental-sync).
+    pub updated_at: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -261,9 +264,10 @@ fn apply(
         match held {
             Some(_) => {
                 tx.prepare_cached(
-                    "UPDATE warehouse_stock SET quantity = ?1 WHERE product_id = ?2 AND location_id = ?3",
+                    "UPDATE warehouse_stock SET quantity = ?1, updated_at = ?4
+                     WHERE product_id = ?2 AND location_id = ?3",
                 )?
-                .execute(params![after, product.id, loc.id])?;
+                .execute(params![after, product.id, loc.id, now])?;
             }
             None => {
                 insert_stock_row(tx, product, loc, after, Qty::ZERO, now)?;
@@ -315,6 +319,7 @@ fn apply(
         entity_id: product.entity_id.clone(),
         document_id: document_id.map(str::to_owned),
         created_at: now.to_owned(),
+        updated_at: now.to_owned(),
     };
     tx.prepare_cached(
         "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty, type,
@@ -546,8 +551,8 @@ pub fn insert_stock_row(
     let id = uuid::Uuid::now_v7().to_string();
     tx.prepare_cached(
         "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id, quantity,
-             reorder_point, reserved_quantity, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
+             reorder_point, reserved_quantity, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?8)",
     )?
     .execute(params![
         id,

@@ -25,7 +25,7 @@ use crate::db::raw::csv_cell;
 use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
-use crate::http::paging::{parse_page, Page};
+use crate::http::paging::{parse_page, parse_since, Page};
 use crate::http::stream::{stream_json, ChunkWriter, CsvStream, Sink, CHUNK};
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
@@ -58,6 +58,8 @@ pub struct MovementFilter {
     pub offset: i64,
     /// Ledger order, oldest first (the public API's pages), instead of newest first.
     pub oldest_first: bool,
+    /// Only movements recorded at or after this time (the stored form).
+    pub updated_since: Option<String>,
 }
 
 const SELECT: &str = "SELECT m.id, p.id, p.name, p.sku, m.qty, m.type, m.location_id,
@@ -90,6 +92,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Movement> {
         unit_cost: r.get(10)?,
         entity_id: r.get(11)?,
         created_at: r.get(12)?,
+        updated_at: r.get(12)?,
         document_id: r.get(13)?,
     })
 }
@@ -171,6 +174,11 @@ fn filter_condition(
     if let Some(d) = &f.document_id {
         cond.push_str(" AND m.document_id = ?");
         args.push(d.clone());
+    }
+    // A movement is never changed: it changed when it was recorded.
+    if let Some(since) = &f.updated_since {
+        cond.push_str(" AND m.created_at >= ?");
+        args.push(since.clone());
     }
     Ok((cond, args))
 }
@@ -325,6 +333,8 @@ pub struct ListParams {
     format: Option<String>,
     pub limit: Option<String>,
     pub offset: Option<String>,
+    /// Public lists only (docs/public-api.md#incremental-sync).
+    updated_since: Option<String>,
 }
 
 impl ListParams {
@@ -351,6 +361,7 @@ impl ListParams {
             limit: page.limit,
             offset: page.offset,
             oldest_first: false,
+            updated_since: parse_since(self.updated_since.as_deref())?,
         })
     }
 

@@ -105,6 +105,9 @@ pub struct ProductFilter {
     pub order: Order,
     pub limit: Option<i64>,
     pub offset: i64,
+    /// Only products changed at or after this time (the stored form,
+    /// docs/public-api.md#incremental-sync).
+    pub updated_since: Option<String>,
 }
 
 /// Lists products visible to `scope`, in `f.order`, with their stock levels.
@@ -182,6 +185,10 @@ fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     if let Some(e) = &f.entity_id {
         filter.push_str(&format!(" AND {alias}.entity_id = ?"));
         args.push(e.clone());
+    }
+    if let Some(since) = &f.updated_since {
+        filter.push_str(&format!(" AND {alias}.updated_at >= ?"));
+        args.push(since.clone());
     }
     if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         if q.chars().count() >= 3 {
@@ -540,6 +547,7 @@ async fn list(
             order: Order::Session,
             limit: page.limit,
             offset: page.offset,
+            updated_since: None,
         })
     };
     if page.limit.is_some() {

@@ -652,13 +652,14 @@ fn change_reserved(
     product_id: &str,
     location_id: &str,
     delta: Qty,
+    now: &str,
 ) -> AppResult<Qty> {
     tx.prepare_cached(
-        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
+        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1, updated_at = ?4
          WHERE product_id = ?2 AND location_id = ?3
          RETURNING reserved_quantity",
     )?
-    .query_row(params![delta, product_id, location_id], |r| r.get(0))
+    .query_row(params![delta, product_id, location_id, now], |r| r.get(0))
     .optional()?
     .ok_or_else(|| {
         AppError::internal(format!(
@@ -703,7 +704,7 @@ fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> App
         )?;
     }
     for (pid, qty) in &totals {
-        let reserved = change_reserved(tx, pid, &src.id, *qty)?;
+        let reserved = change_reserved(tx, pid, &src.id, *qty, &ctx.now)?;
         // Each shipment is within what the source held, but a row's reservation can sum
         // several; it stays within the bound of every stock figure (docs/limits.md#numbers).
         if reserved.value() > Decimal::from(MAX_MAGNITUDE) {
@@ -752,7 +753,7 @@ fn receive(
             .execute(params![received, l.id])?;
     }
     for (pid, qty) in totals_by_product(&lines) {
-        change_reserved(tx, &pid, &src.id, -qty)?;
+        change_reserved(tx, &pid, &src.id, -qty, &ctx.now)?;
     }
     set_status(tx, head, TransferStatus::Completed, Some(&ctx.now))
 }
@@ -780,7 +781,7 @@ fn cancel_in_transit(
         )?;
     }
     for (pid, qty) in totals_by_product(&lines) {
-        change_reserved(tx, &pid, &src.id, -qty)?;
+        change_reserved(tx, &pid, &src.id, -qty, &ctx.now)?;
     }
     set_status(tx, head, TransferStatus::Cancelled, None)
 }

@@ -139,6 +139,7 @@ async fn list<R: Resource>(key: ApiKey, q: EntityListQuery, db: &Db) -> AppResul
         key.scope(),
         q.entity()?,
         None,
+        q.since()?,
         probe(page),
         Order::Creation,
     )
@@ -241,6 +242,7 @@ async fn create_contact(
 async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
     let entity = q.entity()?;
+    let updated_since = q.since()?;
     let scope = key.scope();
     let rows = db
         .read(move |conn| {
@@ -249,6 +251,7 @@ async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppRe
                 order: Order::Creation,
                 limit: probe(page).limit,
                 offset: page.offset,
+                updated_since,
                 ..ProductFilter::default()
             };
             list_products(conn, &scope, &filter)

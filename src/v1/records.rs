@@ -54,6 +54,7 @@ async fn one<R: Resource>(key: &ApiKey, label: &str, id: &str, db: &Db) -> AppRe
         key.scope(),
         None,
         Some(id.clone()),
+        None,
         ONE,
         Order::Creation,
     )
@@ -195,8 +196,8 @@ pub async fn payment_get(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Jso
     let p: Payment = db
         .read(move |conn| {
             let which = Which {
-                entity: None,
                 id: Some(&id),
+                ..Which::default()
             };
             payments::list(conn, &scope, which, None, ONE, Order::Creation)?
                 .into_iter()

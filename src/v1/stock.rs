@@ -19,6 +19,7 @@ use crate::inventory::stock::{self, read_stock};
 pub async fn locations(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
     let entity = q.entity()?;
+    let since = q.since()?;
     let scope = key.scope();
     let fetch = probe(page);
     let rows = db
@@ -28,6 +29,7 @@ pub async fn locations(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppRe
                 conn,
                 &scope,
                 entity.as_deref(),
+                since.as_deref(),
                 fetch.sql_limit(),
                 fetch.offset,
             )

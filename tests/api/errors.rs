@@ -348,6 +348,7 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
             "state",
             "to",
             "type",
+            "updated_since",
         ]
     );
     // Documented as plain text, so an empty one is no filter (or the route's own rule).

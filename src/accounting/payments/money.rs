@@ -27,6 +27,9 @@ pub struct Payment {
     pub method: Option<String>,
     pub reference: Option<String>,
     pub created_at: String,
+    /// A payment is never changed: the time it was recorded
+    /// (docs/public-api.md#incremental-sync).
+    pub updated_at: String,
 }
 
 /// `INV-0001` or the id: how messages name a document.
@@ -110,6 +113,7 @@ pub(super) fn record(
         method: p.method,
         reference: p.reference,
         created_at: ctx.now.clone(),
+        updated_at: ctx.now.clone(),
     };
     tx.prepare_cached(
         "INSERT INTO payments (id, owner_id, entity_id, document_id, document_type, date,
