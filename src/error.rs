@@ -349,7 +349,7 @@ fn body_response<'r>(status: Status, body: &ErrorBody) -> Response<'r> {
 impl<'r> Responder<'r, 'static> for AppError {
     fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
         if let Self::Internal(cause) = &self {
-            let id = crate::http::request_id::of(req);
+            let id = crate::request_id::of(req);
             eprintln!("stockbook: request {id}: internal error: {cause}");
         }
         let status = self.status();

@@ -69,7 +69,7 @@ impl<'r> Responder<'r, 'static> for CaughtError {
             status
         };
         if status == Status::InternalServerError {
-            let id = crate::http::request_id::of(req);
+            let id = crate::request_id::of(req);
             eprintln!(
                 "stockbook: request {id}: {} {} answered 500 (a panic or an unhandled failure)",
                 req.method(),

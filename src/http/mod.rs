@@ -11,7 +11,6 @@ pub mod nul;
 pub mod openapi;
 pub mod paging;
 pub mod query;
-pub mod request_id;
 pub mod routing;
 pub mod stash;
 pub mod stream;
