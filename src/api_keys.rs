@@ -197,9 +197,10 @@ pub fn create_key(tx: &Transaction, scope: &Scope, b: NewKey, ctx: &Ctx) -> AppR
         |r| r.get(0),
     )?;
     if active >= MAX_ACTIVE_KEYS {
-        return Err(AppError::conflict(format!(
-            "A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"
-        )));
+        return Err(AppError::refused(
+            "limit_reached",
+            format!("A user may hold at most {MAX_ACTIVE_KEYS} active API keys; revoke one first"),
+        ));
     }
     let raw_key = generate_key();
     let key = ApiKeyRecord {

@@ -106,7 +106,9 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
     } else {
         None
     };
+    let openapi = crate::openapi::build();
     rocket::custom(figment)
+        .manage(crate::v1::guard::DocumentedQueries::from_openapi(&openapi))
         .manage(webhook_worker)
         .manage(app.db)
         .manage(app.config)
@@ -117,7 +119,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .manage(rate_limiter)
         .manage(hash_gate)
         .manage(InFlight::default())
-        .mount("/api", query::routes(&crate::openapi::build()))
+        .mount("/api", query::routes(&openapi))
         .mount("/api", routes![health])
         .mount("/api", idempotent(crate::auth::routes::routes()))
         .mount("/api", idempotent(crate::entities::routes()))
@@ -150,6 +152,8 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
             })
         }))
         .attach(crate::v1::rate_limit::headers())
+        .attach(crate::v1::guard::challenge())
+        .attach(crate::request_id::fairing())
         .attach(AdHoc::on_liftoff("announce", move |rocket| {
             Box::pin(async move {
                 let c = rocket.config();

@@ -173,8 +173,8 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
     )?;
     let mut stmt = tx.prepare(
         "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard, created_at,
-             vat_treatment)
-         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7)",
+             vat_treatment, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?6)",
     )?;
     for (code, cat, treatment) in STANDARD_EXPENSE_CATEGORIES {
         stmt.execute(params![
@@ -337,7 +337,7 @@ pub fn delete_entity(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
 fn in_use(e: rusqlite::Error) -> AppError {
     match AppError::in_use(e) {
         AppError::Conflict(_) => {
-            AppError::conflict("Entity still holds records; delete them first")
+            AppError::refused("in_use", "Entity still holds records; delete them first")
         }
         other => other,
     }

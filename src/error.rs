@@ -1,5 +1,5 @@
 //! One error type for the whole service, rendered as the error body
-//! (docs/conventions.md#errors): `{statusCode, statusMessage, message}`.
+//! (docs/conventions.md#errors): `{statusCode, statusMessage, message, code, field}`.
 //!
 //! Internal causes (SQLite, I/O) are logged and never sent to the client; that includes
 //! SQLite's own text when a write breaks a constraint (see `From<rusqlite::Error>`).
@@ -23,8 +23,9 @@ pub enum AppError {
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
+    /// A business refusal (409) with its stable `code` (docs/conventions.md#error-codes).
     #[error("{0}")]
-    Conflict(String),
+    Conflict(Refusal),
     #[error("{0}")]
     PayloadTooLarge(String),
     /// A well-formed request that contradicts an earlier one (an `Idempotency-Key` sent
@@ -105,6 +106,19 @@ impl StorageFault {
     }
 }
 
+/// A business refusal's stable code and its message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// How long a client is told to wait after a storage fault: the operator has to act.
 pub const STORAGE_RETRY_AFTER_SECS: u64 = 30;
 
@@ -115,8 +129,19 @@ impl AppError {
     pub fn not_found(msg: impl Into<String>) -> Self {
         Self::NotFound(msg.into())
     }
+    /// A 409 without a more particular code (`conflict`).
     pub fn conflict(msg: impl Into<String>) -> Self {
-        Self::Conflict(msg.into())
+        Self::Conflict(Refusal {
+            code: "conflict",
+            message: msg.into(),
+        })
+    }
+    /// A 409 naming its kind with a stable code (docs/conventions.md#error-codes).
+    pub fn refused(code: &'static str, msg: impl Into<String>) -> Self {
+        Self::Conflict(Refusal {
+            code,
+            message: msg.into(),
+        })
     }
     pub fn forbidden(msg: impl Into<String>) -> Self {
         Self::Forbidden(msg.into())
@@ -144,6 +169,17 @@ impl AppError {
             Self::TooManyRequests { .. } => Status::TooManyRequests,
             Self::Unavailable(_) | Self::Storage { .. } => Status::ServiceUnavailable,
             Self::Internal(_) => Status::InternalServerError,
+        }
+    }
+
+    /// The stable code of this error (docs/conventions.md#error-codes): a business
+    /// refusal's own, a storage fault's, or the one its status and message give.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Conflict(r) => r.code,
+            Self::Storage { .. } => "storage_fault",
+            Self::Unprocessable(_) => "idempotency_key_reused",
+            other => describe(other.status(), &other.public_message()).0,
         }
     }
 
@@ -216,21 +252,93 @@ pub struct ErrorBody {
     #[serde(rename = "statusMessage")]
     pub status_message: String,
     pub message: String,
+    /// A stable snake_case word for the kind of refusal (docs/conventions.md#error-codes).
+    pub code: &'static str,
+    /// The field at fault, when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
 }
 
 impl ErrorBody {
+    /// The body of a status and message, its code read from them ([`describe`]).
     pub fn new(status: Status, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let (code, field) = describe(status, &message);
+        Self::coded(status, code, field, message)
+    }
+
+    pub fn coded(
+        status: Status,
+        code: &'static str,
+        field: Option<String>,
+        message: String,
+    ) -> Self {
         Self {
             status_code: status.code,
             status_message: status.reason_lossy().to_owned(),
-            message: message.into(),
+            message,
+            code,
+            field,
         }
     }
 }
 
+/// The code and field of an answer from its status and message: the message formats of
+/// docs/conventions.md#errors name the field (`Missing required field: <field>`,
+/// ``Invalid value for field `<field>`: ...``, ``Unknown query parameter `<field>` ``,
+/// or a message that starts with the field in backticks); otherwise the status gives the
+/// code. Business refusals carry their own code ([`AppError::refused`]).
+pub fn describe(status: Status, message: &str) -> (&'static str, Option<String>) {
+    let quoted = |rest: &str| -> Option<String> {
+        let rest = rest.strip_prefix('`')?;
+        let end = rest.find('`')?;
+        Some(rest[..end].to_owned())
+    };
+    let field = message
+        .strip_prefix("Missing required field: ")
+        .map(|f| f.split_whitespace().next().unwrap_or(f).to_owned())
+        .or_else(|| {
+            message
+                .strip_prefix("Invalid value for field ")
+                .and_then(quoted)
+        })
+        .or_else(|| {
+            message
+                .strip_prefix("Unknown query parameter ")
+                .and_then(quoted)
+        })
+        .or_else(|| quoted(message));
+    let code = match status.code {
+        400 if message.starts_with("Missing required field: ") => "missing_field",
+        400 if message.starts_with("Invalid value for field ") => "invalid_value",
+        400 if message.starts_with("Unknown query parameter ") => "unknown_parameter",
+        400 if message.starts_with("Malformed JSON") || message.starts_with("Invalid JSON") => {
+            "malformed_json"
+        }
+        400 => "bad_request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        409 => "conflict",
+        413 => "payload_too_large",
+        415 => "unsupported_media_type",
+        422 => "idempotency_key_reused",
+        429 => "rate_limited",
+        503 => "unavailable",
+        500 => "internal_error",
+        _ => "error",
+    };
+    (code, field)
+}
+
 /// Builds the JSON error response for a status and message.
 pub fn error_response<'r>(status: Status, message: String) -> Response<'r> {
-    let body = serde_json::to_vec(&ErrorBody::new(status, message)).unwrap_or_default();
+    body_response(status, &ErrorBody::new(status, message))
+}
+
+fn body_response<'r>(status: Status, body: &ErrorBody) -> Response<'r> {
+    let body = serde_json::to_vec(body).unwrap_or_default();
     Response::build()
         .status(status)
         .header(ContentType::JSON)
@@ -239,11 +347,18 @@ pub fn error_response<'r>(status: Status, message: String) -> Response<'r> {
 }
 
 impl<'r> Responder<'r, 'static> for AppError {
-    fn respond_to(self, _req: &'r Request<'_>) -> response::Result<'static> {
+    fn respond_to(self, req: &'r Request<'_>) -> response::Result<'static> {
         if let Self::Internal(cause) = &self {
-            eprintln!("stockbook: internal error: {cause}");
+            let id = crate::request_id::of(req);
+            eprintln!("stockbook: request {id}: internal error: {cause}");
         }
-        let mut res = error_response(self.status(), self.public_message());
+        let status = self.status();
+        let message = self.public_message();
+        let (_, field) = describe(status, &message);
+        let mut res = body_response(
+            status,
+            &ErrorBody::coded(status, self.code(), field, message),
+        );
         match &self {
             Self::TooManyRequests { retry_after, .. } => {
                 res.set_header(Header::new("Retry-After", retry_after.max(&1).to_string()));
@@ -300,7 +415,7 @@ impl AppError {
     pub fn in_use(e: rusqlite::Error) -> Self {
         match Constraint::of(&e) {
             Some(Constraint::ForeignKey) => {
-                Self::Conflict("The record is in use by other records".into())
+                Self::refused("in_use", "The record is in use by other records")
             }
             _ => Self::from(e),
         }
@@ -316,7 +431,7 @@ impl From<rusqlite::Error> for AppError {
         use rusqlite::ffi::ErrorCode;
         if let rusqlite::Error::ToSqlConversionFailure(cause) = &e {
             if let Some(big) = cause.downcast_ref::<TooLarge>() {
-                return Self::Conflict(big.to_string());
+                return Self::refused("too_large", big.to_string());
             }
         }
         if let rusqlite::Error::SqliteFailure(code, _) = &e {
@@ -360,8 +475,9 @@ impl From<rusqlite::Error> for AppError {
                 }
                 // A SQL SUM beyond 64 bits: SQLite refuses rather than wraps.
                 ErrorCode::Unknown if msg.as_deref() == Some("integer overflow") => {
-                    return Self::Conflict(
-                        "A total is too large: the ledger stores at most 64-bit amounts".into(),
+                    return Self::refused(
+                        "too_large",
+                        "A total is too large: the ledger stores at most 64-bit amounts",
                     );
                 }
                 _ => {}
@@ -412,6 +528,7 @@ mod tests {
                 "statusCode": 500,
                 "statusMessage": "Internal Server Error",
                 "message": "Internal server error",
+                "code": "internal_error",
             })
         );
         assert!(!text.contains("SQLITE"), "{text}");
@@ -542,6 +659,7 @@ mod tests {
                 "statusCode": 503,
                 "statusMessage": "Service Unavailable",
                 "message": "The disk holding the database is full: nothing was saved.",
+                "code": "storage_fault",
             })
         );
     }

@@ -19,6 +19,7 @@ pub mod inventory;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;
+pub mod request_id;
 pub mod scope;
 pub mod v1;
 pub mod vat;

@@ -15,8 +15,8 @@ use rocket::{get, routes, Route};
 use serde_json::{json, Map, Value};
 
 use crate::http::openapi::{
-    component, integer, object, one_of_values, op, operation, string, text, uuid, Auth, Operation,
-    Shape,
+    accept_decimal_strings, component, integer, object, one_of_values, op, operation, string, text,
+    uuid, Auth, Operation, Shape,
 };
 
 pub fn routes() -> Vec<Route> {
@@ -74,11 +74,13 @@ pub fn operations() -> Vec<Operation> {
 fn shared_schemas() -> Vec<(&'static str, Value)> {
     vec![
         ("Error", object(
-            &["statusCode", "statusMessage", "message"],
+            &["statusCode", "statusMessage", "message", "code"],
             vec![
                 ("statusCode", integer()),
                 ("statusMessage", text("HTTP reason phrase")),
                 ("message", text("The cause, naming the field or rule")),
+                ("code", json!({ "type": "string", "pattern": "^[a-z][a-z0-9_]*$", "description": "A stable snake_case word for the kind of refusal, e.g. missing_field, invalid_value, unknown_parameter, not_found, insufficient_stock, books_locked, duplicate_sku, in_use (the list: docs/conventions.md#error-codes). New codes may be added; a client treats an unknown one by its status." })),
+                ("field", text("The field or query parameter at fault, when one is")),
             ],
         )),
         ("Success", object(&["success"], vec![("success", json!({ "type": "boolean", "const": true }))])),
@@ -107,11 +109,49 @@ pub fn schemas() -> Map<String, Value> {
         crate::webhooks::openapi::schemas(),
         crate::inventory::openapi::schemas(),
         crate::vat_return::openapi::returns_schemas(),
+        crate::v1::openapi::schemas(),
     ]
     .concat()
     .into_iter()
     .map(|(name, schema)| (name.to_owned(), component(name, schema)))
     .collect()
+}
+
+/// The components a request body reaches, directly or through other components: their
+/// decimals also take strings (docs/public-api.md#exact-amounts). No component is shared
+/// between a request body and an answer (tests/api/openapi.rs checks it), so answers keep
+/// plain numbers.
+pub fn request_schemas(paths: &Map<String, Value>, schemas: &Map<String, Value>) -> Vec<String> {
+    fn reach(v: &Value, schemas: &Map<String, Value>, found: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(name) = o
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                {
+                    if !found.iter().any(|f| f == name) {
+                        found.push(name.to_owned());
+                        if let Some(s) = schemas.get(name) {
+                            reach(s, schemas, found);
+                        }
+                    }
+                }
+                o.values().for_each(|x| reach(x, schemas, found));
+            }
+            Value::Array(a) => a.iter().for_each(|x| reach(x, schemas, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for item in paths.values() {
+        for op in item.as_object().into_iter().flat_map(|o| o.values()) {
+            if let Some(body) = op.get("requestBody") {
+                reach(body, schemas, &mut found);
+            }
+        }
+    }
+    found
 }
 
 /// The whole document.
@@ -130,6 +170,21 @@ pub fn build() -> Value {
         "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
         "content": health["200"]["content"].clone(),
     });
+    let mut schemas = schemas();
+    for name in request_schemas(&paths, &schemas) {
+        if let Some(schema) = schemas.get_mut(&name) {
+            accept_decimal_strings(schema);
+        }
+    }
+    for op in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|o| o.values_mut())
+    {
+        if let Some(body) = op.get_mut("requestBody") {
+            accept_decimal_strings(body);
+        }
+    }
     let mut tags: Vec<&str> = Vec::new();
     for o in &operations {
         if !tags.contains(&o.tag) {
@@ -141,13 +196,13 @@ pub fn build() -> Value {
         "info": {
             "title": "Stockbook",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Inventory and small-business accounting. The session API (/api) is used by the web app with a session cookie; the public API (/api/v1) takes an API key as `Authorization: Bearer <key>` (create one with POST /api/api-keys). Amounts are in pounds sterling, exact decimals carried as JSON numbers. Every error has the body {statusCode, statusMessage, message}.",
+            "description": "Inventory and small-business accounting. The session API (/api) is used by the web app with a session cookie; the public API (/api/v1) takes an API key as `Authorization: Bearer <key>` (create one with POST /api/api-keys). Amounts are in pounds sterling, exact decimals carried as JSON numbers. Every error has the body {statusCode, statusMessage, message, code, field?} (`code` a stable word per kind of refusal).",
         },
         "servers": [{ "url": "/" }],
         "tags": tags.iter().map(|t| json!({ "name": t })).collect::<Vec<_>>(),
         "paths": paths,
         "components": {
-            "schemas": schemas(),
+            "schemas": schemas,
             "securitySchemes": {
                 "sessionCookie": {
                     "type": "apiKey",

@@ -212,7 +212,7 @@ fn the_application_is_imported_by_no_module() {
 fn the_bottom_layer_imports_no_feature() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let graph = module_graph(&src);
-    let bottom = ["error", "config", "clock", "db", "http"];
+    let bottom = ["error", "config", "clock", "db", "http", "request_id"];
     for module in bottom {
         for target in graph.get(module).into_iter().flatten() {
             assert!(

@@ -160,9 +160,10 @@ pub fn new_id() -> String {
 /// Maps a foreign-key refusal of a DELETE to a 409 naming what still uses the record.
 pub fn in_use(what: &str) -> impl Fn(rusqlite::Error) -> AppError + '_ {
     move |e| match AppError::in_use(e) {
-        AppError::Conflict(_) => AppError::conflict(format!(
-            "{what} is in use by other records and cannot be deleted"
-        )),
+        AppError::Conflict(_) => AppError::refused(
+            "in_use",
+            format!("{what} is in use by other records and cannot be deleted"),
+        ),
         other => other,
     }
 }

@@ -238,7 +238,7 @@ impl Resource for Contacts {
             |r| r.get(0),
         )?;
         if users > 0 {
-            return Err(AppError::conflict(format!(
+            return Err(AppError::refused("in_use", format!(
                 "Contact {} is used by invoices, bills, projects or recurring invoices and cannot be deleted",
                 c.name
             )));

@@ -32,13 +32,15 @@ pub struct ExpenseCategory {
     pub standard: bool,
     pub entity_id: Option<String>,
     pub created_at: String,
+    pub updated_at: String,
     /// The default treatment of the category's expenses; null: none.
     pub vat_treatment: Option<Treatment>,
 }
 
 const SQL: ListSql<'static> = ListSql {
     from: "expense_categories t",
-    columns: "t.id, t.name, t.code, t.standard, t.entity_id, t.created_at, t.vat_treatment",
+    columns: "t.id, t.name, t.code, t.standard, t.entity_id, t.created_at, t.vat_treatment,
+        t.updated_at",
     session_order: "t.name COLLATE NOCASE, t.seq",
 };
 
@@ -50,6 +52,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ExpenseCategory> {
         standard: r.get(3)?,
         entity_id: r.get(4)?,
         created_at: r.get(5)?,
+        updated_at: r.get(7)?,
         vat_treatment: r.get(6)?,
     })
 }
@@ -97,9 +100,10 @@ fn check_name_free(
         )
         .optional()?;
     match taken {
-        Some(_) => Err(AppError::conflict(format!(
-            "An expense category named {name} already exists"
-        ))),
+        Some(_) => Err(AppError::refused(
+            "duplicate_name",
+            format!("An expense category named {name} already exists"),
+        )),
         None => Ok(()),
     }
 }
@@ -138,12 +142,13 @@ impl Resource for ExpenseCategories {
             standard: false,
             entity_id,
             created_at: ctx.now.clone(),
+            updated_at: ctx.now.clone(),
             vat_treatment: vat::parse_opt("vat_treatment", b.vat_treatment.as_deref())?,
         };
         tx.execute(
             "INSERT INTO expense_categories (id, owner_id, entity_id, name, code, standard,
-                 created_at, vat_treatment)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
+                 created_at, vat_treatment, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?6)",
             params![
                 c.id,
                 scope.owner_id,
@@ -161,7 +166,7 @@ impl Resource for ExpenseCategories {
         tx: &Transaction,
         scope: &Scope,
         b: UpdateCategory,
-        _ctx: &Ctx,
+        ctx: &Ctx,
     ) -> AppResult<ExpenseCategory> {
         let id = parse_id("id", &b.id)?;
         let mut c = get(tx, scope, &id)?;
@@ -175,10 +180,12 @@ impl Resource for ExpenseCategories {
         if let Some(t) = b.vat_treatment {
             c.vat_treatment = vat::parse_opt("vat_treatment", t.as_deref())?;
         }
+        c.updated_at = ctx.now.clone();
         tx.execute(
-            "UPDATE expense_categories SET name = ?1, code = ?2, vat_treatment = ?4
+            "UPDATE expense_categories SET name = ?1, code = ?2, vat_treatment = ?4,
+                 updated_at = ?5
              WHERE id = ?3",
-            params![c.name, c.code, c.id, c.vat_treatment],
+            params![c.name, c.code, c.id, c.vat_treatment, c.updated_at],
         )?;
         Ok(c)
     }

@@ -388,6 +388,7 @@ fn documented_schemas() -> Vec<(&'static str, Value)> {
             ("entity_id", nullable(uuid())),
             ("created_at", timestamp()),
             ("vat_treatment", nullable(one_of_values(TREATMENTS, "The default treatment of the category's expenses; null: none."))),
+            ("updated_at", timestamp()),
         ])),
         ("ExpenseCategoryCreate", object(&["name"], vec![
             ("name", name_text("Unique per entity, ignoring case (409).")),

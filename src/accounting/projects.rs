@@ -209,10 +209,13 @@ impl Resource for Projects {
             |r| r.get(0),
         )?;
         if users > 0 {
-            return Err(AppError::conflict(format!(
-                "Project {} has time entries or expenses and cannot be deleted",
-                p.name
-            )));
+            return Err(AppError::refused(
+                "in_use",
+                format!(
+                    "Project {} has time entries or expenses and cannot be deleted",
+                    p.name
+                ),
+            ));
         }
         tx.execute("DELETE FROM projects WHERE id = ?1", [&p.id])
             .map_err(in_use("Project"))?;

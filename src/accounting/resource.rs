@@ -61,6 +61,7 @@ pub async fn read_list<R: Resource>(
     scope: Scope,
     entity: Option<String>,
     id: Option<String>,
+    since: Option<String>,
     page: Page,
     order: Order,
 ) -> AppResult<Vec<R::Record>> {
@@ -69,6 +70,7 @@ pub async fn read_list<R: Resource>(
         let which = Which {
             entity: entity.as_deref(),
             id: id.as_deref(),
+            updated_since: since.as_deref(),
         };
         R::list(conn, &scope, which, page, order)
     })
@@ -81,7 +83,7 @@ pub async fn list<R: Resource>(
     db: &Db,
 ) -> AppResult<Json<Value>> {
     let page = q.session_page()?;
-    let rows = read_list::<R>(db, scope, q.entity()?, q.id()?, page, Order::Session).await?;
+    let rows = read_list::<R>(db, scope, q.entity()?, q.id()?, None, page, Order::Session).await?;
     Ok(data(rows))
 }
 

@@ -108,7 +108,8 @@ pub fn sign_up(
         }
     }
     if user_by_email(tx, &account.email_key)?.is_some() {
-        return Err(AppError::conflict(
+        return Err(AppError::refused(
+            "email_taken",
             "An account with this email already exists",
         ));
     }

@@ -34,6 +34,54 @@ pub fn parse_decimal(s: &str) -> Option<Decimal> {
     }
 }
 
+/// A decimal sent by a client, as a JSON number (`19.99`) or as a JSON string holding a
+/// plain decimal (`"19.99"`), so that clients whose JSON numbers are binary floats can
+/// send amounts exactly (docs/public-api.md#exact-amounts). A string takes an optional
+/// minus sign, digits and an optional point followed by digits: no exponent, no spaces,
+/// no `+`, no thousands separators.
+pub fn de_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    use serde::de::Error;
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Number(n) => {
+            parse_decimal(n.as_str()).ok_or_else(|| D::Error::custom("not a decimal number"))
+        }
+        serde_json::Value::String(s) if is_plain_decimal(&s) => Decimal::from_str_exact(&s)
+            .map_err(|_| D::Error::custom(format!("`{s}` is beyond the supported range"))),
+        serde_json::Value::String(s) => Err(D::Error::custom(format!(
+            "`{}` is not a decimal: write digits with an optional point, like \"19.99\"",
+            s.chars().take(40).collect::<String>()
+        ))),
+        other => Err(D::Error::custom(format!(
+            "expected a number or a string holding a decimal, found {}",
+            kind_of(&other)
+        ))),
+    }
+}
+
+/// `-12.50`, `3`, `0.125`: what [`de_decimal`] takes from a string: an optional minus, one
+/// to twelve digits (below the 10^12 bound), then optionally a point and digits. The
+/// OpenAPI document states the same rule as a `pattern` (`crate::http::openapi`).
+pub fn is_plain_decimal(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    let (whole, frac) = match digits.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (digits, None),
+    };
+    let all_digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && whole.len() <= 12 && frac.is_none_or(all_digits)
+}
+
+fn kind_of(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+    }
+}
+
 /// Checks places and magnitude; the error text completes "Invalid value for field `x`: ".
 pub fn check(value: Decimal, places: u32) -> Result<Decimal, String> {
     let v = value.normalize();
@@ -191,9 +239,7 @@ macro_rules! scaled_decimal {
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let n = serde_json::Number::deserialize(d)?;
-                let dec = parse_decimal(n.as_str())
-                    .ok_or_else(|| serde::de::Error::custom("not a decimal number"))?;
+                let dec = de_decimal(d)?;
                 Self::new(dec).map_err(serde::de::Error::custom)
             }
         }
@@ -291,6 +337,47 @@ pub fn ser_decimal<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_decimal_is_taken_as_a_number_or_as_a_string_holding_one() {
+        assert_eq!(from_json::<Money>("19.99").unwrap().to_string(), "19.99");
+        assert_eq!(
+            from_json::<Money>("\"19.99\"").unwrap().to_string(),
+            "19.99"
+        );
+        assert_eq!(from_json::<Money>("\"-0.50\"").unwrap().to_string(), "-0.5");
+        assert_eq!(from_json::<Money>("\"1.100\"").unwrap().to_string(), "1.1");
+        // Beyond a float's exact range, the string keeps every digit.
+        assert_eq!(
+            from_json::<Price>("\"987654321098.7654\"")
+                .unwrap()
+                .to_string(),
+            "987654321098.7654"
+        );
+        assert_eq!(from_json::<Qty>("\"3\"").unwrap().to_string(), "3");
+        for bad in [
+            "\"1e3\"",
+            "\" 1\"",
+            "\"+1\"",
+            "\"1,000\"",
+            "\"1.\"",
+            "\".5\"",
+            "\"\"",
+            "\"abc\"",
+            "\"1000000000000\"",
+            "true",
+            "[1]",
+        ] {
+            assert!(from_json::<Money>(bad).is_err(), "{bad} was taken");
+        }
+        // Places are checked as for a number.
+        let e = from_json::<Money>("\"1.234\"").unwrap_err();
+        assert!(e.contains("at most 2 decimal places"), "{e}");
+    }
 
     #[test]
     fn a_value_beyond_64_bits_scaled_is_refused_not_saturated() {

@@ -40,7 +40,10 @@ pub fn check_unlocked_on(conn: &Connection, entity: Option<&str>, date: Date) ->
 }
 
 fn locked_error(locked: &str) -> AppError {
-    AppError::conflict(format!("The books are locked up to {locked}"))
+    AppError::refused(
+        "books_locked",
+        format!("The books are locked up to {locked}"),
+    )
 }
 
 /// Validates a new lock date: not after `today` (400), since the books of days still to
@@ -73,9 +76,10 @@ pub fn check_not_before_filed(conn: &Connection, entity: &str, new: Option<Date>
     let new = new.map(|d| d.to_string());
     // Both are `YYYY-MM-DD`: their text order is the calendar's.
     if new.as_deref().is_none_or(|n| n < filed.as_str()) {
-        return Err(AppError::conflict(format!(
-            "A VAT return is filed up to {filed}: the lock date cannot move before it"
-        )));
+        return Err(AppError::refused(
+            "period_filed",
+            format!("A VAT return is filed up to {filed}: the lock date cannot move before it"),
+        ));
     }
     Ok(())
 }

@@ -68,6 +68,14 @@ impl<'r> Responder<'r, 'static> for CaughtError {
         } else {
             status
         };
+        if status == Status::InternalServerError {
+            let id = crate::request_id::of(req);
+            eprintln!(
+                "stockbook: request {id}: {} {} answered 500 (a panic or an unhandled failure)",
+                req.method(),
+                req.uri().path()
+            );
+        }
         let mut res: Response<'static> = error_response(status, message);
         if status == Status::MethodNotAllowed {
             res.set_header(Header::new("Allow", allowed_methods(req)));

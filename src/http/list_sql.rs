@@ -24,6 +24,9 @@ pub trait Visible {
 pub struct Which<'a> {
     pub entity: Option<&'a str>,
     pub id: Option<&'a str>,
+    /// Only records changed at or after this time (RFC 3339 UTC, whole seconds: the stored
+    /// form), docs/public-api.md#incremental-sync.
+    pub updated_since: Option<&'a str>,
 }
 
 /// `WHERE <visible> [AND alias.entity_id = ?] [AND alias.id = ?]` and its parameters.
@@ -37,6 +40,10 @@ fn filter(visible: &impl Visible, alias: &str, which: Which<'_>) -> (String, Vec
     if let Some(id) = which.id {
         filter.push_str(&format!(" AND {alias}.id = ?"));
         params.push(id.to_owned());
+    }
+    if let Some(since) = which.updated_since {
+        filter.push_str(&format!(" AND {alias}.updated_at >= ?"));
+        params.push(since.to_owned());
     }
     (filter, params)
 }

@@ -6,8 +6,8 @@
 //! feature. Each feature describes its own operations and schemas beside its `routes()`
 //! (`src/<feature>/openapi.rs`); `crate::openapi` assembles them into the document.
 //!
-//! Decimals are JSON numbers (`type: number` with `multipleOf` for their places), never
-//! strings. Every operation lists its error answers with the error body
+//! Decimals are JSON numbers (`type: number`, `format: decimal`, their places in
+//! `x-decimal-places`); request bodies also take them as strings holding the decimal. Every operation lists its error answers with the error body
 //! (docs/conventions.md#errors).
 
 use serde_json::{json, Map, Value};
@@ -15,7 +15,8 @@ use serde_json::{json, Map, Value};
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Shape::{
     Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
-    PlainListBare, Query, Redirect, Report, ReportList, Update, Upsert, V1List,
+    PlainListBare, Query, RecordDelete, RecordGet, RecordUpdate, Redirect, Report, ReportList,
+    Update, Upsert, V1FilteredList, V1List,
 };
 
 /// Who may call an operation.
@@ -40,6 +41,9 @@ pub enum Shape {
     /// Public list: `entityId`, `limit` (default 50, at most 200), `offset` →
     /// `{data: [schema], limit, offset}`.
     V1List(&'static str),
+    /// Public list with the session list's filters: `filters`, `limit`, `offset` →
+    /// `{data: [schema], limit, offset, has_more}`.
+    V1FilteredList(&'static str, &'static [Filter]),
     /// JSON body → 201 `{data: record}`.
     Create {
         body: &'static str,
@@ -61,6 +65,15 @@ pub enum Shape {
     Get(&'static str),
     /// No body → 200 with the schema itself (no envelope).
     Bare(&'static str),
+    /// A record path (`.../{id}`): no body → 200 `{data: record}`.
+    RecordGet(&'static str),
+    /// A record path: a partial JSON body (no `id`) → 200 `{data: record}`.
+    RecordUpdate {
+        body: &'static str,
+        record: &'static str,
+    },
+    /// A record path: no body → 200 `{data: {success: true}}`.
+    RecordDelete,
     /// Query parameters → 200 `{data: record}`.
     Query {
         params: &'static [Param],
@@ -384,21 +397,19 @@ pub fn integer() -> Value {
 }
 
 /// A decimal: a JSON number with at most `places` decimal places (more is a 400, not a
-/// rounding) and a magnitude of at most 10^12.
+/// rounding) and a magnitude of at most 10^12. It is described as `format: decimal` with
+/// its places in `x-decimal-places`, not as a float `multipleOf`, which standard
+/// validators check in binary floating point (and so refuse 19.99); request bodies also
+/// take the decimal as a string ([`accept_decimal_strings`]).
 pub fn decimal(places: u32, description: &str) -> Value {
     json!({
         "type": "number",
-        "multipleOf": step(places),
+        "format": "decimal",
+        "x-decimal-places": places,
         "maximum": 1_000_000_000_000_i64,
         "minimum": -1_000_000_000_000_i64,
-        "description": format!("{description} Exact decimal with up to {places} decimal places, sent and received as a JSON number."),
+        "description": format!("{description} Exact decimal with up to {places} decimal places, answered as a JSON number; a request may send it as a JSON number or as a string holding it (\"19.99\")."),
     })
-}
-
-/// `0.01` for 2 places, as an exact JSON number.
-fn step(places: u32) -> Value {
-    let step = format!("0.{}1", "0".repeat(places as usize - 1));
-    serde_json::from_str::<Value>(&step).unwrap_or(json!(0.01))
 }
 
 /// A computed figure of a report: a JSON number with at most `places` decimal places
@@ -406,9 +417,54 @@ fn step(places: u32) -> Value {
 pub fn figure(places: u32, description: &str) -> Value {
     json!({
         "type": "number",
-        "multipleOf": step(places),
+        "format": "decimal",
+        "x-decimal-places": places,
         "description": format!("{description} A JSON number with at most {places} decimal places."),
     })
+}
+
+/// Rewrites every decimal of a request body's schema to take a string holding the decimal
+/// too (docs/public-api.md#exact-amounts): `type` gains `string` and a `pattern` states
+/// what the server parses (`crate::db::decimal::is_plain_decimal`: up to twelve integer
+/// digits, then the places; trailing zeros beyond them are the same value). Answers keep
+/// numbers, so only schemas reached from request bodies are rewritten.
+pub fn accept_decimal_strings(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            if o.get("format").and_then(Value::as_str) == Some("decimal") {
+                let places = o
+                    .get("x-decimal-places")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let nullable = o
+                    .get("type")
+                    .is_some_and(|t| t.as_array().is_some_and(|a| a.contains(&json!("null"))));
+                o.insert(
+                    "type".into(),
+                    if nullable {
+                        json!(["number", "string", "null"])
+                    } else {
+                        json!(["number", "string"])
+                    },
+                );
+                let fraction = if places == 0 {
+                    "0+".to_owned()
+                } else {
+                    format!("[0-9]{{1,{places}}}0*")
+                };
+                o.insert(
+                    "pattern".into(),
+                    json!(format!("^-?[0-9]{{1,12}}(\\.{fraction})?$")),
+                );
+                return;
+            }
+            for v in o.values_mut() {
+                accept_decimal_strings(v);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(accept_decimal_strings),
+        _ => {}
+    }
 }
 
 pub fn money(description: &str) -> Value {
@@ -572,6 +628,24 @@ pub fn data_of(schema: Value) -> Value {
 pub fn query_param(name: &str, description: &str, mut schema: Value) -> Value {
     no_nul(&mut schema);
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// The `{id}` of a record path.
+fn id_path_param() -> Value {
+    json!({ "name": "id", "in": "path", "required": true, "description": "The record's id (a malformed one is 400; an unknown one, or another entity's, 404).", "schema": uuid() })
+}
+
+/// A session API update body as a record path's PUT body: the same fields without `id`,
+/// which the path carries, and none required (docs/public-api.md#record-paths).
+pub fn fields_of(update: &Value) -> Value {
+    let mut v = update.clone();
+    if let Some(props) = v["properties"].as_object_mut() {
+        props.remove("id");
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove("required");
+    }
+    v
 }
 
 /// A [`Param`] as the document writes it.
@@ -749,14 +823,20 @@ pub fn operation(o: &Operation) -> Value {
                 json!({ "anyOf": [reference(whole), reference(page)] }),
             )
         }
-        V1List(s) => {
-            parameters.push(entity_param());
+        V1List(s) | V1FilteredList(s, _) => {
+            match o.shape {
+                V1FilteredList(_, filters) => {
+                    parameters.extend(filters.iter().map(|f| filter_param(*f)));
+                }
+                _ => parameters.push(entity_param()),
+            }
+            parameters.push(query_param("updated_since", "Only records changed at or after this time (RFC 3339 with its offset; inclusive, to the second): pass the largest `updated_at` already read to fetch what changed since (docs/public-api.md#incremental-sync).", json!({ "type": "string", "format": "date-time" })));
             parameters.push(query_param("limit", "Page size: default 50; above 200 is served as 200; below 1 or not a whole number is 400.", json!({ "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 })));
             parameters.push(query_param("offset", "Records to skip: default 0; negative is 400. Pages follow creation order, so paging never skips or repeats a record.", json!({ "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 })));
             (
                 "200",
                 object(
-                    &["data", "limit", "offset"],
+                    &["data", "limit", "offset", "has_more"],
                     vec![
                         ("data", array(reference(s))),
                         (
@@ -764,6 +844,10 @@ pub fn operation(o: &Operation) -> Value {
                             json!({ "type": "integer", "description": "The page size served." }),
                         ),
                         ("offset", integer()),
+                        (
+                            "has_more",
+                            json!({ "type": "boolean", "description": "Whether a record follows this page: ask again with offset + limit while true." }),
+                        ),
                     ],
                 ),
             )
@@ -793,6 +877,19 @@ pub fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
+        RecordGet(s) => {
+            parameters.push(id_path_param());
+            ("200", data_of(reference(s)))
+        }
+        RecordUpdate { body: b, record } => {
+            parameters.push(id_path_param());
+            body = Some(b);
+            ("200", data_of(reference(record)))
+        }
+        RecordDelete => {
+            parameters.push(id_path_param());
+            ("200", data_of(reference("Success")))
+        }
         Query { params, record } => {
             parameters.extend(params.iter().map(|p| required_param(*p)));
             ("200", data_of(reference(record)))

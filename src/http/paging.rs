@@ -94,6 +94,8 @@ pub struct EntityListQuery {
     pub id: Vec<String>,
     pub limit: Vec<String>,
     pub offset: Vec<String>,
+    /// Only records changed since (public lists, docs/public-api.md#incremental-sync).
+    pub updated_since: Vec<String>,
 }
 
 fn single<'a>(field: &str, values: &'a [String]) -> AppResult<Option<&'a str>> {
@@ -108,6 +110,11 @@ impl EntityListQuery {
     /// The `entityId` filter, when given.
     pub fn entity(&self) -> AppResult<Option<String>> {
         single("entityId", &self.entity_id).map(|e| e.map(str::to_owned))
+    }
+
+    /// The `updated_since` filter, in the stored form ([`parse_since`]).
+    pub fn since(&self) -> AppResult<Option<String>> {
+        parse_since(single("updated_since", &self.updated_since)?)
     }
 
     /// The `id` filter of a session list, when given: 400 unless a UUID.
@@ -134,4 +141,23 @@ impl EntityListQuery {
     pub fn v1_page(&self) -> AppResult<Page> {
         self.page(Some(50))
     }
+}
+
+/// `updated_since` (docs/public-api.md#incremental-sync): an RFC 3339 time with its offset
+/// (`2026-11-01T09:30:00Z`, `2026-11-01T10:30:00+01:00`), turned into the stored form (UTC,
+/// whole seconds, rounded down, so the filter is inclusive and never misses a record).
+pub fn parse_since(raw: Option<&str>) -> AppResult<Option<String>> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    let t = time::OffsetDateTime::parse(raw.trim(), &time::format_description::well_known::Rfc3339)
+        .map_err(|_| {
+            AppError::invalid(
+                "updated_since",
+                "must be an RFC 3339 time with its offset, like 2026-11-01T09:30:00Z",
+            )
+        })?;
+    Ok(Some(crate::clock::rfc3339(
+        t.to_offset(time::UtcOffset::UTC),
+    )))
 }

@@ -136,10 +136,13 @@ impl Keyed {
             }
             Ok(Some(s)) => match s.answer {
                 Some(a) => Decision::Replay(a),
-                None => Decision::Refuse(AppError::conflict(format!(
-                    "The request with this {HEADER} was carried out, but the server stopped \
+                None => Decision::Refuse(AppError::refused(
+                    "idempotency_answer_lost",
+                    format!(
+                        "The request with this {HEADER} was carried out, but the server stopped \
                      before it recorded the answer: look the record up instead of retrying"
-                ))),
+                    ),
+                )),
             },
         };
         *self.decision.lock().unwrap_or_else(PoisonError::into_inner) = Some(decision);
@@ -236,9 +239,12 @@ impl Handler for Idempotent {
         let Some(_running) = flight.enter(&caller, &key) else {
             return route::Outcome::from(
                 req,
-                AppError::conflict(format!(
+                AppError::refused(
+                    "idempotency_in_progress",
+                    format!(
                     "A request with this {HEADER} is still running: retry once it has been answered"
-                )),
+                ),
+                ),
             );
         };
         let now = rocket

@@ -185,9 +185,10 @@ impl RunGuard {
         let key = format!("{entity_id}/{platform}");
         let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
         if !running.get_or_insert_with(HashSet::new).insert(key.clone()) {
-            return Err(AppError::conflict(format!(
-                "An import from {platform} is already running for this entity"
-            )));
+            return Err(AppError::refused(
+                "import_running",
+                format!("An import from {platform} is already running for this entity"),
+            ));
         }
         Ok(Self(key))
     }

@@ -114,6 +114,7 @@ pub fn list<D: LinedDocument>(
     let which = Which {
         entity: options.entity_id.as_deref(),
         id: options.id.as_deref(),
+        ..Which::default()
     };
     let mut docs = SelectSql {
         select: D::SELECT,

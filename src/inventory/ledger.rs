@@ -112,6 +112,9 @@ pub struct Movement {
     /// The invoice or bill the movement was written for (docs/documents-stock.md#the-one-rule).
     pub document_id: Option<String>,
     pub created_at: String,
+    /// A movement is never changed: the time it was recorded
+    /// (docs/public-api.md#incremental-sync).
+    pub updated_at: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,10 +232,13 @@ fn apply(
             Some(&loc.entity_id),
         )?;
         if m.origin == Origin::Client && !loc.active {
-            return Err(AppError::conflict(format!(
-                "Location {} is inactive and cannot take stock changes",
-                loc.name
-            )));
+            return Err(AppError::refused(
+                "inactive_record",
+                format!(
+                    "Location {} is inactive and cannot take stock changes",
+                    loc.name
+                ),
+            ));
         }
         let row: Option<(Qty, Qty)> = tx
             .prepare_cached(
@@ -258,9 +264,10 @@ fn apply(
         match held {
             Some(_) => {
                 tx.prepare_cached(
-                    "UPDATE warehouse_stock SET quantity = ?1 WHERE product_id = ?2 AND location_id = ?3",
+                    "UPDATE warehouse_stock SET quantity = ?1, updated_at = ?4
+                     WHERE product_id = ?2 AND location_id = ?3",
                 )?
-                .execute(params![after, product.id, loc.id])?;
+                .execute(params![after, product.id, loc.id, now])?;
             }
             None => {
                 insert_stock_row(tx, product, loc, after, Qty::ZERO, now)?;
@@ -312,6 +319,7 @@ fn apply(
         entity_id: product.entity_id.clone(),
         document_id: document_id.map(str::to_owned),
         created_at: now.to_owned(),
+        updated_at: now.to_owned(),
     };
     tx.prepare_cached(
         "INSERT INTO stock_movements (id, owner_id, entity_id, product_id, location_id, qty, type,
@@ -372,10 +380,13 @@ impl Breach {
         } else {
             format!(" on {}", self.date)
         };
-        AppError::conflict(format!(
-            "Insufficient {what}{on}: {} needs {}, has {}",
-            product.sku, -qty, self.has
-        ))
+        AppError::refused(
+            "insufficient_stock",
+            format!(
+                "Insufficient {what}{on}: {} needs {}, has {}",
+                product.sku, -qty, self.has
+            ),
+        )
     }
 }
 
@@ -465,12 +476,15 @@ fn storable(
     if size <= max || size < before.value().abs() {
         return Ok(());
     }
-    Err(AppError::conflict(format!(
-        "Quantity too large: the stock of {} {} would be {after}, above the {MAX_MAGNITUDE} \
+    Err(AppError::refused(
+        "too_large",
+        format!(
+            "Quantity too large: the stock of {} {} would be {after}, above the {MAX_MAGNITUDE} \
          a stock figure may reach",
-        product.sku,
-        place(),
-    )))
+            product.sku,
+            place(),
+        ),
+    ))
 }
 
 /// Refuses (409) a movement the system would derive with a magnitude past 10^12 (the
@@ -480,11 +494,14 @@ fn movement_in_bounds(m: &NewMovement<'_>) -> AppResult<()> {
     if m.qty.value().abs() <= Decimal::from(MAX_MAGNITUDE) {
         return Ok(());
     }
-    Err(AppError::conflict(format!(
-        "Quantity too large: the movement of {} would be {}, above the {MAX_MAGNITUDE} a \
+    Err(AppError::refused(
+        "too_large",
+        format!(
+            "Quantity too large: the movement of {} would be {}, above the {MAX_MAGNITUDE} a \
          movement may carry",
-        m.product.sku, m.qty
-    )))
+            m.product.sku, m.qty
+        ),
+    ))
 }
 
 /// `(old_qty * old_cost + qty * unit_cost) / (old_qty + qty)` to 4 dp; with no positive
@@ -534,8 +551,8 @@ pub fn insert_stock_row(
     let id = uuid::Uuid::now_v7().to_string();
     tx.prepare_cached(
         "INSERT INTO warehouse_stock (id, owner_id, entity_id, product_id, location_id, quantity,
-             reorder_point, reserved_quantity, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8)",
+             reorder_point, reserved_quantity, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?8)",
     )?
     .execute(params![
         id,

@@ -32,9 +32,10 @@ pub struct Location {
     pub status: String,
     pub entity_id: String,
     pub created_at: String,
+    pub updated_at: String,
 }
 
-const COLUMNS: &str = "id, name, address, status, entity_id, created_at";
+const COLUMNS: &str = "id, name, address, status, entity_id, created_at, updated_at";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Location> {
     Ok(Location {
@@ -44,6 +45,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Location> {
         status: r.get(3)?,
         entity_id: r.get(4)?,
         created_at: r.get(5)?,
+        updated_at: r.get(6)?,
     })
 }
 
@@ -64,12 +66,17 @@ pub fn list_locations(
     conn: &Connection,
     scope: &Scope,
     entity: Option<&str>,
+    updated_since: Option<&str>,
     limit: i64,
     offset: i64,
 ) -> AppResult<Vec<Location>> {
     let (cond, mut args) = scope.condition("");
     let mut sql = format!("SELECT {COLUMNS} FROM warehouse_locations WHERE {cond}");
     and_eq(&mut sql, &mut args, "entity_id", entity);
+    if let Some(since) = updated_since {
+        sql.push_str(" AND updated_at >= ?");
+        args.push(since.to_owned());
+    }
     sql.push_str(&format!(
         " ORDER BY name COLLATE NOCASE, seq LIMIT {limit} OFFSET {offset}"
     ));
@@ -116,8 +123,9 @@ pub fn create_location(
     let entity = scope.entity(tx, "entity_id", &b.entity_id)?;
     let id = uuid::Uuid::new_v4().to_string();
     tx.execute(
-        "INSERT INTO warehouse_locations (id, owner_id, entity_id, name, address, status, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO warehouse_locations (id, owner_id, entity_id, name, address, status, created_at,
+             updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
         params![
             id,
             scope.owner_id,
@@ -146,7 +154,12 @@ pub struct LocationUpdate {
 /// Applies a PUT and returns the whole location. Deactivating (`status: inactive`) is
 /// always allowed: an inactive location keeps its stock, refuses new stock changes and
 /// new documents, and lets documents already under way finish.
-pub fn update_location(tx: &Transaction, scope: &Scope, b: LocationUpdate) -> AppResult<Location> {
+pub fn update_location(
+    tx: &Transaction,
+    scope: &Scope,
+    b: LocationUpdate,
+    ctx: &Ctx,
+) -> AppResult<Location> {
     let id = parse_id("id", &b.id)?;
     let name = b
         .name
@@ -165,8 +178,9 @@ pub fn update_location(tx: &Transaction, scope: &Scope, b: LocationUpdate) -> Ap
         l.status = s;
     }
     tx.execute(
-        "UPDATE warehouse_locations SET name = ?1, address = ?2, status = ?3 WHERE id = ?4",
-        params![l.name, l.address, l.status, l.id],
+        "UPDATE warehouse_locations SET name = ?1, address = ?2, status = ?3, updated_at = ?5
+         WHERE id = ?4",
+        params![l.name, l.address, l.status, l.id, ctx.now],
     )?;
     Ok(l)
 }
@@ -184,11 +198,14 @@ pub fn delete_location(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<(
         |r| r.get(0),
     )?;
     if used {
-        return Err(AppError::conflict(format!(
-            "Location {} is in use by stock, movements, transfer orders or stock takes; \
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "Location {} is in use by stock, movements, transfer orders or stock takes; \
              deactivate it instead",
-            l.name
-        )));
+                l.name
+            ),
+        ));
     }
     tx.execute("DELETE FROM warehouse_locations WHERE id = ?1", [id])
         .map_err(AppError::in_use)?;
@@ -212,6 +229,7 @@ async fn list(
                 conn,
                 &scope,
                 entity.as_deref(),
+                None,
                 page.sql_limit(),
                 page.offset,
             )
@@ -240,10 +258,13 @@ async fn update(
     user: SessionUser,
     body: JsonBody<LocationUpdate>,
     db: &State<Db>,
+    ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let b = body.into_inner();
-    let loc = db.write(move |tx| update_location(tx, &scope, b)).await?;
+    let loc = db
+        .write(move |tx| update_location(tx, &scope, b, &ctx))
+        .await?;
     Ok(data(loc))
 }
 

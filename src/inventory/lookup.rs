@@ -99,10 +99,13 @@ pub fn check_takes_stock(
 ) -> AppResult<()> {
     crate::scope::same_entity(field, entity, Some(&location.entity_id))?;
     if !location.active {
-        return Err(AppError::conflict(format!(
-            "Location {} is inactive and cannot take stock changes",
-            location.name
-        )));
+        return Err(AppError::refused(
+            "inactive_record",
+            format!(
+                "Location {} is inactive and cannot take stock changes",
+                location.name
+            ),
+        ));
     }
     Ok(())
 }

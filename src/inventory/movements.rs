@@ -25,7 +25,7 @@ use crate::db::raw::csv_cell;
 use crate::db::{damage, Db};
 use crate::error::{AppError, AppResult};
 use crate::http::body::{clean, parse_date, parse_id, parse_opt_id, JsonBody};
-use crate::http::paging::parse_page;
+use crate::http::paging::{parse_page, parse_since, Page};
 use crate::http::stream::{stream_json, ChunkWriter, CsvStream, Sink, CHUNK};
 use crate::http::{data, Created};
 use crate::scope::{same_entity, Scope};
@@ -56,6 +56,10 @@ pub struct MovementFilter {
     pub date_to: Option<Date>,
     pub limit: Option<i64>,
     pub offset: i64,
+    /// Ledger order, oldest first (the public API's pages), instead of newest first.
+    pub oldest_first: bool,
+    /// Only movements recorded at or after this time (the stored form).
+    pub updated_since: Option<String>,
 }
 
 const SELECT: &str = "SELECT m.id, p.id, p.name, p.sku, m.qty, m.type, m.location_id,
@@ -88,6 +92,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Movement> {
         unit_cost: r.get(10)?,
         entity_id: r.get(11)?,
         created_at: r.get(12)?,
+        updated_at: r.get(12)?,
         document_id: r.get(13)?,
     })
 }
@@ -117,7 +122,12 @@ pub fn list_movements(
 ) -> AppResult<Vec<Movement>> {
     let (cond, args) = filter_condition(conn, scope, f)?;
     let mut stmt = conn.prepare_cached(&format!(
-        "{SELECT} WHERE {cond} ORDER BY m.date DESC, m.seq DESC LIMIT {} OFFSET {}",
+        "{SELECT} WHERE {cond} ORDER BY {} LIMIT {} OFFSET {}",
+        if f.oldest_first {
+            "m.seq"
+        } else {
+            "m.date DESC, m.seq DESC"
+        },
         f.limit.unwrap_or(-1),
         f.offset
     ))?;
@@ -164,6 +174,11 @@ fn filter_condition(
     if let Some(d) = &f.document_id {
         cond.push_str(" AND m.document_id = ?");
         args.push(d.clone());
+    }
+    // A movement is never changed: it changed when it was recorded.
+    if let Some(since) = &f.updated_since {
+        cond.push_str(" AND m.created_at >= ?");
+        args.push(since.clone());
     }
     Ok((cond, args))
 }
@@ -296,8 +311,9 @@ pub fn record_movement(
     )
 }
 
+/// The filters of the movement history, on both APIs.
 #[derive(Debug, FromForm)]
-struct ListParams {
+pub struct ListParams {
     #[field(name = "productId")]
     product_id: Option<String>,
     #[field(name = "entityId")]
@@ -315,8 +331,44 @@ struct ListParams {
     /// `csv` for the history as a spreadsheet
     /// (docs/documents-stock.md#the-movement-history-as-a-spreadsheet); JSON otherwise.
     format: Option<String>,
-    limit: Option<String>,
-    offset: Option<String>,
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+    /// Public lists only (docs/public-api.md#incremental-sync).
+    updated_since: Option<String>,
+}
+
+impl ListParams {
+    /// The filter these parameters ask for, on `page`; the entity is resolved through the
+    /// caller's scope when it is read ([`Self::entity`]).
+    pub fn filter(&self, page: Page) -> AppResult<MovementFilter> {
+        let kind = match self.kind.as_deref().filter(|k| !k.is_empty()) {
+            None => None,
+            Some(k) => Some(MovementType::parse(k).ok_or_else(|| {
+                AppError::invalid(
+                    "type",
+                    format!("must be one of {}, transfer_cancelled", type_list()),
+                )
+            })?),
+        };
+        Ok(MovementFilter {
+            product_id: parse_opt_id("productId", self.product_id.as_deref())?,
+            location_id: parse_opt_id("locationId", self.location_id.as_deref())?,
+            entity_id: None,
+            document_id: parse_opt_id("documentId", self.document_id.as_deref())?,
+            kind,
+            date_from: opt_date("dateFrom", self.date_from.as_deref())?,
+            date_to: opt_date("dateTo", self.date_to.as_deref())?,
+            limit: page.limit,
+            offset: page.offset,
+            oldest_first: false,
+            updated_since: parse_since(self.updated_since.as_deref())?,
+        })
+    }
+
+    /// The `entityId` filter as sent.
+    pub fn entity(&self) -> Option<String> {
+        self.entity_id.clone()
+    }
 }
 
 fn opt_date(field: &str, s: Option<&str>) -> AppResult<Option<Date>> {
@@ -337,34 +389,12 @@ async fn list(
         Some(_) => return Err(AppError::invalid("format", "must be json or csv")),
     };
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
-    let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
-    let document_id = parse_opt_id("documentId", params.document_id.as_deref())?;
-    let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
-    let kind = match params.kind.as_deref().filter(|k| !k.is_empty()) {
-        None => None,
-        Some(k) => Some(MovementType::parse(k).ok_or_else(|| {
-            AppError::invalid(
-                "type",
-                format!("must be one of {}, transfer_cancelled", type_list()),
-            )
-        })?),
-    };
-    let date_from = opt_date("dateFrom", params.date_from.as_deref())?;
-    let date_to = opt_date("dateTo", params.date_to.as_deref())?;
+    let mut parsed = params.filter(page)?;
     let scope = user.scope();
-    let entity = params.entity_id;
+    let entity = params.entity();
     let filter = move |conn: &Connection| -> AppResult<MovementFilter> {
-        Ok(MovementFilter {
-            product_id,
-            location_id,
-            entity_id: scope_entity(conn, &scope, entity.as_deref())?,
-            document_id,
-            kind,
-            date_from,
-            date_to,
-            limit: page.limit,
-            offset: page.offset,
-        })
+        parsed.entity_id = scope_entity(conn, &scope, entity.as_deref())?;
+        Ok(parsed)
     };
     let scope = user.scope();
     if csv {

@@ -30,7 +30,7 @@ fn product_ids() -> Value {
     )
 }
 
-fn movement_type() -> Value {
+pub fn movement_type() -> Value {
     let types: Vec<&str> = MovementType::ALL.iter().map(|t| t.as_str()).collect();
     query_param(
         "type",
@@ -208,6 +208,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("status", one_of_values(LOCATION_STATUSES, "")),
             ("entity_id", uuid()),
             ("created_at", timestamp()),
+            ("updated_at", timestamp()),
         ])),
         ("WarehouseLocationCreate", object(&["name", "entity_id"], vec![
             ("name", name_text("")),
@@ -230,6 +231,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 ("reorder_point", qty("A location alert is raised when quantity is at or below it.")),
                 ("reserved_quantity", qty("Held by in-transit transfer orders from this location, plus any reservation set by hand.")),
                 ("entity_id", nullable(uuid())),
+                ("updated_at", json!({ "type": "string", "format": "date-time", "description": "RFC 3339, UTC: the last change of its quantities or reorder point." })),
             ]);
             v["description"] = json!("The stock of one product at one location.");
             v
@@ -269,6 +271,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                     v
                 }),
                 ("created_at", timestamp()),
+                ("updated_at", json!({ "type": "string", "format": "date-time", "description": "RFC 3339, UTC. Never changed after it is recorded: the same as created_at." })),
             ]);
             v["description"] = json!("An immutable ledger entry.");
             v

@@ -105,6 +105,9 @@ pub struct ProductFilter {
     pub order: Order,
     pub limit: Option<i64>,
     pub offset: i64,
+    /// Only products changed at or after this time (the stored form,
+    /// docs/public-api.md#incremental-sync).
+    pub updated_since: Option<String>,
 }
 
 /// Lists products visible to `scope`, in `f.order`, with their stock levels.
@@ -182,6 +185,10 @@ fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     if let Some(e) = &f.entity_id {
         filter.push_str(&format!(" AND {alias}.entity_id = ?"));
         args.push(e.clone());
+    }
+    if let Some(since) = &f.updated_since {
+        filter.push_str(&format!(" AND {alias}.updated_at >= ?"));
+        args.push(since.clone());
     }
     if let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         if q.chars().count() >= 3 {
@@ -351,7 +358,10 @@ fn check_sku_free(
         )
         .optional()?;
     match taken {
-        Some(_) => Err(AppError::conflict(format!("SKU already exists: {sku}"))),
+        Some(_) => Err(AppError::refused(
+            "duplicate_sku",
+            format!("SKU already exists: {sku}"),
+        )),
         None => Ok(key),
     }
 }
@@ -367,7 +377,10 @@ fn next_sku(tx: &Connection, owner: &str, entity: Option<&str>) -> AppResult<Str
         |r| r.get(0),
     )?;
     let next = max.unwrap_or(0).checked_add(1).ok_or_else(|| {
-        AppError::conflict("No generated SKU is left after the largest SKU-number; send a sku")
+        AppError::refused(
+            "sku_exhausted",
+            "No generated SKU is left after the largest SKU-number; send a sku",
+        )
     })?;
     Ok(format!("SKU-{next:05}"))
 }
@@ -534,6 +547,7 @@ async fn list(
             order: Order::Session,
             limit: page.limit,
             offset: page.offset,
+            updated_since: None,
         })
     };
     if page.limit.is_some() {
@@ -688,11 +702,14 @@ pub fn update_product(
     if let Some(target) = u.stock_qty {
         let located = ledger::located_total(tx, &p.id)?;
         if target < located {
-            return Err(AppError::conflict(format!(
-                "stock_qty {target} is below the {located} held at locations for {}; \
+            return Err(AppError::refused(
+                "stock_at_locations",
+                format!(
+                    "stock_qty {target} is below the {located} held at locations for {}; \
                  change the stock at those locations instead",
-                p.sku
-            )));
+                    p.sku
+                ),
+            ));
         }
         let diff = target - p.stock_qty;
         if !diff.is_zero() {
@@ -727,18 +744,24 @@ pub fn delete_product(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()
         |r| r.get(0),
     )?;
     if moved {
-        return Err(AppError::conflict(format!(
-            "Product {} has stock movements and cannot be deleted; deactivate it instead",
-            p.sku
-        )));
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "Product {} has stock movements and cannot be deleted; deactivate it instead",
+                p.sku
+            ),
+        ));
     }
     tx.execute("DELETE FROM warehouse_stock WHERE product_id = ?1", [id])?;
     tx.execute("DELETE FROM products WHERE id = ?1", [id])
         .map_err(|e| match AppError::in_use(e) {
-            AppError::Conflict(_) => AppError::conflict(format!(
-                "Product {} is used on documents and cannot be deleted; deactivate it instead",
-                p.sku
-            )),
+            AppError::Conflict(_) => AppError::refused(
+                "in_use",
+                format!(
+                    "Product {} is used on documents and cannot be deleted; deactivate it instead",
+                    p.sku
+                ),
+            ),
             other => other,
         })?;
     Ok(())

@@ -28,7 +28,7 @@ use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, parse_opt_id, JsonBody};
 use crate::http::data;
-use crate::http::paging::parse_page;
+use crate::http::paging::{parse_page, parse_since, Page};
 use crate::scope::{same_entity, Scope};
 
 pub fn routes() -> Vec<Route> {
@@ -41,6 +41,8 @@ pub struct StockFilter {
     pub product_id: Option<String>,
     pub location_id: Option<String>,
     pub entity_id: Option<String>,
+    /// Only rows changed at or after this time (the stored form).
+    pub updated_since: Option<String>,
     pub limit: Option<i64>,
     pub offset: i64,
 }
@@ -66,6 +68,10 @@ pub fn list_stock(
     if let Some(e) = &f.entity_id {
         cond.push_str(" AND s.entity_id = ?");
         args.push(e.clone());
+    }
+    if let Some(since) = &f.updated_since {
+        cond.push_str(" AND s.updated_at >= ?");
+        args.push(since.clone());
     }
     let params: Vec<&dyn rusqlite::ToSql> =
         args.iter().map(|a| a as &dyn rusqlite::ToSql).collect();
@@ -168,9 +174,9 @@ pub fn upsert_stock(
         Some(q) => {
             if let Some(rp) = reorder_point {
                 tx.execute(
-                    "UPDATE warehouse_stock SET reorder_point = ?1
+                    "UPDATE warehouse_stock SET reorder_point = ?1, updated_at = ?4
                      WHERE product_id = ?2 AND location_id = ?3",
-                    params![rp, product.id, loc.id],
+                    params![rp, product.id, loc.id, ctx.now],
                 )?;
             }
             (q, false)
@@ -232,22 +238,25 @@ pub fn update_stock(
     let row = stock_rows::get_visible(tx, scope, &id)?;
     if let Some(rp) = reorder_point {
         tx.execute(
-            "UPDATE warehouse_stock SET reorder_point = ?1 WHERE id = ?2",
-            params![rp, row.id],
+            "UPDATE warehouse_stock SET reorder_point = ?1, updated_at = ?3 WHERE id = ?2",
+            params![rp, row.id, ctx.now],
         )?;
     }
     if let Some(r) = reserved {
         let held = held_in_transit(tx, &row.location_id.id, &row.product_id.id)?;
         if r < held {
-            return Err(AppError::conflict(format!(
-                "reserved_quantity {r} is below the {held} of {} held at {} by in-transit \
+            return Err(AppError::refused(
+                "reserved_in_transit",
+                format!(
+                    "reserved_quantity {r} is below the {held} of {} held at {} by in-transit \
                  transfer orders",
-                row.product_id.sku, row.location_id.name
-            )));
+                    row.product_id.sku, row.location_id.name
+                ),
+            ));
         }
         tx.execute(
-            "UPDATE warehouse_stock SET reserved_quantity = ?1 WHERE id = ?2",
-            params![r, row.id],
+            "UPDATE warehouse_stock SET reserved_quantity = ?1, updated_at = ?3 WHERE id = ?2",
+            params![r, row.id, ctx.now],
         )?;
     }
     if let Some(target) = b.quantity {
@@ -259,37 +268,48 @@ pub fn update_stock(
 }
 
 #[derive(Debug, FromForm)]
-struct ListParams {
+pub struct ListParams {
     #[field(name = "productId")]
     product_id: Option<String>,
     #[field(name = "locationId")]
     location_id: Option<String>,
     #[field(name = "entityId")]
     entity_id: Option<String>,
-    limit: Option<String>,
-    offset: Option<String>,
+    pub limit: Option<String>,
+    pub offset: Option<String>,
+    /// Public lists only (docs/public-api.md#incremental-sync).
+    updated_since: Option<String>,
+}
+
+/// The stock rows `params` ask for, on `page`, as `scope` sees them (both APIs).
+pub async fn read_stock(
+    db: &Db,
+    scope: Scope,
+    params: ListParams,
+    page: Page,
+) -> AppResult<Vec<StockRow>> {
+    let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
+    let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
+    let updated_since = parse_since(params.updated_since.as_deref())?;
+    db.read(move |conn| {
+        let entity_id = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
+        let filter = StockFilter {
+            product_id,
+            location_id,
+            entity_id,
+            updated_since,
+            limit: page.limit,
+            offset: page.offset,
+        };
+        list_stock(conn, &scope, &filter)
+    })
+    .await
 }
 
 #[get("/warehouse-stock?<params..>")]
 async fn list(user: SessionUser, params: ListParams, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = parse_page(params.limit.as_deref(), params.offset.as_deref(), None)?;
-    let product_id = parse_opt_id("productId", params.product_id.as_deref())?;
-    let location_id = parse_opt_id("locationId", params.location_id.as_deref())?;
-    let scope = user.scope();
-    let rows = db
-        .read(move |conn| {
-            let entity_id = scope.entity_opt(conn, "entityId", params.entity_id.as_deref())?;
-            let filter = StockFilter {
-                product_id,
-                location_id,
-                entity_id,
-                limit: page.limit,
-                offset: page.offset,
-            };
-            list_stock(conn, &scope, &filter)
-        })
-        .await?;
-    Ok(data(rows))
+    Ok(data(read_stock(db, user.scope(), params, page).await?))
 }
 
 #[post("/warehouse-stock", data = "<body>")]

@@ -32,12 +32,15 @@ pub struct StockRow {
     pub reorder_point: Qty,
     pub reserved_quantity: Qty,
     pub entity_id: Option<String>,
+    /// The last change of its quantities or reorder point
+    /// (docs/public-api.md#incremental-sync).
+    pub updated_at: String,
 }
 
 /// SELECT list and joins for [`from_row`]; append `WHERE ...`.
 pub const SELECT: &str =
     "SELECT s.id, p.id, p.name, p.sku, l.id, l.name, s.quantity, s.reorder_point,
-        s.reserved_quantity, s.entity_id
+        s.reserved_quantity, s.entity_id, s.updated_at
      FROM warehouse_stock s
      JOIN products p ON p.id = s.product_id
      JOIN warehouse_locations l ON l.id = s.location_id";
@@ -58,6 +61,7 @@ pub fn from_row(r: &Row<'_>) -> rusqlite::Result<StockRow> {
         reorder_point: r.get(7)?,
         reserved_quantity: r.get(8)?,
         entity_id: r.get(9)?,
+        updated_at: r.get(10)?,
     })
 }
 

@@ -223,10 +223,13 @@ pub fn create_stock_take(
     let loc = location_ref(tx, scope, &location)?;
     same_entity("location_id", Some(&loc.entity_id), Some(entity.as_str()))?;
     if !loc.active {
-        return Err(AppError::conflict(format!(
-            "Location {} is inactive: it cannot take a new stock take",
-            loc.name
-        )));
+        return Err(AppError::refused(
+            "inactive_record",
+            format!(
+                "Location {} is inactive: it cannot take a new stock take",
+                loc.name
+            ),
+        ));
     }
     let (seq, number) = next_number::<StockTake>(tx, &entity)?;
     let id = uuid::Uuid::new_v4().to_string();
@@ -331,11 +334,14 @@ pub fn update_stock_take(
         let notes = clean(notes);
         if notes != head.notes {
             if !head.status.open() {
-                return Err(AppError::conflict(format!(
-                    "Stock take {} is {}: its notes can no longer change",
-                    head.number,
-                    head.status.as_str()
-                )));
+                return Err(AppError::refused(
+                    "invalid_state",
+                    format!(
+                        "Stock take {} is {}: its notes can no longer change",
+                        head.number,
+                        head.status.as_str()
+                    ),
+                ));
             }
             documents::set_notes::<StockTake>(tx, &head.id, notes.as_deref())?;
         }
@@ -366,11 +372,14 @@ fn record_counts(
     counts: &[(String, Option<Qty>)],
 ) -> AppResult<()> {
     if !head.status.open() {
-        return Err(AppError::conflict(format!(
-            "Stock take {} is {}: counts can no longer be entered",
-            head.number,
-            head.status.as_str()
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "Stock take {} is {}: counts can no longer be entered",
+                head.number,
+                head.status.as_str()
+            ),
+        ));
     }
     let mut stmt = tx.prepare_cached(
         "UPDATE stock_take_lines SET counted_quantity = ?1 WHERE id = ?2 AND stock_take_id = ?3",
@@ -411,20 +420,29 @@ fn transition(
             Ok(())
         }
         (InProgress, Completed) => complete(tx, scope, ctx, head),
-        (Completed, Cancelled) => Err(AppError::conflict(format!(
-            "Stock take {} is completed and cannot be cancelled",
-            head.number
-        ))),
-        (Draft, Completed) => Err(AppError::conflict(format!(
-            "Stock take {} is a draft: start counting (in_progress) before completing it",
-            head.number
-        ))),
-        (from, to) => Err(AppError::conflict(format!(
-            "Stock take {} cannot go from {} to {}",
-            head.number,
-            from.as_str(),
-            to.as_str()
-        ))),
+        (Completed, Cancelled) => Err(AppError::refused(
+            "invalid_transition",
+            format!(
+                "Stock take {} is completed and cannot be cancelled",
+                head.number
+            ),
+        )),
+        (Draft, Completed) => Err(AppError::refused(
+            "invalid_transition",
+            format!(
+                "Stock take {} is a draft: start counting (in_progress) before completing it",
+                head.number
+            ),
+        )),
+        (from, to) => Err(AppError::refused(
+            "invalid_transition",
+            format!(
+                "Stock take {} cannot go from {} to {}",
+                head.number,
+                from.as_str(),
+                to.as_str()
+            ),
+        )),
     }
 }
 
@@ -503,11 +521,14 @@ pub fn delete_stock_take(tx: &Transaction, scope: &Scope, id: &str) -> AppResult
         head.status,
         StockTakeStatus::Draft | StockTakeStatus::Cancelled
     ) {
-        return Err(AppError::conflict(format!(
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
             "Stock take {} is {} and cannot be deleted; only draft or cancelled stock takes can",
             head.number,
             head.status.as_str()
-        )));
+        ),
+        ));
     }
     documents::delete::<StockTake>(tx, id)
 }

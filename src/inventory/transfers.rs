@@ -229,7 +229,8 @@ pub struct NewTransferLine {
 /// at least one line (409, a business refusal: docs/conventions.md#business-refusals).
 fn check_new_lines(lines: Vec<NewTransferLine>) -> AppResult<Vec<(String, Qty)>> {
     if lines.is_empty() {
-        return Err(AppError::conflict(
+        return Err(AppError::refused(
+            "invalid_transfer",
             "A transfer order needs at least one line",
         ));
     }
@@ -292,10 +293,10 @@ fn require_active(loc: &LocationRef, what: &str) -> AppResult<()> {
     if loc.active {
         Ok(())
     } else {
-        Err(AppError::conflict(format!(
-            "Location {} is inactive: {what}",
-            loc.name
-        )))
+        Err(AppError::refused(
+            "inactive_record",
+            format!("Location {} is inactive: {what}", loc.name),
+        ))
     }
 }
 
@@ -326,7 +327,8 @@ pub fn create_transfer(
     // below (409): docs/documents.md#transfer-orders.
     let lines = b.lines.ok_or_else(|| AppError::missing("lines"))?;
     if source == destination {
-        return Err(AppError::conflict(
+        return Err(AppError::refused(
+            "invalid_transfer",
             "The source and destination of a transfer order must be different locations",
         ));
     }
@@ -441,11 +443,14 @@ pub fn update_transfer(
         let notes = clean(notes);
         if notes != head.notes {
             if head.status != TransferStatus::Draft {
-                return Err(AppError::conflict(format!(
-                    "Transfer order {} is {}: its notes can only be changed while draft",
-                    head.number,
-                    head.status.as_str()
-                )));
+                return Err(AppError::refused(
+                    "invalid_state",
+                    format!(
+                        "Transfer order {} is {}: its notes can only be changed while draft",
+                        head.number,
+                        head.status.as_str()
+                    ),
+                ));
             }
             documents::set_notes::<TransferOrder>(tx, &head.id, notes.as_deref())?;
         }
@@ -466,11 +471,14 @@ fn replace_lines(
     lines: Vec<TransferLineUpdate>,
 ) -> AppResult<()> {
     if head.status != TransferStatus::Draft {
-        return Err(AppError::conflict(format!(
-            "Transfer order {} is {}: its lines can only be changed while draft",
-            head.number,
-            head.status.as_str()
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "Transfer order {} is {}: its lines can only be changed while draft",
+                head.number,
+                head.status.as_str()
+            ),
+        ));
     }
     let lines = lines
         .into_iter()
@@ -547,16 +555,22 @@ fn transition(
         (InTransit, Completed) => receive(tx, scope, ctx, head, receipts),
         (Draft, Cancelled) => set_status(tx, head, Cancelled, None),
         (InTransit, Cancelled) => cancel_in_transit(tx, scope, ctx, head),
-        (Completed, Cancelled) => Err(AppError::conflict(format!(
-            "Transfer order {} is completed and cannot be cancelled",
-            head.number
-        ))),
-        (from, to) => Err(AppError::conflict(format!(
-            "Transfer order {} cannot go from {} to {}",
-            head.number,
-            from.as_str(),
-            to.as_str()
-        ))),
+        (Completed, Cancelled) => Err(AppError::refused(
+            "invalid_transition",
+            format!(
+                "Transfer order {} is completed and cannot be cancelled",
+                head.number
+            ),
+        )),
+        (from, to) => Err(AppError::refused(
+            "invalid_transition",
+            format!(
+                "Transfer order {} cannot go from {} to {}",
+                head.number,
+                from.as_str(),
+                to.as_str()
+            ),
+        )),
     }
 }
 
@@ -638,13 +652,14 @@ fn change_reserved(
     product_id: &str,
     location_id: &str,
     delta: Qty,
+    now: &str,
 ) -> AppResult<Qty> {
     tx.prepare_cached(
-        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1
+        "UPDATE warehouse_stock SET reserved_quantity = reserved_quantity + ?1, updated_at = ?4
          WHERE product_id = ?2 AND location_id = ?3
          RETURNING reserved_quantity",
     )?
-    .query_row(params![delta, product_id, location_id], |r| r.get(0))
+    .query_row(params![delta, product_id, location_id, now], |r| r.get(0))
     .optional()?
     .ok_or_else(|| {
         AppError::internal(format!(
@@ -668,10 +683,13 @@ fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> App
     for (pid, needed) in &totals {
         let held = ledger::stock_row_quantity(tx, pid, &src.id)?.unwrap_or(Qty::ZERO);
         if held < *needed {
-            return Err(AppError::conflict(format!(
-                "Insufficient stock at {}: {} needs {}, has {} (transfer order {})",
-                src.name, products[pid].sku, needed, held, head.number
-            )));
+            return Err(AppError::refused(
+                "insufficient_stock",
+                format!(
+                    "Insufficient stock at {}: {} needs {}, has {} (transfer order {})",
+                    src.name, products[pid].sku, needed, held, head.number
+                ),
+            ));
         }
     }
     for l in &lines {
@@ -686,15 +704,18 @@ fn ship(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &TransferOrder) -> App
         )?;
     }
     for (pid, qty) in &totals {
-        let reserved = change_reserved(tx, pid, &src.id, *qty)?;
+        let reserved = change_reserved(tx, pid, &src.id, *qty, &ctx.now)?;
         // Each shipment is within what the source held, but a row's reservation can sum
         // several; it stays within the bound of every stock figure (docs/limits.md#numbers).
         if reserved.value() > Decimal::from(MAX_MAGNITUDE) {
-            return Err(AppError::conflict(format!(
-                "Quantity too large: the reserved quantity of {} at {} would be {reserved}, \
+            return Err(AppError::refused(
+                "too_large",
+                format!(
+                    "Quantity too large: the reserved quantity of {} at {} would be {reserved}, \
                  above the {MAX_MAGNITUDE} a stock figure may reach (transfer order {})",
-                products[pid].sku, src.name, head.number
-            )));
+                    products[pid].sku, src.name, head.number
+                ),
+            ));
         }
     }
     set_status(tx, head, TransferStatus::InTransit, None)
@@ -732,7 +753,7 @@ fn receive(
             .execute(params![received, l.id])?;
     }
     for (pid, qty) in totals_by_product(&lines) {
-        change_reserved(tx, &pid, &src.id, -qty)?;
+        change_reserved(tx, &pid, &src.id, -qty, &ctx.now)?;
     }
     set_status(tx, head, TransferStatus::Completed, Some(&ctx.now))
 }
@@ -760,7 +781,7 @@ fn cancel_in_transit(
         )?;
     }
     for (pid, qty) in totals_by_product(&lines) {
-        change_reserved(tx, &pid, &src.id, -qty)?;
+        change_reserved(tx, &pid, &src.id, -qty, &ctx.now)?;
     }
     set_status(tx, head, TransferStatus::Cancelled, None)
 }
@@ -769,11 +790,14 @@ fn cancel_in_transit(
 pub fn delete_transfer(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
     let head: TransferOrder = documents::get(tx, scope, id)?;
     if head.status != TransferStatus::Draft {
-        return Err(AppError::conflict(format!(
-            "Transfer order {} is {} and cannot be deleted; only draft orders can",
-            head.number,
-            head.status.as_str()
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "Transfer order {} is {} and cannot be deleted; only draft orders can",
+                head.number,
+                head.status.as_str()
+            ),
+        ));
     }
     documents::delete::<TransferOrder>(tx, id)
 }

@@ -8,6 +8,8 @@
 //! spend a key's budget. The guard gives the handler the key's [`Scope`]: the key
 //! creator's records, or one entity's for a scoped key.
 
+use rocket::fairing::AdHoc;
+use rocket::http::{Header, Status};
 use rocket::request::{FromRequest, Outcome, Request};
 
 use super::rate_limit::{self, RateLimiter};
@@ -91,6 +93,7 @@ async fn guard(req: &Request<'_>) -> AppResult<ApiKey> {
         }
     }
 
+    strict_query(req)?;
     let limiter = rocket
         .state::<RateLimiter>()
         .ok_or_else(|| AppError::internal("no rate limiter"))?;
@@ -115,4 +118,107 @@ async fn guard(req: &Request<'_>) -> AppResult<ApiKey> {
             })
         }
     }
+}
+
+/// `WWW-Authenticate` on every 401 of the public API (RFC 6750, section 3): the `Bearer`
+/// scheme, with `error="invalid_token"` when the request sent a bearer credential that
+/// was refused.
+pub fn challenge() -> AdHoc {
+    AdHoc::on_response("public API bearer challenge", |req, res| {
+        Box::pin(async move {
+            if res.status() != Status::Unauthorized
+                || req
+                    .uri()
+                    .path()
+                    .as_str()
+                    .strip_prefix("/api/v1")
+                    .is_none_or(|rest| !(rest.is_empty() || rest.starts_with('/')))
+            {
+                return;
+            }
+            let sent = req.headers().get_one("Authorization").is_some_and(|h| {
+                h.trim()
+                    .split_once(' ')
+                    .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            });
+            let value = if sent {
+                r#"Bearer realm="stockbook", error="invalid_token""#
+            } else {
+                r#"Bearer realm="stockbook""#
+            };
+            res.set_header(Header::new("WWW-Authenticate", value));
+        })
+    })
+}
+
+/// The query parameters each public operation documents, keyed `"<method> <path>"` with
+/// the document's path template (`/api/v1/invoices/{id}`), read from the OpenAPI document
+/// when the server is built (`crate::app`), so that the document and the check cannot
+/// disagree.
+pub struct DocumentedQueries(std::collections::HashMap<String, Vec<String>>);
+
+impl DocumentedQueries {
+    pub fn from_openapi(doc: &serde_json::Value) -> Self {
+        let mut map = std::collections::HashMap::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            for (method, op) in item.as_object().into_iter().flatten() {
+                let names = op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| p["in"] == "query")
+                    .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                    .collect();
+                map.insert(format!("{method} {path}"), names);
+            }
+        }
+        Self(map)
+    }
+}
+
+/// An unknown query parameter on the public API is a 400 naming it
+/// (docs/public-api.md#query-parameters): a misspelt filter would otherwise be ignored and
+/// answer every record. The fallback routes (unknown paths) are not checked.
+fn strict_query(req: &Request<'_>) -> AppResult<()> {
+    let Some(route) = req.route() else {
+        return Ok(());
+    };
+    if route.rank >= super::FALLBACK_RANK {
+        return Ok(());
+    }
+    let template: String = route
+        .uri
+        .path()
+        .split('/')
+        .map(
+            |seg| match seg.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
+                Some(name) => format!("{{{name}}}"),
+                None => seg.to_owned(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/");
+    let key = format!("{} {template}", route.method.as_str().to_ascii_lowercase());
+    let Some(known) = req
+        .rocket()
+        .state::<DocumentedQueries>()
+        .and_then(|d| d.0.get(&key))
+    else {
+        return Ok(());
+    };
+    for (name, _) in req.uri().query().into_iter().flat_map(|q| q.segments()) {
+        if !known.iter().any(|k| k == name) {
+            let takes = if known.is_empty() {
+                "takes no query parameter".to_owned()
+            } else {
+                format!("takes {}", known.join(", "))
+            };
+            return Err(AppError::bad_request(format!(
+                "Unknown query parameter `{name}`: {} {} {takes}",
+                route.method,
+                req.uri().path()
+            )));
+        }
+    }
+    Ok(())
 }

@@ -18,6 +18,8 @@ pub mod guard;
 pub mod openapi;
 mod payments;
 pub mod rate_limit;
+mod records;
+mod stock;
 
 use rocket::http::{Header, Method, Status};
 use rocket::request::{FromRequest, Outcome, Request};
@@ -30,7 +32,7 @@ pub use guard::ApiKey;
 pub use rate_limit::RateLimiter;
 
 use crate::accounting::contacts::{Contacts, CreateContact};
-use crate::accounting::documents::{Bills, CreateDocument, CreditNotes, Invoices};
+use crate::accounting::documents::{Bills, CreateDocument, CreditNotes, Invoices, SupplierCredits};
 use crate::accounting::employees::Employees;
 use crate::accounting::expense_categories::ExpenseCategories;
 use crate::accounting::resource::{self, read_list, Resource};
@@ -41,7 +43,7 @@ use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{error_response, AppResult};
 use crate::http::body::JsonBody;
-use crate::http::paging::{EntityListQuery, Order};
+use crate::http::paging::{EntityListQuery, Order, Page};
 use crate::http::routing::{allowed_methods, route_matches};
 use crate::http::Created;
 use crate::inventory::products::{
@@ -66,6 +68,31 @@ pub fn routes() -> Vec<Route> {
         products_create,
         employees,
         categories,
+        supplier_credits,
+        create_supplier_credit,
+        records::invoice_get,
+        records::invoice_put,
+        records::invoice_delete,
+        records::bill_get,
+        records::bill_put,
+        records::bill_delete,
+        records::credit_note_get,
+        records::credit_note_put,
+        records::credit_note_delete,
+        records::supplier_credit_get,
+        records::supplier_credit_put,
+        records::supplier_credit_delete,
+        records::contact_get,
+        records::contact_put,
+        records::contact_delete,
+        records::product_get,
+        records::product_put,
+        records::product_delete,
+        records::payment_get,
+        records::payment_delete,
+        stock::locations,
+        stock::levels,
+        stock::history,
     ]
 }
 
@@ -83,17 +110,40 @@ pub fn fallback_routes() -> Vec<Route> {
     ]
 }
 
-fn envelope<T: serde::Serialize>(rows: T, page: crate::http::paging::Page) -> Json<Value> {
+/// The page to read for a v1 list: one row more than asked, so that [`envelope`] knows
+/// whether another page follows without a second query (docs/public-api.md#paging).
+fn probe(page: Page) -> Page {
+    Page {
+        limit: page.limit.map(|l| l + 1),
+        offset: page.offset,
+    }
+}
+
+/// `{data, limit, offset, has_more}` from the rows [`probe`] read.
+fn envelope<T: serde::Serialize>(mut rows: Vec<T>, page: Page) -> Json<Value> {
+    let limit = page.limit.unwrap_or(50);
+    let has_more = i64::try_from(rows.len()).unwrap_or(i64::MAX) > limit;
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Json(json!({
         "data": rows,
-        "limit": page.limit.unwrap_or(50),
+        "limit": limit,
         "offset": page.offset,
+        "has_more": has_more,
     }))
 }
 
 async fn list<R: Resource>(key: ApiKey, q: EntityListQuery, db: &Db) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
-    let rows = read_list::<R>(db, key.scope(), q.entity()?, None, page, Order::Creation).await?;
+    let rows = read_list::<R>(
+        db,
+        key.scope(),
+        q.entity()?,
+        None,
+        q.since()?,
+        probe(page),
+        Order::Creation,
+    )
+    .await?;
     Ok(envelope(rows, page))
 }
 
@@ -151,6 +201,27 @@ async fn create_credit_note(
         .await
 }
 
+#[get("/supplier-credits?<q..>")]
+async fn supplier_credits(
+    key: ApiKey,
+    q: EntityListQuery,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
+    list::<SupplierCredits>(key, q, db).await
+}
+
+#[post("/supplier-credits", data = "<body>")]
+async fn create_supplier_credit(
+    key: ApiKey,
+    body: JsonBody<CreateDocument>,
+    db: &State<Db>,
+    clock: &State<Clock>,
+    config: &State<AppConfig>,
+) -> AppResult<Created<<SupplierCredits as Resource>::Record>> {
+    resource::create::<SupplierCredits>(key.scope(), body.into_inner(), db, Ctx::new(clock, config))
+        .await
+}
+
 #[get("/contacts?<q..>")]
 async fn contacts(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     list::<Contacts>(key, q, db).await
@@ -171,14 +242,16 @@ async fn create_contact(
 async fn products_list(key: ApiKey, q: EntityListQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.v1_page()?;
     let entity = q.entity()?;
+    let updated_since = q.since()?;
     let scope = key.scope();
     let rows = db
         .read(move |conn| {
             let filter = ProductFilter {
                 entity_id: scope.entity_opt(conn, "entityId", entity.as_deref())?,
                 order: Order::Creation,
-                limit: page.limit,
+                limit: probe(page).limit,
                 offset: page.offset,
+                updated_since,
                 ..ProductFilter::default()
             };
             list_products(conn, &scope, &filter)

@@ -2,8 +2,13 @@
 //! are the session API's (the accounting and inventory schemas).
 
 use crate::http::openapi::*;
+use serde_json::Value;
 use Auth::ApiKey as K;
-use Shape::{Create, V1List};
+use Filter::{
+    DateFrom, DateTo, Document as ByDocument, Entity as ByEntity, Location as ByLocation,
+    Product as ByProduct,
+};
+use Shape::{Create, RecordDelete, RecordGet, RecordUpdate, V1FilteredList, V1List};
 
 /// The operations of `/api/v1`.
 #[rustfmt::skip]
@@ -26,5 +31,70 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/v1/products", "Public API", "v1CreateProduct", "Create a product", K, Create { body: "ProductCreate", record: "Product" }),
         op("get", "/api/v1/employees", "Public API", "v1ListEmployees", "List employees", K, V1List("Employee")),
         op("get", "/api/v1/categories", "Public API", "v1ListCategories", "List expense categories", K, V1List("ExpenseCategory")),
+        op("get", "/api/v1/supplier-credits", "Public API", "v1ListSupplierCredits", "List supplier credits with line items", K, V1List("SupplierCredit")),
+        op("get", "/api/v1/warehouse-locations", "Public API", "v1ListWarehouseLocations", "List warehouse locations", K, V1List("WarehouseLocation")),
+        op("get", "/api/v1/warehouse-stock", "Public API", "v1ListWarehouseStock", "List stock levels by product and location", K, V1FilteredList("WarehouseStock", &[ByProduct, ByLocation, ByEntity])),
+        op("get", "/api/v1/stock-movements", "Public API", "v1ListStockMovements", "List stock movements (the ledger), oldest first", K, V1FilteredList("StockMovement", &[ByProduct, ByEntity, ByLocation, Filter::Own(crate::inventory::openapi::movement_type), DateFrom, DateTo, ByDocument])),
+        op("post", "/api/v1/supplier-credits", "Public API", "v1CreateSupplierCredit", "Create a supplier credit", K, Create { body: "SupplierCreditCreate", record: "SupplierCredit" }),
     ]
+    .into_iter()
+    .chain(record_operations())
+    .collect()
+}
+
+/// The record paths (docs/public-api.md#record-paths): `GET`, `PUT` and `DELETE` of
+/// `/api/v1/<resource>/{id}`; payments have no PUT, as in the session API.
+#[rustfmt::skip]
+fn record_operations() -> Vec<Operation> {
+    macro_rules! record {
+        ($path:literal, $name:literal, $words:literal) => {
+            [
+                op("get", concat!("/api/v1/", $path, "/{id}"), "Public API", concat!("v1Get", $name), concat!("Read one ", $words), K, RecordGet($name)),
+                op("put", concat!("/api/v1/", $path, "/{id}"), "Public API", concat!("v1Update", $name), concat!("Update a ", $words, " (the fields sent)"), K, RecordUpdate { body: concat!($name, "RecordUpdate"), record: $name }),
+                op("delete", concat!("/api/v1/", $path, "/{id}"), "Public API", concat!("v1Delete", $name), concat!("Delete a ", $words), K, RecordDelete),
+            ]
+        };
+    }
+    [
+        record!("invoices", "Invoice", "invoice"),
+        record!("bills", "Bill", "bill"),
+        record!("credit-notes", "CreditNote", "credit note"),
+        record!("supplier-credits", "SupplierCredit", "supplier credit"),
+        record!("contacts", "Contact", "contact"),
+        record!("products", "Product", "product"),
+    ]
+    .concat()
+    .into_iter()
+    .chain([
+        op("get", "/api/v1/payments/{id}", "Public API", "v1GetPayment", "Read one payment", K, RecordGet("Payment")),
+        op("delete", "/api/v1/payments/{id}", "Public API", "v1DeletePayment", "Delete a payment", K, RecordDelete),
+    ])
+    .collect()
+}
+
+/// The record types whose v1 PUT body `<Name>RecordUpdate` is derived from the session
+/// API's `<Name>Update`.
+const UPDATABLE: &[(&str, &str)] = &[
+    ("InvoiceRecordUpdate", "InvoiceUpdate"),
+    ("BillRecordUpdate", "BillUpdate"),
+    ("CreditNoteRecordUpdate", "CreditNoteUpdate"),
+    ("SupplierCreditRecordUpdate", "SupplierCreditUpdate"),
+    ("ContactRecordUpdate", "ContactUpdate"),
+    ("ProductRecordUpdate", "ProductUpdate"),
+];
+
+/// The record paths' PUT bodies: the session API's update bodies without `id`.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    let sources: Vec<(&'static str, Value)> = [
+        crate::accounting::openapi::schemas(),
+        crate::inventory::openapi::schemas(),
+    ]
+    .concat();
+    UPDATABLE
+        .iter()
+        .filter_map(|&(body, session)| {
+            let (_, update) = sources.iter().find(|(n, _)| *n == session)?;
+            Some((body, fields_of(update)))
+        })
+        .collect()
 }

@@ -6,7 +6,7 @@ use rocket::serde::json::Json;
 use rocket::{get, post, State};
 use serde_json::Value;
 
-use super::{envelope, ApiKey};
+use super::{envelope, probe, ApiKey};
 use crate::accounting::payments::{self, CreatePayment, Payment, PaymentQuery};
 use crate::clock::Clock;
 use crate::config::AppConfig;
@@ -20,7 +20,7 @@ use crate::http::Created;
 #[get("/payments?<q..>")]
 pub async fn list(key: ApiKey, q: PaymentQuery, db: &State<Db>) -> AppResult<Json<Value>> {
     let page = q.list().v1_page()?;
-    let rows = payments::read(db, key.scope(), &q, page, Order::Creation).await?;
+    let rows = payments::read(db, key.scope(), &q, probe(page), Order::Creation).await?;
     Ok(envelope(rows, page))
 }
 

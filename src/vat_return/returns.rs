@@ -53,9 +53,10 @@ pub fn record(
         ));
     }
     if let Some((f, t)) = overlapping(tx, &entity, from, to)? {
-        return Err(AppError::conflict(format!(
-            "A VAT return is already filed for {f} to {t}, which overlaps {from} to {to}"
-        )));
+        return Err(AppError::refused(
+            "period_filed",
+            format!("A VAT return is already filed for {f} to {t}, which overlaps {from} to {to}"),
+        ));
     }
     let boxes = super::compute::boxes(tx, &entity, from, to)?;
     let scheme: String = tx

@@ -157,7 +157,8 @@ fn deliveries_where(
 pub fn send_test(tx: &Transaction, scope: &Scope, id: &str, ctx: &Ctx) -> AppResult<Delivery> {
     let w = get_webhook(tx, scope, id)?;
     if !w.active {
-        return Err(AppError::conflict(
+        return Err(AppError::refused(
+            "inactive_record",
             "This webhook is inactive: activate it before sending a test",
         ));
     }

@@ -221,9 +221,10 @@ pub fn create_webhook(
         |r| r.get(0),
     )?;
     if held >= MAX_WEBHOOKS {
-        return Err(AppError::conflict(format!(
-            "A user may hold at most {MAX_WEBHOOKS} webhooks; delete one first"
-        )));
+        return Err(AppError::refused(
+            "limit_reached",
+            format!("A user may hold at most {MAX_WEBHOOKS} webhooks; delete one first"),
+        ));
     }
     let secret = format!("{SECRET_PREFIX}{}", token::random_base62(SECRET_RANDOM_LEN));
     let webhook = Webhook {

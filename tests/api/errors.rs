@@ -5,7 +5,7 @@
 use super::common;
 
 use common::*;
-use rocket::http::{ContentType, Cookie, Status};
+use rocket::http::{ContentType, Cookie, Header, Status};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------
@@ -348,10 +348,188 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
             "state",
             "to",
             "type",
+            "updated_since",
         ]
     );
     // Documented as plain text, so an empty one is no filter (or the route's own rule).
     for free in ["q", "category", "code", "error", "webhookId"] {
         assert!(!rules.contains(free), "{free}");
+    }
+}
+
+/// docs/conventions.md#request-ids: every answer has its own `Request-Id`, on both APIs,
+/// on successes, refusals and the catchers' answers alike.
+#[test]
+fn every_answer_carries_its_own_request_id() {
+    let t = app();
+    let mut seen = std::collections::BTreeSet::new();
+    for path in [
+        "/api/health",
+        "/api/nope",
+        "/api/products",
+        "/api/v1/invoices",
+        "/",
+    ] {
+        for _ in 0..2 {
+            let res = t.client.get(path).dispatch();
+            let id = res
+                .headers()
+                .get_one("Request-Id")
+                .unwrap_or_else(|| panic!("{path}: no Request-Id"))
+                .to_owned();
+            assert_eq!(id.len(), 32, "{id}");
+            assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+            assert!(seen.insert(id), "{path}: an id used twice");
+        }
+    }
+}
+
+/// docs/conventions.md#errors: a 401 of the public API carries the Bearer challenge; the
+/// session API's 401 does not (it is not a bearer API).
+#[test]
+fn a_public_api_401_carries_a_bearer_challenge() {
+    let t = app();
+    let res = t.client.get("/api/v1/invoices").dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(
+        res.headers().get_one("WWW-Authenticate"),
+        Some(r#"Bearer realm="stockbook""#)
+    );
+    let res = t
+        .client
+        .get("/api/v1/no-such-thing")
+        .header(Header::new("Authorization", "Bearer sbk_wrong"))
+        .dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(
+        res.headers().get_one("WWW-Authenticate"),
+        Some(r#"Bearer realm="stockbook", error="invalid_token""#)
+    );
+    let res = t.client.get("/api/products").dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
+    assert_eq!(res.headers().get_one("WWW-Authenticate"), None);
+}
+
+/// docs/conventions.md#error-codes: each answer's `code` and `field`.
+#[test]
+fn refusals_carry_a_stable_code_and_the_field_at_fault() {
+    let (t, e) = app_with_entity();
+    let check =
+        |res: (Status, serde_json::Value), status: Status, code: &str, field: Option<&str>| {
+            assert_eq!(res.0, status, "{}", res.1);
+            assert_eq!(res.1["code"], code, "{}", res.1);
+            match field {
+                Some(f) => assert_eq!(res.1["field"], f, "{}", res.1),
+                None => assert!(res.1.get("field").is_none(), "{}", res.1),
+            }
+        };
+    check(
+        t.post("/api/products", json!({ "entity_id": e })),
+        Status::BadRequest,
+        "missing_field",
+        Some("name"),
+    );
+    check(
+        t.post(
+            "/api/products",
+            json!({ "entity_id": e, "name": "A", "unit_price": "x" }),
+        ),
+        Status::BadRequest,
+        "invalid_value",
+        Some("unit_price"),
+    );
+    check(
+        t.post(
+            "/api/invoices",
+            json!({ "entity_id": e, "contact_id": "nope" }),
+        ),
+        Status::BadRequest,
+        "invalid_value",
+        Some("contact_id"),
+    );
+    let (s, v) = t.post(
+        "/api/products",
+        json!({ "entity_id": e, "name": "A", "sku": "S-1" }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    check(
+        t.post(
+            "/api/products",
+            json!({ "entity_id": e, "name": "B", "sku": "S-1" }),
+        ),
+        Status::Conflict,
+        "duplicate_sku",
+        None,
+    );
+    check(
+        t.get("/api/products?entityId=00000000-0000-4000-8000-000000000000"),
+        Status::NotFound,
+        "not_found",
+        None,
+    );
+    check(
+        t.get("/api/nothing-here"),
+        Status::NotFound,
+        "not_found",
+        None,
+    );
+    let (s, v) = t.post("/api/api-keys", json!({ "name": "k" }));
+    assert_eq!(s, Status::Created, "{v}");
+    let k = v["data"]["raw_key"].as_str().unwrap().to_owned();
+    check(
+        t.get_with_key("/api/v1/products?id=1", &k),
+        Status::BadRequest,
+        "unknown_parameter",
+        Some("id"),
+    );
+    check(
+        t.get_with_key("/api/v1/products", "sbk_nope"),
+        Status::Unauthorized,
+        "unauthorized",
+        None,
+    );
+    let res = t
+        .with_session(t.client.post("/api/products"))
+        .body("{")
+        .header(ContentType::JSON)
+        .dispatch();
+    let (s, v) = body(res);
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (Status::BadRequest, Some("malformed_json")),
+        "{v}"
+    );
+}
+
+/// Every business refusal's code in the source is listed in docs/conventions.md#error-codes,
+/// so an integrator's list is complete.
+#[test]
+fn every_refusal_code_is_documented() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = std::fs::read_to_string(root.join("docs/conventions.md")).unwrap();
+    let mut codes = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for part in text.split("::refused(").skip(1) {
+                    let part = part.trim_start();
+                    if let Some(rest) = part.strip_prefix('"') {
+                        codes.insert(rest[..rest.find('"').unwrap()].to_owned());
+                    }
+                }
+            }
+        }
+    }
+    assert!(codes.len() > 15, "{codes:?}");
+    for code in codes {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "`{code}` is not in docs/conventions.md"
+        );
     }
 }

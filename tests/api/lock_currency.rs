@@ -42,6 +42,7 @@ fn locked(t: &TestApp, entity: &str, date: &str) {
 fn refused(res: &(Status, Value), date: &str) {
     let m = assert_error(res, Status::Conflict);
     assert_eq!(m, format!("The books are locked up to {date}"));
+    assert_eq!(res.1["code"], "books_locked", "{}", res.1);
 }
 
 fn created(res: (Status, Value)) -> Value {

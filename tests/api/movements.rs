@@ -165,6 +165,7 @@ fn a_sale_beyond_the_stock_at_its_location_is_refused_and_changes_nothing() {
         assert_error(&r, Status::Conflict),
         "Insufficient stock at Main: SKU-00003 needs 5, has 3"
     );
+    assert_eq!(r.1["code"], "insufficient_stock");
     let r = movement(&t, &p, Some(&main), "adjustment", json!(-3.001));
     assert_eq!(
         assert_error(&r, Status::Conflict),

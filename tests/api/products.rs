@@ -176,7 +176,13 @@ mod more {
         );
         let d = product_with(&t, &e, "D", json!({"vat_rate": 17.5}));
         assert_eq!(d["vat_rate"], json!(17.5));
-        for bad in [json!(-1), json!(100.01), json!(12.345), json!("20")] {
+        for bad in [
+            json!(-1),
+            json!(100.01),
+            json!(12.345),
+            json!("twenty"),
+            json!("1e1"),
+        ] {
             let r = t.post(
                 "/api/products",
                 json!({"name": "X", "entity_id": e, "vat_rate": bad}),

@@ -480,8 +480,8 @@ fn a_product_with_movements_cannot_be_deleted_but_one_without_can() {
 fn a_deactivated_location_keeps_its_stock_and_takes_no_new_documents() {
     let w = World::new();
     let update = |v: serde_json::Value| {
-        move |tx: &Transaction, scope: &Scope, _: &Ctx| {
-            locations::update_location(tx, scope, body::<LocationUpdate>(v))
+        move |tx: &Transaction, scope: &Scope, ctx: &Ctx| {
+            locations::update_location(tx, scope, body::<LocationUpdate>(v), ctx)
         }
     };
     w.refused(400, update(json!({"id": w.a.id, "status": "closed"})));

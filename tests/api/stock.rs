@@ -440,6 +440,8 @@ fn put_returns_the_whole_row_and_sets_quantity_through_the_ledger() {
             "reorder_point": 2,
             "reserved_quantity": 0.5,
             "entity_id": e,
+            // When it last changed (docs/public-api.md#incremental-sync).
+            "updated_at": v["data"]["updated_at"].as_str().filter(|t| t.ends_with('Z')).expect("a UTC time"),
         })
     );
     let list = movements(&t, "");

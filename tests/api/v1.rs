@@ -183,11 +183,17 @@ fn paging_120_records_by_50_returns_each_exactly_once_in_creation_order() {
     }
     let k = key(&t, None);
     let mut seen = Vec::new();
-    for (offset, want) in [(0, 50), (50, 50), (100, 20), (150, 0)] {
+    for (offset, want, more) in [
+        (0, 50, true),
+        (50, 50, true),
+        (100, 20, false),
+        (150, 0, false),
+    ] {
         let (s, v) = t.get_with_key(&format!("/api/v1/contacts?limit=50&offset={offset}"), &k);
         assert_eq!(s, Status::Ok);
         assert_eq!(v["limit"], json!(50));
         assert_eq!(v["offset"], json!(offset));
+        assert_eq!(v["has_more"], json!(more), "offset {offset}");
         let page = v["data"].as_array().unwrap();
         assert_eq!(page.len(), want, "offset {offset}");
         seen.extend(page.iter().map(|c| c["id"].as_str().unwrap().to_owned()));
@@ -212,8 +218,49 @@ fn limit_defaults_to_50_and_above_200_is_served_as_200() {
     assert_eq!(s, Status::Ok);
     assert_eq!(v["data"].as_array().unwrap().len(), 200);
     assert_eq!(v["limit"], json!(200));
+    assert_eq!(v["has_more"], json!(true));
     let (_, v) = t.get_with_key("/api/v1/contacts?limit=200&offset=200", &k);
     assert_eq!(v["data"].as_array().unwrap().len(), 10);
+    assert_eq!(v["has_more"], json!(false));
+    // A page that ends exactly at the last record says so: no empty page is needed.
+    let (_, v) = t.get_with_key("/api/v1/contacts?limit=10&offset=200", &k);
+    assert_eq!(v["data"].as_array().unwrap().len(), 10);
+    assert_eq!(v["has_more"], json!(false));
+    let (_, v) = t.get_with_key("/api/v1/contacts?limit=10&offset=199", &k);
+    assert_eq!(v["has_more"], json!(true));
+}
+
+/// docs/public-api.md#query-parameters: an unknown query parameter is a 400 naming it,
+/// on every list (`?id=` once answered every product).
+#[test]
+fn an_unknown_query_parameter_is_a_400_naming_it() {
+    let (t, e) = app_with_entity();
+    let k = key(&t, None);
+    for list in [
+        "transactions",
+        "invoices",
+        "bills",
+        "credit-notes",
+        "contacts",
+        "products",
+        "employees",
+        "categories",
+        "payments",
+    ] {
+        for q in ["id=7", "entityid=x", "limit=1&Offset=2", "search=a"] {
+            let name = q.rsplit('&').next().unwrap().split('=').next().unwrap();
+            let msg = assert_error(
+                &t.get_with_key(&format!("/api/v1/{list}?{q}"), &k),
+                Status::BadRequest,
+            );
+            assert!(msg.contains(&format!("`{name}`")), "{list}?{q}: {msg}");
+        }
+        let (s, v) = t.get_with_key(&format!("/api/v1/{list}?entityId={e}&limit=2&offset=0"), &k);
+        assert_eq!(s, Status::Ok, "{list}: {v}");
+    }
+    // Without a key the answer is still 401: nothing is told to an anonymous caller.
+    let res = t.client.get("/api/v1/products?id=7").dispatch();
+    assert_eq!(res.status(), Status::Unauthorized);
 }
 
 #[test]

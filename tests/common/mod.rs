@@ -218,5 +218,10 @@ pub fn assert_error(res: &(Status, Value), status: Status) -> String {
     assert_eq!(res.0, status, "unexpected answer: {}", res.1);
     assert_eq!(res.1["statusCode"], json!(status.code), "{}", res.1);
     assert!(res.1["statusMessage"].is_string(), "{}", res.1);
+    assert!(
+        res.1["code"].is_string(),
+        "an error without a code: {}",
+        res.1
+    );
     res.1["message"].as_str().expect("message").to_owned()
 }

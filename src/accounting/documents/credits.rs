@@ -61,12 +61,15 @@ fn original(
         ));
     }
     if !original_kind.is_posted(&o.status) {
-        return Err(AppError::conflict(format!(
-            "{} is {}: only a posted {} can be credited",
-            name(original_kind, &o),
-            o.status,
-            original_kind.label().to_lowercase()
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "{} is {}: only a posted {} can be credited",
+                name(original_kind, &o),
+                o.status,
+                original_kind.label().to_lowercase()
+            ),
+        ));
     }
     Ok(o.id)
 }
@@ -207,12 +210,15 @@ pub(super) fn settle(
     d.amount_credited = applied(kind, d);
     d.amount_due = d.total - d.amount_paid - d.amount_credited;
     if d.amount_due < Money::ZERO && d.amount_credited > Money::ZERO {
-        return Err(AppError::conflict(format!(
-            "{} has {} refunded: applied to {} as well, it would credit more than its total",
-            name(kind, d),
-            d.amount_paid,
-            original_kind.a_noun()
-        )));
+        return Err(AppError::refused(
+            "over_credit",
+            format!(
+                "{} has {} refunded: applied to {} as well, it would credit more than its total",
+                name(kind, d),
+                d.amount_paid,
+                original_kind.a_noun()
+            ),
+        ));
     }
     tx.prepare_cached(&format!(
         "UPDATE {} SET amount_credited = ?1 WHERE id = ?2",
@@ -248,13 +254,16 @@ pub(super) fn settle(
         }
         if new > o.amount_credited && o.total - o.amount_paid - new < Money::ZERO {
             let others = new - applied_to(kind, d, id);
-            return Err(AppError::conflict(format!(
-                "{} has {} due after its payments and other credits: {} of {} goes beyond it",
-                name(original_kind, &o),
-                o.total - o.amount_paid - others,
-                name(kind, d),
-                d.total
-            )));
+            return Err(AppError::refused(
+                "over_credit",
+                format!(
+                    "{} has {} due after its payments and other credits: {} of {} goes beyond it",
+                    name(original_kind, &o),
+                    o.total - o.amount_paid - others,
+                    name(kind, d),
+                    d.total
+                ),
+            ));
         }
         tx.prepare_cached(&format!(
             "UPDATE {} SET amount_credited = ?1, updated_at = ?2 WHERE id = ?3",
@@ -328,10 +337,13 @@ fn guard_original(
         return Ok(());
     };
     let refuse = |what: &str| {
-        Err(AppError::conflict(format!(
-            "{} has a posted {c}: {what}; void the credit first",
-            name(kind, before)
-        )))
+        Err(AppError::refused(
+            "in_use",
+            format!(
+                "{} has a posted {c}: {what}; void the credit first",
+                name(kind, before)
+            ),
+        ))
     };
     if !kind.is_posted(&after.status) {
         return refuse(&format!("it cannot become {}", after.status));
@@ -365,20 +377,26 @@ pub(super) fn write_link(tx: &Transaction, kind: DocKind, d: &Document) -> AppRe
 /// names.
 pub(super) fn guard_delete(conn: &Connection, kind: DocKind, d: &Document) -> AppResult<()> {
     if d.link.id.is_some() && kind.is_posted(&d.status) {
-        return Err(AppError::conflict(format!(
-            "{} is posted against {}: void it before deleting it",
-            name(kind, d),
-            kind.credits().map_or("", |(o, _)| o.a_noun())
-        )));
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "{} is posted against {}: void it before deleting it",
+                name(kind, d),
+                kind.credits().map_or("", |(o, _)| o.a_noun())
+            ),
+        ));
     }
     let Some(credit) = kind.credited_by() else {
         return Ok(());
     };
     if let Some(c) = first_credit(conn, credit, &d.id, false)? {
-        return Err(AppError::conflict(format!(
-            "{} is credited by {c}: delete the credit first",
-            name(kind, d)
-        )));
+        return Err(AppError::refused(
+            "in_use",
+            format!(
+                "{} is credited by {c}: delete the credit first",
+                name(kind, d)
+            ),
+        ));
     }
     Ok(())
 }

@@ -279,7 +279,10 @@ mod tests {
                     owner_id: "u1".into(),
                     entity_id: None,
                 };
-                let which = Which { entity, id: None };
+                let which = Which {
+                    entity,
+                    ..Which::default()
+                };
                 let (sql, mut params) = list_sql(&from, &cols).session_sql(&scope, which);
                 params.extend(["101".to_owned(), "0".to_owned()]);
                 let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();

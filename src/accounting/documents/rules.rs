@@ -162,13 +162,17 @@ fn number_taken(
 fn duplicate(kind: DocKind, number: &str) -> AppError {
     let label = kind.label();
     match kind.numbering() {
-        NumberRule::Sequence { .. } => {
-            AppError::conflict(format!("{label} number {number} already exists"))
-        }
-        NumberRule::PerContact => AppError::conflict(format!(
-            "{label} number {number} already exists for this {}",
-            kind.contact_role()
-        )),
+        NumberRule::Sequence { .. } => AppError::refused(
+            "duplicate_number",
+            format!("{label} number {number} already exists"),
+        ),
+        NumberRule::PerContact => AppError::refused(
+            "duplicate_number",
+            format!(
+                "{label} number {number} already exists for this {}",
+                kind.contact_role()
+            ),
+        ),
     }
 }
 
@@ -624,11 +628,14 @@ pub fn delete(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str) -> AppRe
     check_unlocked(tx, d.entity_id.as_deref(), &d.issue_date)?;
     credits::guard_delete(tx, kind, &d)?;
     if kind.is_posted(&d.status) && stock::has_movements(tx, &d.id)? {
-        return Err(AppError::conflict(format!(
-            "{} {} is posted and has moved stock: void it before deleting it",
-            kind.label(),
-            d.number.as_deref().unwrap_or(&d.id)
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "{} {} is posted and has moved stock: void it before deleting it",
+                kind.label(),
+                d.number.as_deref().unwrap_or(&d.id)
+            ),
+        ));
     }
     payments::forget_document(tx, &d.id)?;
     tx.execute(

@@ -157,10 +157,13 @@ pub fn check_active_products(
             }
             let p = product_ref(conn, scope, id)?;
             if !p.active {
-                return Err(AppError::conflict(format!(
-                    "Product {} ({}) is inactive and cannot be posted on a document",
-                    p.name, p.sku
-                )));
+                return Err(AppError::refused(
+                    "inactive_record",
+                    format!(
+                        "Product {} ({}) is inactive and cannot be posted on a document",
+                        p.name, p.sku
+                    ),
+                ));
             }
             read.insert(id.clone(), p);
         }

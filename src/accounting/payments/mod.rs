@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 pub use money::{
     check_sent, follow_money, forget_document, on_document_write, PaidDate, Payment, Sent,
 };
-pub use rules::{breaches, create, list, CreatePayment};
+pub use rules::{breaches, create, delete as delete_payment, list, CreatePayment};
 
 use crate::accounting::common::Which;
 use crate::auth::SessionUser;
@@ -44,6 +44,7 @@ pub struct PaymentQuery {
     pub id: Vec<String>,
     pub limit: Vec<String>,
     pub offset: Vec<String>,
+    pub updated_since: Vec<String>,
 }
 
 impl PaymentQuery {
@@ -54,6 +55,7 @@ impl PaymentQuery {
             id: self.id.clone(),
             limit: self.limit.clone(),
             offset: self.offset.clone(),
+            updated_since: self.updated_since.clone(),
         }
     }
 
@@ -84,11 +86,13 @@ pub async fn read(
         Order::Creation => None,
     };
     let document = q.document_id()?;
+    let since = q.list().since()?;
     db.read(move |conn| {
         let entity = scope.entity_opt(conn, "entityId", entity.as_deref())?;
         let which = Which {
             entity: entity.as_deref(),
             id: id.as_deref(),
+            updated_since: since.as_deref(),
         };
         list(conn, &scope, which, document.as_deref(), page, order)
     })

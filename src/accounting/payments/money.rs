@@ -27,6 +27,9 @@ pub struct Payment {
     pub method: Option<String>,
     pub reference: Option<String>,
     pub created_at: String,
+    /// A payment is never changed: the time it was recorded
+    /// (docs/public-api.md#incremental-sync).
+    pub updated_at: String,
 }
 
 /// `INV-0001` or the id: how messages name a document.
@@ -78,21 +81,27 @@ pub(super) fn record(
     ctx: &Ctx,
 ) -> AppResult<Payment> {
     if !kind.is_posted(&d.status) {
-        return Err(AppError::conflict(format!(
-            "{} is {}: payments are recorded on posted documents only",
-            name(kind, d),
-            d.status
-        )));
+        return Err(AppError::refused(
+            "invalid_state",
+            format!(
+                "{} is {}: payments are recorded on posted documents only",
+                name(kind, d),
+                d.status
+            ),
+        ));
     }
     // Payments are dated records of the books (docs/accounting.md#lock-date).
     crate::entities::lock::check_unlocked(tx, d.entity_id.as_deref(), &date_text(p.date))?;
     if p.amount > d.amount_due {
-        return Err(AppError::conflict(format!(
-            "A payment of {} is more than the {} due on {}",
-            pounds(p.amount),
-            pounds(d.amount_due),
-            name(kind, d)
-        )));
+        return Err(AppError::refused(
+            "overpayment",
+            format!(
+                "A payment of {} is more than the {} due on {}",
+                pounds(p.amount),
+                pounds(d.amount_due),
+                name(kind, d)
+            ),
+        ));
     }
     let payment = Payment {
         id: new_id(),
@@ -104,6 +113,7 @@ pub(super) fn record(
         method: p.method,
         reference: p.reference,
         created_at: ctx.now.clone(),
+        updated_at: ctx.now.clone(),
     };
     tx.prepare_cached(
         "INSERT INTO payments (id, owner_id, entity_id, document_id, document_type, date,
@@ -231,32 +241,41 @@ pub fn on_document_write(
     let wants_paid = sent.status_sent && settled == Some(d.status.as_str());
     let settled_so_far = d.amount_paid + d.amount_credited;
     if d.amount_due.is_sign_negative() && !settled_so_far.is_zero() {
-        return Err(AppError::conflict(format!(
-            "{}'s total of {} is below the {} paid and credited: delete a payment first",
-            name(kind, d),
-            pounds(d.total),
-            pounds(settled_so_far)
-        )));
+        return Err(AppError::refused(
+            "below_paid",
+            format!(
+                "{}'s total of {} is below the {} paid and credited: delete a payment first",
+                name(kind, d),
+                pounds(d.total),
+                pounds(settled_so_far)
+            ),
+        ));
     }
     let target = match sent.amount_paid {
         Some(p) if p < d.amount_paid => {
-            return Err(AppError::conflict(format!(
-                "amount_paid {} is below the {} of {}'s payments: delete a payment instead",
-                pounds(p),
-                pounds(d.amount_paid),
-                name(kind, d)
-            )));
+            return Err(AppError::refused(
+                "below_paid",
+                format!(
+                    "amount_paid {} is below the {} of {}'s payments: delete a payment instead",
+                    pounds(p),
+                    pounds(d.amount_paid),
+                    name(kind, d)
+                ),
+            ));
         }
         Some(p) => p,
         None if wants_paid => d.amount_paid + d.amount_due,
         None => d.amount_paid,
     };
     if wants_paid && target < d.amount_paid + d.amount_due {
-        return Err(AppError::conflict(format!(
-            "{} cannot be paid with {} still due",
-            name(kind, d),
-            pounds(d.amount_paid + d.amount_due - target)
-        )));
+        return Err(AppError::refused(
+            "not_fully_paid",
+            format!(
+                "{} cannot be paid with {} still due",
+                name(kind, d),
+                pounds(d.amount_paid + d.amount_due - target)
+            ),
+        ));
     }
     if target > d.amount_paid {
         let default = match default_date {

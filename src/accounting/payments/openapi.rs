@@ -60,6 +60,10 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                 ("method", nullable(string())),
                 ("reference", nullable(string())),
                 ("created_at", timestamp()),
+                (
+                    "updated_at",
+                    json!({ "type": "string", "format": "date-time", "description": "RFC 3339, UTC. Never changed after it is recorded: the same as created_at." }),
+                ),
             ]),
         ),
         (

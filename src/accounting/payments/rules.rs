@@ -52,6 +52,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Payment> {
         method: r.get(6)?,
         reference: r.get(7)?,
         created_at: r.get(8)?,
+        updated_at: r.get(8)?,
     })
 }
 
@@ -76,6 +77,11 @@ pub fn list(
             sql.push_str(&format!(" AND t.{column} = ?"));
             values.push(v.to_owned());
         }
+    }
+    // A payment is never changed, only recorded or deleted: it changed when it was made.
+    if let Some(since) = which.updated_since {
+        sql.push_str(" AND t.created_at >= ?");
+        values.push(since.to_owned());
     }
     sql.push_str(match order {
         Order::Session => " ORDER BY t.date DESC, t.seq DESC",
@@ -166,8 +172,8 @@ pub fn delete(tx: &Transaction, scope: &Scope, id: &str, ctx: &Ctx) -> AppResult
         tx,
         scope,
         Which {
-            entity: None,
             id: Some(id),
+            ..Which::default()
         },
         None,
         Page {
