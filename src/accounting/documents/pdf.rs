@@ -1,0 +1,537 @@
+//! The printable document as a PDF (docs/accounting.md#printing-and-sending-invoices):
+//! the same fields as the web app's print view, on A4 pages, in the standard Helvetica
+//! font (no font file to ship; text in its Windows-1252 encoding, so `£` and `€` print,
+//! and a character outside it prints as `?`).
+//!
+//! The text is left uncompressed, so that a program (or a test) can find the number in
+//! the file. The logo is drawn when it is a JPEG, or a PNG of 8-bit grey or RGB pixels
+//! without transparency (what PDF reads without decoding it); another PNG is left out of
+//! the PDF, and the print view still shows it.
+
+use pdf_writer::types::Predictor;
+use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str};
+use rust_decimal::Decimal;
+
+use super::print::Printable;
+use crate::entities::logo::Logo;
+
+const PAGE_W: f32 = 595.28;
+const PAGE_H: f32 = 841.89;
+const MARGIN: f32 = 50.0;
+const BOTTOM: f32 = 60.0;
+
+const REGULAR: Name<'static> = Name(b"F1");
+const BOLD: Name<'static> = Name(b"F2");
+const LOGO: Name<'static> = Name(b"Im1");
+
+/// Helvetica's advance widths (per 1000 of the size) of the printable ASCII characters,
+/// from its AFM file; anything else counts as 556.
+const WIDTHS: [u16; 95] = [
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278,
+    278, // space../
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, // 0-9
+    278, 278, 584, 584, 584, 556, 1015, // :;<=>?@
+    667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667,
+    611, 722, 667, 944, 667, 667, 611, // A-Z
+    278, 278, 278, 469, 556, 333, // [\]^_`
+    556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500,
+    278, 556, 500, 722, 500, 500, 500, // a-z
+    334, 260, 334, 584, // {|}~
+];
+
+/// `s` in Windows-1252 (PDF's `WinAnsiEncoding`): `?` for a character it lacks.
+pub fn win_ansi(s: &str) -> Vec<u8> {
+    s.chars()
+        .map(|c| match c {
+            '\u{20}'..='\u{7e}' | '\u{a0}'..='\u{ff}' => u8::try_from(u32::from(c)).unwrap_or(b'?'),
+            '€' => 0x80,
+            '‚' => 0x82,
+            '„' => 0x84,
+            '…' => 0x85,
+            '‘' => 0x91,
+            '’' => 0x92,
+            '“' => 0x93,
+            '”' => 0x94,
+            '•' => 0x95,
+            '–' => 0x96,
+            '—' => 0x97,
+            '™' => 0x99,
+            '\t' => b' ',
+            _ => b'?',
+        })
+        .collect()
+}
+
+fn text_width(s: &str, size: f32) -> f32 {
+    let units: u32 = s
+        .chars()
+        .map(|c| {
+            let i = u32::from(c).wrapping_sub(32) as usize;
+            u32::from(WIDTHS.get(i).copied().unwrap_or(556))
+        })
+        .sum();
+    #[allow(clippy::cast_precision_loss)]
+    let units = units as f32;
+    units * size / 1000.0
+}
+
+/// `s` broken into lines of at most `width` points at `size` (words longer than a line
+/// are cut).
+fn wrap(s: &str, width: f32, size: f32) -> Vec<String> {
+    let mut out = Vec::new();
+    for para in s.lines() {
+        let mut line = String::new();
+        for word in para.split_whitespace() {
+            let candidate = if line.is_empty() {
+                word.to_owned()
+            } else {
+                format!("{line} {word}")
+            };
+            if text_width(&candidate, size) <= width || line.is_empty() && word.len() <= 1 {
+                line = candidate;
+                continue;
+            }
+            if !line.is_empty() {
+                out.push(std::mem::take(&mut line));
+            }
+            let mut piece = String::new();
+            for c in word.chars() {
+                piece.push(c);
+                if text_width(&piece, size) > width {
+                    piece.pop();
+                    out.push(std::mem::take(&mut piece));
+                    piece.push(c);
+                }
+            }
+            line = piece;
+        }
+        out.push(line);
+    }
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
+/// `1234.5` as `1,234.50`: two decimal places, thousands grouped.
+pub fn amount(v: Decimal) -> String {
+    let s = format!("{:.2}", v.abs());
+    let (whole, frac) = s.split_once('.').unwrap_or((&s, "00"));
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if v.is_sign_negative() && !v.is_zero() {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}{grouped}.{frac}")
+}
+
+/// The pages being written, top to bottom.
+struct Pages {
+    done: Vec<Content>,
+    page: Content,
+    y: f32,
+}
+
+impl Pages {
+    fn new() -> Self {
+        Self {
+            done: Vec::new(),
+            page: Content::new(),
+            y: PAGE_H - MARGIN,
+        }
+    }
+
+    /// Starts a new page unless `height` more points fit on this one.
+    fn room(&mut self, height: f32) {
+        if self.y - height < BOTTOM {
+            let full = std::mem::replace(&mut self.page, Content::new());
+            self.done.push(full);
+            self.y = PAGE_H - MARGIN;
+        }
+    }
+
+    fn text(&mut self, x: f32, y: f32, size: f32, bold: bool, s: &str) {
+        self.page
+            .begin_text()
+            .set_font(if bold { BOLD } else { REGULAR }, size)
+            .next_line(x, y)
+            .show(Str(&win_ansi(s)))
+            .end_text();
+    }
+
+    fn text_right(&mut self, right: f32, y: f32, size: f32, bold: bool, s: &str) {
+        self.text(right - text_width(s, size), y, size, bold, s);
+    }
+
+    fn rule(&mut self, y: f32) {
+        self.page
+            .set_line_width(0.5)
+            .move_to(MARGIN, y)
+            .line_to(PAGE_W - MARGIN, y)
+            .stroke();
+    }
+
+    /// Lines of text at `x`, each `size + 3` points below the previous, from the cursor.
+    fn block(&mut self, x: f32, size: f32, bold: bool, lines: &[String]) {
+        for l in lines {
+            self.room(size + 3.0);
+            self.y -= size + 3.0;
+            self.text(x, self.y, size, bold, l);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Content> {
+        self.done.push(self.page);
+        self.done
+    }
+}
+
+fn lines_of(s: Option<&str>) -> Vec<String> {
+    s.map(|s| {
+        s.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// How the logo goes into the PDF: its samples as stored, with their filter.
+struct Embedded<'a> {
+    samples: std::borrow::Cow<'a, [u8]>,
+    width: u32,
+    height: u32,
+    components: u8,
+    png: bool,
+}
+
+/// The logo as PDF reads it, when it can without decoding (see the module's text).
+fn embeddable(logo: &Logo) -> Option<Embedded<'_>> {
+    let b = &logo.bytes;
+    if logo.info.content_type == "image/jpeg" {
+        return matches!(logo.info.components, 1 | 3).then(|| Embedded {
+            samples: std::borrow::Cow::Borrowed(b),
+            width: logo.info.width,
+            height: logo.info.height,
+            components: logo.info.components,
+            png: false,
+        });
+    }
+    // PNG: depth 8, colour type grey (0) or RGB (2), no interlace; then the image data is
+    // the IDAT chunks joined, a zlib stream with PNG row filters, which is FlateDecode
+    // with a PNG predictor.
+    let (depth, colour, interlace) = (*b.get(24)?, *b.get(25)?, *b.get(28)?);
+    if depth != 8 || !matches!(colour, 0 | 2) || interlace != 0 {
+        return None;
+    }
+    let mut idat = Vec::new();
+    let mut at = 8;
+    while at + 8 <= b.len() {
+        let len = u32::from_be_bytes(b[at..at + 4].try_into().ok()?) as usize;
+        let kind = &b[at + 4..at + 8];
+        let data = b.get(at + 8..at + 8 + len)?;
+        match kind {
+            b"IDAT" => idat.extend_from_slice(data),
+            b"tRNS" => return None,
+            b"IEND" => break,
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    (!idat.is_empty()).then(|| Embedded {
+        samples: std::borrow::Cow::Owned(idat),
+        width: logo.info.width,
+        height: logo.info.height,
+        components: if colour == 0 { 1 } else { 3 },
+        png: true,
+    })
+}
+
+/// The document `p` as a PDF, with `logo` when there is one.
+#[allow(clippy::too_many_lines)]
+pub fn render(p: &Printable, logo: Option<&Logo>) -> Vec<u8> {
+    let logo = logo.and_then(embeddable);
+    let mut pages = Pages::new();
+    let right = PAGE_W - MARGIN;
+
+    // The head: title, and the logo at the top right.
+    let top = pages.y;
+    if let Some(l) = &logo {
+        #[allow(clippy::cast_precision_loss)]
+        let (w, h) = (l.width as f32, l.height as f32);
+        let scale = (150.0 / w).min(60.0 / h);
+        let (w, h) = (w * scale, h * scale);
+        pages
+            .page
+            .save_state()
+            .transform([w, 0.0, 0.0, h, right - w, top - h])
+            .x_object(LOGO)
+            .restore_state();
+    }
+    pages.y -= 22.0;
+    pages.text(MARGIN, pages.y, 20.0, true, p.title);
+    if p.status == "draft" || p.status == "void" {
+        let word = if p.status == "draft" { "DRAFT" } else { "VOID" };
+        pages.text(
+            MARGIN + text_width(p.title, 20.0) + 12.0,
+            pages.y,
+            12.0,
+            true,
+            word,
+        );
+    }
+    pages.y -= 14.0;
+
+    // The seller, and beside it the document's facts.
+    let facts_top = pages.y;
+    pages.block(MARGIN, 11.0, true, &[p.seller.name.clone()]);
+    pages.block(MARGIN, 9.0, false, &lines_of(p.seller.address.as_deref()));
+    if let Some(v) = &p.seller.vat_number {
+        pages.block(
+            MARGIN,
+            9.0,
+            false,
+            &[format!("VAT registration number: {v}")],
+        );
+    }
+    let seller_bottom = pages.y;
+    let mut facts = vec![
+        (
+            match p.kind {
+                "credit_note" => "Credit note number",
+                _ => "Invoice number",
+            },
+            p.number.clone().unwrap_or_else(|| "(none)".to_owned()),
+        ),
+        ("Date of issue", p.issue_date.clone()),
+    ];
+    if p.time_of_supply != p.issue_date {
+        facts.push(("Time of supply", p.time_of_supply.clone()));
+    }
+    if p.kind == "invoice" {
+        facts.push(("Due date", p.due_date.clone()));
+    }
+    facts.push(("Currency", p.currency.clone()));
+    pages.y = facts_top;
+    for (label, value) in &facts {
+        pages.y -= 12.0;
+        pages.text(330.0, pages.y, 9.0, false, label);
+        pages.text_right(right, pages.y, 9.0, true, value);
+    }
+    pages.y = pages.y.min(seller_bottom) - 16.0;
+
+    // The customer.
+    pages.block(MARGIN, 8.0, false, &["To".to_owned()]);
+    pages.block(MARGIN, 11.0, true, &[p.customer.name.clone()]);
+    pages.block(MARGIN, 9.0, false, &lines_of(p.customer.address.as_deref()));
+    if let Some(v) = &p.customer.vat_number {
+        pages.block(
+            MARGIN,
+            9.0,
+            false,
+            &[format!("VAT registration number: {v}")],
+        );
+    }
+    if let Some(c) = &p.credited_invoice {
+        pages.y -= 6.0;
+        let n = c.number.as_deref().unwrap_or("(unnumbered)");
+        pages.block(
+            MARGIN,
+            9.0,
+            false,
+            &[format!("Credits invoice {n} of {}", c.issue_date)],
+        );
+    }
+    if let Some(reason) = &p.reason {
+        let text = format!("Reason: {reason}");
+        pages.block(MARGIN, 9.0, false, &wrap(&text, right - MARGIN, 9.0));
+    }
+    pages.y -= 16.0;
+
+    // The lines.
+    let discount = p.lines.iter().any(|l| !l.discount.is_zero());
+    let cols: [(&str, f32); 5] = [
+        ("Qty", 300.0),
+        ("Unit price", 370.0),
+        (if discount { "Disc." } else { "" }, 405.0),
+        ("VAT rate", 470.0),
+        ("Net", right),
+    ];
+    let desc_width = 300.0 - MARGIN - 50.0;
+    pages.room(30.0);
+    pages.y -= 12.0;
+    pages.text(MARGIN, pages.y, 9.0, true, "Description");
+    for (label, x) in cols {
+        pages.text_right(x, pages.y, 9.0, true, label);
+    }
+    pages.y -= 5.0;
+    pages.rule(pages.y);
+    for l in &p.lines {
+        let desc = wrap(&l.description, desc_width, 9.0);
+        #[allow(clippy::cast_precision_loss)]
+        let height = 12.0 * desc.len() as f32;
+        pages.room(height + 2.0);
+        pages.y -= 12.0;
+        let y = pages.y;
+        pages.text_right(300.0, y, 9.0, false, &l.quantity.to_string());
+        pages.text_right(370.0, y, 9.0, false, &amount(l.unit_price.value()));
+        if discount && !l.discount.is_zero() {
+            pages.text_right(405.0, y, 9.0, false, &format!("{}%", l.discount));
+        }
+        pages.text_right(470.0, y, 9.0, false, &l.vat_label);
+        pages.text_right(right, y, 9.0, false, &amount(l.net.value()));
+        pages.text(MARGIN, y, 9.0, false, &desc[0]);
+        for more in &desc[1..] {
+            pages.y -= 11.0;
+            pages.text(MARGIN, pages.y, 9.0, false, more);
+        }
+    }
+    pages.y -= 6.0;
+    pages.rule(pages.y);
+
+    // The totals: VAT per rate, then net, VAT and total.
+    let mut totals: Vec<(String, String, bool)> = p
+        .vat_by_rate
+        .iter()
+        .map(|g| {
+            (
+                format!("VAT at {} on {}", g.vat_label, amount(g.net.value())),
+                amount(g.vat.value()),
+                false,
+            )
+        })
+        .collect();
+    totals.push(("Total net".to_owned(), amount(p.subtotal.value()), false));
+    totals.push(("Total VAT".to_owned(), amount(p.vat_total.value()), false));
+    totals.push((
+        format!("Total {}", p.currency),
+        amount(p.total.value()),
+        true,
+    ));
+    if let Some(gbp) = p.vat_total_gbp {
+        totals.push(("Total VAT in GBP".to_owned(), amount(gbp.value()), false));
+    }
+    if p.kind == "invoice" && p.amount_due != p.total {
+        totals.push(("Amount due".to_owned(), amount(p.amount_due.value()), true));
+    }
+    for (label, value, bold) in &totals {
+        pages.room(14.0);
+        pages.y -= 14.0;
+        pages.text_right(470.0, pages.y, 9.0, *bold, label);
+        pages.text_right(right, pages.y, 9.0, *bold, value);
+    }
+    pages.y -= 10.0;
+    if let Some(note) = p.reverse_charge_note {
+        pages.block(MARGIN, 9.0, true, &[note.to_owned()]);
+    }
+    if let Some(notes) = &p.notes {
+        pages.y -= 6.0;
+        pages.block(MARGIN, 9.0, false, &wrap(notes, right - MARGIN, 9.0));
+    }
+
+    write(pages.finish(), logo.as_ref(), p)
+}
+
+/// The file: catalog, page tree, fonts, the logo and each page's content.
+fn write(contents: Vec<Content>, logo: Option<&Embedded<'_>>, p: &Printable) -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    let (catalog, tree, regular, bold, image, info) = (
+        Ref::new(1),
+        Ref::new(2),
+        Ref::new(3),
+        Ref::new(4),
+        Ref::new(5),
+        Ref::new(6),
+    );
+    let first_page = 7;
+    let page_ids: Vec<Ref> = (0..contents.len())
+        .map(|i| Ref::new(first_page + 2 * i32::try_from(i).unwrap_or(0)))
+        .collect();
+    pdf.catalog(catalog).pages(tree);
+    pdf.pages(tree)
+        .kids(page_ids.iter().copied())
+        .count(i32::try_from(page_ids.len()).unwrap_or(1));
+    let title = format!("{} {}", p.title, p.number.as_deref().unwrap_or(""));
+    pdf.document_info(info)
+        .title(pdf_writer::TextStr(title.trim()))
+        .producer(pdf_writer::TextStr("Stockbook"));
+    pdf.type1_font(regular)
+        .base_font(Name(b"Helvetica"))
+        .encoding_predefined(Name(b"WinAnsiEncoding"));
+    pdf.type1_font(bold)
+        .base_font(Name(b"Helvetica-Bold"))
+        .encoding_predefined(Name(b"WinAnsiEncoding"));
+    if let Some(l) = logo {
+        let mut x = pdf.image_xobject(image, &l.samples);
+        x.width(i32::try_from(l.width).unwrap_or(1));
+        x.height(i32::try_from(l.height).unwrap_or(1));
+        x.bits_per_component(8);
+        if l.components == 1 {
+            x.color_space().device_gray();
+        } else {
+            x.color_space().device_rgb();
+        }
+        if l.png {
+            x.filter(Filter::FlateDecode);
+            x.decode_parms()
+                .predictor(Predictor::PngOptimum)
+                .colors(i32::from(l.components))
+                .bits_per_component(8)
+                .columns(i32::try_from(l.width).unwrap_or(1));
+        } else {
+            x.filter(Filter::DctDecode);
+        }
+        x.finish();
+    }
+    for (id, content) in page_ids.iter().zip(contents) {
+        let content_id = Ref::new(id.get() + 1);
+        let mut page = pdf.page(*id);
+        page.parent(tree)
+            .media_box(Rect::new(0.0, 0.0, PAGE_W, PAGE_H))
+            .contents(content_id);
+        let mut resources = page.resources();
+        resources.fonts().pair(REGULAR, regular).pair(BOLD, bold);
+        if logo.is_some() {
+            resources.x_objects().pair(LOGO, image);
+        }
+        resources.finish();
+        page.finish();
+        pdf.stream(content_id, &content.finish());
+    }
+    pdf.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_print_with_two_places_and_grouped_thousands() {
+        assert_eq!(amount(Decimal::new(12_345_678, 1)), "1,234,567.80");
+        assert_eq!(amount(Decimal::new(-5, 0)), "-5.00");
+        assert_eq!(amount(Decimal::new(999, 2)), "9.99");
+    }
+
+    #[test]
+    fn text_is_written_in_windows_1252() {
+        assert_eq!(win_ansi("£5 €2 ✓"), b"\xa35 \x802 ?");
+    }
+
+    #[test]
+    fn long_text_wraps_within_its_width() {
+        let lines = wrap("one two three four five six seven", 60.0, 9.0);
+        assert!(lines.len() > 1, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| text_width(l, 9.0) <= 60.0),
+            "{lines:?}"
+        );
+    }
+}
