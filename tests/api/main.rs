@@ -49,6 +49,7 @@ mod openapi;
 mod outbound;
 mod payments;
 mod products;
+mod print;
 mod put_away;
 mod reports;
 mod rules;

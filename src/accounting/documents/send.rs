@@ -148,7 +148,7 @@ async fn send(
     };
     if p.status == "draft" || p.status == "void" {
         return Err(AppError::conflict(format!(
-            "{} {} is {}: only a sent or paid one is emailed",
+            "{} {} is {}: only a document past draft, and not void, is emailed",
             kind.label(),
             p.number.as_deref().unwrap_or(&p.id),
             p.status
