@@ -2,9 +2,10 @@
 //! (docs/accounting.md#the-logo): `PUT`, `GET` and `DELETE /api/entities/<id>/logo`.
 //!
 //! Only the entity's owner reaches it (another user's entity is a 404, as an unknown one).
-//! The body is the image itself, a PNG or a JPEG of at most [`MAX_BYTES`]; its bytes are
-//! read, not its name or its `Content-Type` alone: a file that is not the image it says
-//! it is, or whose size in pixels cannot be read, is refused. Served back as stored.
+//! The body is the image itself, a PNG or a JPEG of at most [`MAX_BYTES`], sent with its
+//! `Content-Type` (which no cross-site form can send); its bytes are read, not its type
+//! alone: a file that is not the image it says it is, or whose size in pixels cannot be
+//! read, is refused. Served back as stored.
 
 use rocket::data::{Data, ToByteUnit};
 use rocket::http::{ContentType, Header};
@@ -143,11 +144,20 @@ pub fn set_logo(
         ));
     }
     let info = inspect(bytes)?;
-    if let Some(declared) = declared.filter(|d| *d != info.content_type) {
-        return Err(AppError::UnsupportedMediaType(format!(
-            "The body is sent as {declared} but its bytes are {}",
-            info.content_type
-        )));
+    match declared {
+        Some(declared) if declared == info.content_type => {}
+        Some(declared) => {
+            return Err(AppError::UnsupportedMediaType(format!(
+                "The body is sent as {declared} but its bytes are {}",
+                info.content_type
+            )))
+        }
+        None => {
+            return Err(AppError::UnsupportedMediaType(format!(
+                "Send the logo with `Content-Type: {}`",
+                info.content_type
+            )))
+        }
     }
     tx.prepare_cached(
         "INSERT INTO entity_logos (entity_id, content_type, bytes, updated_at)

@@ -10,11 +10,14 @@ use rocket::http::{ContentType, Status};
 use serde_json::{json, Value};
 
 /// A 1×1 RGB PNG.
-const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
 fn png() -> Vec<u8> {
     use base64::Engine;
-    base64::engine::general_purpose::STANDARD.decode(PNG).unwrap()
+    base64::engine::general_purpose::STANDARD
+        .decode(PNG)
+        .unwrap()
 }
 
 /// The start of a 2×3 baseline JPEG: SOI, an APP0 segment, then its frame header.
@@ -160,9 +163,7 @@ fn a_credit_note_prints_the_invoice_it_credits_and_its_reason() {
     assert_eq!(p["credited_invoice"]["issue_date"], "2026-11-02");
     assert_eq!(p["reason"], "Grinder returned damaged");
     // An invoice id is not a credit note.
-    let (s, _) = shop
-        .t
-        .get(&format!("/api/credit-notes/{}/print", id(&inv)));
+    let (s, _) = shop.t.get(&format!("/api/credit-notes/{}/print", id(&inv)));
     assert_eq!(s, Status::NotFound);
 }
 
@@ -203,7 +204,10 @@ fn the_pdf_is_a_pdf_holding_the_number_seller_customer_and_totals() {
         "Total GBP",
         "2026-11-02",
     ] {
-        assert!(text.contains(&format!("({shown})")), "the PDF lacks {shown}");
+        assert!(
+            text.contains(&format!("({shown})")),
+            "the PDF lacks {shown}"
+        );
     }
     assert!(text.contains("/MediaBox [0 0 595.28 841.89]"), "A4");
     assert!(!text.contains("/Im1"), "no logo set, none drawn");
@@ -231,7 +235,10 @@ fn a_logo_is_checked_stored_served_back_and_printed() {
 
     let (s, v) = shop.put_logo(&shop.entity, ContentType::PNG, png());
     assert_eq!(s, Status::Ok, "{v}");
-    assert_eq!(v["data"], json!({ "content_type": "image/png", "width": 1, "height": 1 }));
+    assert_eq!(
+        v["data"],
+        json!({ "content_type": "image/png", "width": 1, "height": 1 })
+    );
     let (s, ct, bytes) = shop.raw_get(&path);
     assert_eq!(s, Status::Ok);
     assert_eq!(ct, Some(ContentType::PNG));
@@ -248,7 +255,10 @@ fn a_logo_is_checked_stored_served_back_and_printed() {
     // A JPEG replaces it.
     let (s, v) = shop.put_logo(&shop.entity, ContentType::JPEG, jpeg());
     assert_eq!(s, Status::Ok, "{v}");
-    assert_eq!(v["data"], json!({ "content_type": "image/jpeg", "width": 2, "height": 3 }));
+    assert_eq!(
+        v["data"],
+        json!({ "content_type": "image/jpeg", "width": 2, "height": 3 })
+    );
     let (_, ct, _) = shop.raw_get(&path);
     assert_eq!(ct, Some(ContentType::JPEG));
 
@@ -274,6 +284,13 @@ fn a_logo_that_is_not_a_png_or_jpeg_or_too_large_is_refused() {
     assert_error(&r, Status::PayloadTooLarge);
     let r = shop.put_logo(&e, ContentType::PNG, Vec::new());
     assert_error(&r, Status::BadRequest);
+    let r = body(
+        shop.t
+            .with_session(shop.t.client.put(format!("/api/entities/{e}/logo")))
+            .body(png())
+            .dispatch(),
+    );
+    assert!(assert_error(&r, Status::UnsupportedMediaType).contains("Content-Type"));
     let (s, _, _) = shop.raw_get(&format!("/api/entities/{e}/logo"));
     assert_eq!(s, Status::NotFound, "nothing was stored");
 }
@@ -328,13 +345,18 @@ fn an_invoice_is_emailed_with_its_pdf_attached_and_the_send_is_recorded() {
     assert_eq!(m.to, ["<ann@buyer.test>"]);
     assert_eq!(m.from, "<accounts@acme.test>");
     assert!(
-        m.data
-            .contains(&format!("Subject: VAT invoice {number} from Acme Roasters Ltd")),
+        m.data.contains(&format!(
+            "Subject: VAT invoice {number} from Acme Roasters Ltd"
+        )),
         "{}",
         m.data
     );
     assert!(m.data.contains("To: ann@buyer.test"), "{}", m.data);
-    assert!(m.data.contains(&format!("filename=\"{number}.pdf\"")), "{}", m.data);
+    assert!(
+        m.data.contains(&format!("filename=\"{number}.pdf\"")),
+        "{}",
+        m.data
+    );
     let pdf = attachment(&m.data, "application/pdf").expect("a PDF attachment");
     assert!(pdf.starts_with(b"%PDF-"));
     assert!(String::from_utf8_lossy(&pdf).contains(&format!("({number})")));
@@ -440,15 +462,28 @@ fn a_credit_note_is_emailed_too() {
     assert_eq!(s, Status::Ok, "{v}");
     let m = &smtp.messages()[0];
     let number = cn["data"]["number"].as_str().unwrap();
-    assert!(m.data.contains(&format!("Subject: Credit note {number}")), "{}", m.data);
+    assert!(
+        m.data.contains(&format!("Subject: Credit note {number}")),
+        "{}",
+        m.data
+    );
 }
 
 #[test]
 fn a_bad_smtp_setting_stops_the_start_naming_its_key() {
     for (smtp, key) in [
-        (json!({ "host": "mail.test", "from": "not an address" }), "smtp.from"),
-        (json!({ "host": "mail.test", "from": "a@b.test", "tls": "ssl" }), "smtp.tls"),
-        (json!({ "host": "mail.test", "from": "a@b.test", "port": 70000 }), "smtp.port"),
+        (
+            json!({ "host": "mail.test", "from": "not an address" }),
+            "smtp.from",
+        ),
+        (
+            json!({ "host": "mail.test", "from": "a@b.test", "tls": "ssl" }),
+            "smtp.tls",
+        ),
+        (
+            json!({ "host": "mail.test", "from": "a@b.test", "port": 70000 }),
+            "smtp.port",
+        ),
         (json!({ "host": " ", "from": "a@b.test" }), "smtp.host"),
         (json!({ "from": "a@b.test" }), "smtp.host"),
     ] {

@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! A mail server for the tests: SMTP as RFC 5321 has it (greeting, EHLO, MAIL, RCPT,
 //! DATA, QUIT) on a loopback port, keeping every message it takes. `rejecting` answers
 //! RCPT with a 550 instead, as a server that refuses the recipient.
