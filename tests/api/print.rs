@@ -492,3 +492,25 @@ fn a_bad_smtp_setting_stops_the_start_naming_its_key() {
         assert!(err.contains(&format!("`{key}`")), "{smtp}: {err}");
     }
 }
+
+#[test]
+fn an_entity_with_a_logo_and_no_records_is_deleted_with_its_logo() {
+    let t = app_with(&[]);
+    t.signup("owner@example.com");
+    let entity = t.entity("Logo Only Ltd");
+    let shop = Shop {
+        t,
+        entity: entity.clone(),
+        customer: String::new(),
+    };
+    let (s, _) = shop.put_logo(&entity, ContentType::PNG, png());
+    assert_eq!(s, Status::Ok);
+    let (s, v) = shop.t.delete("/api/entities", json!({ "id": entity }));
+    assert_eq!(s, Status::Ok, "{v}");
+    let left: i64 = shop
+        .t
+        .db
+        .read_sync(|c| Ok(c.query_row("SELECT COUNT(*) FROM entity_logos", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(left, 0);
+}

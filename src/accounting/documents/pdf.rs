@@ -535,3 +535,80 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod pages_tests {
+    use super::*;
+    use crate::accounting::documents::print::{Party, PrintLine, Printable, RateTotal};
+    use crate::db::decimal::{Money, Percent, Price, Qty};
+    use crate::vat::Treatment;
+
+    fn sample(n: usize) -> Printable {
+        let line = PrintLine {
+            description: "A long description of roasted coffee beans from a small farm, ground for espresso machines".to_owned(),
+            quantity: Qty::from_i64(2),
+            unit_price: Price::from_i64(5),
+            discount: Percent::from_i64(0),
+            vat_rate: Percent::from_i64(20),
+            vat_treatment: Treatment::Standard,
+            vat_label: "20%".to_owned(),
+            net: Money::from_i64(10),
+            vat: Money::from_i64(2),
+        };
+        let party = |name: &str| Party {
+            name: name.to_owned(),
+            address: Some("1 High St\nLeeds".to_owned()),
+            vat_number: Some("GB123456782".to_owned()),
+            email: None,
+        };
+        Printable {
+            id: "x".into(),
+            kind: "invoice",
+            title: "VAT invoice",
+            number: Some("INV-0042".into()),
+            status: "sent".into(),
+            issue_date: "2026-11-02".into(),
+            time_of_supply: "2026-11-02".into(),
+            due_date: "2026-12-02".into(),
+            currency: "GBP".into(),
+            seller: party("Acme £ Ltd"),
+            logo_url: None,
+            customer: party("Ann"),
+            lines: vec![line; n],
+            vat_by_rate: vec![RateTotal {
+                vat_label: "20%".into(),
+                vat_rate: Percent::from_i64(20),
+                net: Money::from_i64(10),
+                vat: Money::from_i64(2),
+            }],
+            subtotal: Money::from_i64(10),
+            vat_total: Money::from_i64(2),
+            total: Money::from_i64(12),
+            vat_total_gbp: None,
+            amount_due: Money::from_i64(12),
+            reverse_charge_note: None,
+            credited_invoice: None,
+            reason: None,
+            notes: None,
+            sends: Vec::new(),
+            entity_id: None,
+        }
+    }
+
+    #[test]
+    fn a_long_invoice_runs_onto_more_pages_and_a_short_one_fits_one() {
+        let short = render(&sample(3), None);
+        assert!(String::from_utf8_lossy(&short).contains("/Count 1"));
+        let long = render(&sample(60), None);
+        let text = String::from_utf8_lossy(&long);
+        assert!(
+            !text.contains("/Count 1"),
+            "60 wrapped lines need more than a page"
+        );
+        assert!(text.contains("(INV-0042)"));
+        if let Ok(dir) = std::env::var("STOCKBOOK_PDF_SAMPLE") {
+            std::fs::write(format!("{dir}/long.pdf"), &long).unwrap();
+            std::fs::write(format!("{dir}/short.pdf"), &short).unwrap();
+        }
+    }
+}
