@@ -246,7 +246,7 @@ fn embeddable(logo: &Logo) -> Option<Embedded<'_>> {
         }
         at += 12 + len;
     }
-    (!idat.is_empty()).then(|| Embedded {
+    (!idat.is_empty()).then_some(Embedded {
         samples: std::borrow::Cow::Owned(idat),
         width: logo.info.width,
         height: logo.info.height,
@@ -292,7 +292,7 @@ pub fn render(p: &Printable, logo: Option<&Logo>) -> Vec<u8> {
 
     // The seller, and beside it the document's facts.
     let facts_top = pages.y;
-    pages.block(MARGIN, 11.0, true, &[p.seller.name.clone()]);
+    pages.block(MARGIN, 11.0, true, std::slice::from_ref(&p.seller.name));
     pages.block(MARGIN, 9.0, false, &lines_of(p.seller.address.as_deref()));
     if let Some(v) = &p.seller.vat_number {
         pages.block(
@@ -330,7 +330,7 @@ pub fn render(p: &Printable, logo: Option<&Logo>) -> Vec<u8> {
 
     // The customer.
     pages.block(MARGIN, 8.0, false, &["To".to_owned()]);
-    pages.block(MARGIN, 11.0, true, &[p.customer.name.clone()]);
+    pages.block(MARGIN, 11.0, true, std::slice::from_ref(&p.customer.name));
     pages.block(MARGIN, 9.0, false, &lines_of(p.customer.address.as_deref()));
     if let Some(v) = &p.customer.vat_number {
         pages.block(
