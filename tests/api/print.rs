@@ -252,6 +252,29 @@ fn a_logo_is_checked_stored_served_back_and_printed() {
     assert!(text.contains("/Subtype /Image"), "the logo is in the PDF");
     assert!(text.contains("/Im1 Do"), "and drawn");
 
+    // A transparent PNG (grey and alpha, 2×1) is drawn with its transparency as a mask.
+    // One row, filter 0: grey 10 opaque-less (alpha 0), grey 200 opaque.
+    let rows = [0u8, 10, 0, 200, 255];
+    let mut rgba = b"\x89PNG\r\n\x1a\n".to_vec();
+    let chunk = |png: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+        png.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
+        png.extend_from_slice(kind);
+        png.extend_from_slice(data);
+        png.extend_from_slice(&[0; 4]);
+    };
+    chunk(&mut rgba, b"IHDR", &[0, 0, 0, 2, 0, 0, 0, 1, 8, 4, 0, 0, 0]);
+    chunk(
+        &mut rgba,
+        b"IDAT",
+        &miniz_oxide::deflate::compress_to_vec_zlib(&rows, 6),
+    );
+    chunk(&mut rgba, b"IEND", &[]);
+    let (s, v) = shop.put_logo(&shop.entity, ContentType::PNG, rgba);
+    assert_eq!(s, Status::Ok, "{v}");
+    let (_, _, pdf) = shop.raw_get(&format!("/api/invoices/{}/pdf", id(&inv)));
+    let text = String::from_utf8_lossy(&pdf);
+    assert!(text.contains("/SMask"), "the transparency is a soft mask");
+
     // A JPEG replaces it.
     let (s, v) = shop.put_logo(&shop.entity, ContentType::JPEG, jpeg());
     assert_eq!(s, Status::Ok, "{v}");

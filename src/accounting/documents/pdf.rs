@@ -4,11 +4,12 @@
 //! and a character outside it prints as `?`).
 //!
 //! The text is left uncompressed, so that a program (or a test) can find the number in
-//! the file. The logo is drawn when it is a JPEG, or a PNG of 8-bit grey or RGB pixels
-//! without transparency (what PDF reads without decoding it); another PNG is left out of
-//! the PDF, and the print view still shows it.
+//! the file. The logo is drawn: a JPEG (grey or RGB) as it is, a PNG of 8-bit samples
+//! (grey, RGB or palette, with or without transparency, up to 4 million pixels) decoded
+//! and written again as PDF wants it, its transparency as a soft mask; another (a CMYK
+//! JPEG, a 16-bit or interlaced PNG) is left out of the PDF, and the print view still
+//! shows it.
 
-use pdf_writer::types::Predictor;
 use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str};
 use rust_decimal::Decimal;
 
@@ -204,55 +205,183 @@ fn lines_of(s: Option<&str>) -> Vec<String> {
     .unwrap_or_default()
 }
 
-/// How the logo goes into the PDF: its samples as stored, with their filter.
+/// How the logo goes into the PDF: its colour samples with their filter, and a PNG's
+/// transparency as a soft mask.
 struct Embedded<'a> {
     samples: std::borrow::Cow<'a, [u8]>,
     width: u32,
     height: u32,
+    /// 1 grey, 3 RGB.
     components: u8,
-    png: bool,
+    /// A JPEG's own bytes (`DCTDecode`); else deflated samples (`FlateDecode`).
+    jpeg: bool,
+    /// Deflated 8-bit alpha, one byte a pixel.
+    alpha: Option<Vec<u8>>,
 }
 
-/// The logo as PDF reads it, when it can without decoding (see the module's text).
+/// The largest logo decoded for the PDF, in pixels (a larger one is left out of it).
+const MAX_DECODED_PIXELS: usize = 4_000_000;
+
+/// The logo as PDF reads it (see the module's text), or none.
 fn embeddable(logo: &Logo) -> Option<Embedded<'_>> {
-    let b = &logo.bytes;
     if logo.info.content_type == "image/jpeg" {
         return matches!(logo.info.components, 1 | 3).then(|| Embedded {
-            samples: std::borrow::Cow::Borrowed(b),
+            samples: std::borrow::Cow::Borrowed(&logo.bytes),
             width: logo.info.width,
             height: logo.info.height,
             components: logo.info.components,
-            png: false,
+            jpeg: true,
+            alpha: None,
         });
     }
-    // PNG: depth 8, colour type grey (0) or RGB (2), no interlace; then the image data is
-    // the IDAT chunks joined, a zlib stream with PNG row filters, which is FlateDecode
-    // with a PNG predictor.
+    let image = decode_png(&logo.bytes)?;
+    let deflate = |b: &[u8]| miniz_oxide::deflate::compress_to_vec_zlib(b, 6);
+    Some(Embedded {
+        samples: std::borrow::Cow::Owned(deflate(&image.colour)),
+        width: image.width,
+        height: image.height,
+        components: image.components,
+        jpeg: false,
+        alpha: image.alpha.as_deref().map(deflate),
+    })
+}
+
+/// A PNG's pixels: colour (grey or RGB) and alpha apart.
+#[derive(Debug, PartialEq, Eq)]
+struct Pixels {
+    width: u32,
+    height: u32,
+    components: u8,
+    colour: Vec<u8>,
+    alpha: Option<Vec<u8>>,
+}
+
+/// Decodes a non-interlaced PNG of 8-bit samples (grey, RGB, palette, with or without
+/// alpha): the image data inflated (at most the size its header announces) and its row
+/// filters undone (PNG specification, section 9).
+fn decode_png(b: &[u8]) -> Option<Pixels> {
+    let be32 = |at: usize| Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?));
+    let (width, height) = (be32(16)?, be32(20)?);
     let (depth, colour, interlace) = (*b.get(24)?, *b.get(25)?, *b.get(28)?);
-    if depth != 8 || !matches!(colour, 0 | 2) || interlace != 0 {
+    let channels: usize = match colour {
+        0 | 3 => 1,
+        2 => 3,
+        4 => 2,
+        6 => 4,
+        _ => return None,
+    };
+    let (w, h) = (width as usize, height as usize);
+    if depth != 8 || interlace != 0 || w.checked_mul(h)? > MAX_DECODED_PIXELS {
         return None;
     }
-    let mut idat = Vec::new();
+    let (mut idat, mut palette, mut trns) = (Vec::new(), &[][..], &[][..]);
     let mut at = 8;
     while at + 8 <= b.len() {
-        let len = u32::from_be_bytes(b[at..at + 4].try_into().ok()?) as usize;
-        let kind = &b[at + 4..at + 8];
+        let len = be32(at)? as usize;
         let data = b.get(at + 8..at + 8 + len)?;
-        match kind {
+        match b.get(at + 4..at + 8)? {
             b"IDAT" => idat.extend_from_slice(data),
-            b"tRNS" => return None,
+            b"PLTE" => palette = data,
+            b"tRNS" => trns = data,
             b"IEND" => break,
             _ => {}
         }
         at += 12 + len;
     }
-    (!idat.is_empty()).then_some(Embedded {
-        samples: std::borrow::Cow::Owned(idat),
-        width: logo.info.width,
-        height: logo.info.height,
-        components: if colour == 0 { 1 } else { 3 },
-        png: true,
+    let stride = w * channels;
+    let raw =
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&idat, (stride + 1) * h).ok()?;
+    if raw.len() != (stride + 1) * h {
+        return None;
+    }
+    let px = unfilter(&raw, stride, channels, h)?;
+    let split = |colour_channels: usize| -> (Vec<u8>, Vec<u8>) {
+        let mut c = Vec::with_capacity(w * h * colour_channels);
+        let mut a = Vec::with_capacity(w * h);
+        for p in px.chunks_exact(channels) {
+            c.extend_from_slice(&p[..colour_channels]);
+            a.push(p[colour_channels]);
+        }
+        (c, a)
+    };
+    let (components, colour, alpha) = match colour {
+        0 => (1, px, None),
+        2 => (3, px, None),
+        4 => {
+            let (c, a) = split(1);
+            (1, c, Some(a))
+        }
+        6 => {
+            let (c, a) = split(3);
+            (3, c, Some(a))
+        }
+        _ => {
+            let mut c = Vec::with_capacity(w * h * 3);
+            let mut a = Vec::with_capacity(w * h);
+            for &i in &px {
+                let i = usize::from(i);
+                c.extend_from_slice(palette.get(3 * i..3 * i + 3)?);
+                a.push(trns.get(i).copied().unwrap_or(255));
+            }
+            (3, c, (!trns.is_empty()).then_some(a))
+        }
+    };
+    Some(Pixels {
+        width,
+        height,
+        components,
+        colour,
+        alpha,
     })
+}
+
+/// Undoes the row filters of `raw` (each row a filter byte, then `stride` bytes), with
+/// `bpp` bytes a pixel.
+fn unfilter(raw: &[u8], stride: usize, bpp: usize, h: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; stride * h];
+    for y in 0..h {
+        let filter = raw[y * (stride + 1)];
+        let line = &raw[y * (stride + 1) + 1..(y + 1) * (stride + 1)];
+        for x in 0..stride {
+            let a = if x >= bpp {
+                out[y * stride + x - bpp]
+            } else {
+                0
+            };
+            let up = if y > 0 { out[(y - 1) * stride + x] } else { 0 };
+            let c = if x >= bpp && y > 0 {
+                out[(y - 1) * stride + x - bpp]
+            } else {
+                0
+            };
+            let predicted = match filter {
+                0 => 0,
+                1 => a,
+                2 => up,
+                3 => u8::try_from((u16::from(a) + u16::from(up)) / 2).unwrap_or(0),
+                4 => paeth(a, up, c),
+                _ => return None,
+            };
+            out[y * stride + x] = line[x].wrapping_add(predicted);
+        }
+    }
+    Some(out)
+}
+
+fn paeth(a: u8, b: u8, c: u8) -> u8 {
+    let p = i16::from(a) + i16::from(b) - i16::from(c);
+    let (pa, pb, pc) = (
+        (p - i16::from(a)).abs(),
+        (p - i16::from(b)).abs(),
+        (p - i16::from(c)).abs(),
+    );
+    if pa <= pb && pa <= pc {
+        a
+    } else if pb <= pc {
+        b
+    } else {
+        c
+    }
 }
 
 /// The document `p` as a PDF, with `logo` when there is one.
@@ -443,15 +572,16 @@ pub fn render(p: &Printable, logo: Option<&Logo>) -> Vec<u8> {
 /// The file: catalog, page tree, fonts, the logo and each page's content.
 fn write(contents: Vec<Content>, logo: Option<&Embedded<'_>>, p: &Printable) -> Vec<u8> {
     let mut pdf = Pdf::new();
-    let (catalog, tree, regular, bold, image, info) = (
+    let (catalog, tree, regular, bold, image, info, mask) = (
         Ref::new(1),
         Ref::new(2),
         Ref::new(3),
         Ref::new(4),
         Ref::new(5),
         Ref::new(6),
+        Ref::new(7),
     );
-    let first_page = 7;
+    let first_page = 8;
     let page_ids: Vec<Ref> = (0..contents.len())
         .map(|i| Ref::new(first_page + 2 * i32::try_from(i).unwrap_or(0)))
         .collect();
@@ -479,17 +609,24 @@ fn write(contents: Vec<Content>, logo: Option<&Embedded<'_>>, p: &Printable) -> 
         } else {
             x.color_space().device_rgb();
         }
-        if l.png {
-            x.filter(Filter::FlateDecode);
-            x.decode_parms()
-                .predictor(Predictor::PngOptimum)
-                .colors(i32::from(l.components))
-                .bits_per_component(8)
-                .columns(i32::try_from(l.width).unwrap_or(1));
+        x.filter(if l.jpeg {
+            Filter::DctDecode
         } else {
-            x.filter(Filter::DctDecode);
+            Filter::FlateDecode
+        });
+        if l.alpha.is_some() {
+            x.s_mask(mask);
         }
         x.finish();
+        if let Some(alpha) = &l.alpha {
+            let mut m = pdf.image_xobject(mask, alpha);
+            m.width(i32::try_from(l.width).unwrap_or(1));
+            m.height(i32::try_from(l.height).unwrap_or(1));
+            m.bits_per_component(8);
+            m.color_space().device_gray();
+            m.filter(Filter::FlateDecode);
+            m.finish();
+        }
     }
     for (id, content) in page_ids.iter().zip(contents) {
         let content_id = Ref::new(id.get() + 1);
@@ -606,9 +743,114 @@ mod pages_tests {
             "60 wrapped lines need more than a page"
         );
         assert!(text.contains("(INV-0042)"));
+        // With a transparent PNG logo: drawn, with its mask.
+        let pixels: Vec<u8> = (0..40 * 20 * 4)
+            .map(|i| u8::try_from(i % 251).unwrap())
+            .collect();
+        let bytes = super::png_tests::encode(40, 20, 6, 4, &pixels);
+        let logo = Logo {
+            info: crate::entities::logo::inspect(&bytes).unwrap(),
+            bytes,
+        };
+        let with_logo = render(&sample(3), Some(&logo));
+        let text = String::from_utf8_lossy(&with_logo);
+        assert!(text.contains("/Im1 Do") && text.contains("/SMask"));
         if let Ok(dir) = std::env::var("STOCKBOOK_PDF_SAMPLE") {
             std::fs::write(format!("{dir}/long.pdf"), &long).unwrap();
             std::fs::write(format!("{dir}/short.pdf"), &short).unwrap();
+            std::fs::write(format!("{dir}/logo.pdf"), &with_logo).unwrap();
         }
+    }
+}
+
+#[cfg(test)]
+mod png_tests {
+    use super::*;
+
+    /// A PNG of `pixels` (`channels` bytes each, colour type `colour`), each row filtered
+    /// with the next of the five filters in turn. CRCs are left zero: the reader skips them.
+    pub(super) fn encode(
+        w: usize,
+        h: usize,
+        colour: u8,
+        channels: usize,
+        pixels: &[u8],
+    ) -> Vec<u8> {
+        let stride = w * channels;
+        let mut raw = Vec::new();
+        for y in 0..h {
+            let filter = u8::try_from(y % 5).unwrap();
+            raw.push(filter);
+            for x in 0..stride {
+                let px = |yy: usize, xx: usize| pixels[yy * stride + xx];
+                let a = if x >= channels {
+                    px(y, x - channels)
+                } else {
+                    0
+                };
+                let b = if y > 0 { px(y - 1, x) } else { 0 };
+                let c = if x >= channels && y > 0 {
+                    px(y - 1, x - channels)
+                } else {
+                    0
+                };
+                let predicted = match filter {
+                    0 => 0,
+                    1 => a,
+                    2 => b,
+                    3 => u8::try_from((u16::from(a) + u16::from(b)) / 2).unwrap(),
+                    _ => paeth(a, b, c),
+                };
+                raw.push(px(y, x).wrapping_sub(predicted));
+            }
+        }
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        let chunk = |png: &mut Vec<u8>, kind: &[u8], data: &[u8]| {
+            png.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
+            png.extend_from_slice(kind);
+            png.extend_from_slice(data);
+            png.extend_from_slice(&[0; 4]);
+        };
+        let mut ihdr = Vec::new();
+        ihdr.extend_from_slice(&u32::try_from(w).unwrap().to_be_bytes());
+        ihdr.extend_from_slice(&u32::try_from(h).unwrap().to_be_bytes());
+        ihdr.extend_from_slice(&[8, colour, 0, 0, 0]);
+        chunk(&mut png, b"IHDR", &ihdr);
+        chunk(
+            &mut png,
+            b"IDAT",
+            &miniz_oxide::deflate::compress_to_vec_zlib(&raw, 6),
+        );
+        chunk(&mut png, b"IEND", &[]);
+        png
+    }
+
+    #[test]
+    fn an_rgba_png_decodes_through_every_row_filter_into_colour_and_alpha() {
+        let (w, h) = (7, 10);
+        let pixels: Vec<u8> = (0..w * h * 4)
+            .map(|i| u8::try_from((i * 37 + i / 3) % 256).unwrap())
+            .collect();
+        let got = decode_png(&encode(w, h, 6, 4, &pixels)).expect("decodes");
+        let colour: Vec<u8> = pixels.chunks(4).flat_map(|p| p[..3].to_vec()).collect();
+        let alpha: Vec<u8> = pixels.chunks(4).map(|p| p[3]).collect();
+        assert_eq!(
+            got,
+            Pixels {
+                width: 7,
+                height: 10,
+                components: 3,
+                colour,
+                alpha: Some(alpha)
+            }
+        );
+    }
+
+    #[test]
+    fn a_png_that_inflates_past_its_announced_size_is_left_out() {
+        let mut png = encode(2, 2, 0, 1, &[1, 2, 3, 4]);
+        // Announce 1×1: the data is larger than that and is not trusted.
+        png[16..24].copy_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1]);
+        assert_eq!(decode_png(&png), None);
     }
 }
