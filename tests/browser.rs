@@ -3322,4 +3322,11 @@ fn without_a_mail_server_the_print_view_offers_no_send_button() {
         "no send button without smtp"
     );
     b.wait_page_text("needs a mail server");
+
+    // On a phone the sheet fits the screen: no sideways scrolling.
+    viewport(&b, Some(360));
+    let over = overflow(&b);
+    assert_eq!(over["over"], json!(0), "{over}");
+    b.screenshot("print-invoice-phone");
+    viewport(&b, None);
 }

@@ -143,7 +143,7 @@ export async function render(root, ctx) {
         sendButton,
         h("a", { class: "button secondary", href: kind.back }, `Back to ${kind.noun}s`)),
       answer.mail_configured ? null : h("p", { class: "muted" },
-        "Sending by email needs a mail server: the operator sets `smtp` in the configuration."),
+        "Sending by email needs a mail server, which the operator sets up (the smtp setting)."),
       sends),
     sheet(d));
   if (sendButton) {
