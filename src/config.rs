@@ -183,6 +183,107 @@ impl WebhookSchedule {
     }
 }
 
+/// How the connection to the mail server is secured (`smtp.tls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SmtpTls {
+    /// `starttls` (the default, usually port 587): plain, then upgraded; refused without it.
+    StartTls,
+    /// `tls` (usually port 465): TLS from the first byte.
+    Tls,
+    /// `none`: plain text; for a relay on the same machine or network only.
+    None,
+}
+
+/// The mail server invoices are sent through (`smtp` key, docs/accounting.md#sending-by-email).
+/// Absent: Stockbook sends no mail and the web app shows no send button.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSmtp {
+    pub host: String,
+    #[serde(default)]
+    pub port: Option<i64>,
+    #[serde(default)]
+    pub username: Option<String>,
+    #[serde(default)]
+    pub password: Option<String>,
+    pub from: String,
+    #[serde(default)]
+    pub tls: Option<String>,
+}
+
+/// [`RawSmtp`] checked: a host, a port, a sender address and a TLS mode.
+#[derive(Clone)]
+pub struct SmtpConfig {
+    pub host: String,
+    pub port: u16,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    /// `Name <address>` or `address`: the sender of every message.
+    pub from: String,
+    pub tls: SmtpTls,
+}
+
+/// `password` is never printed.
+impl std::fmt::Debug for SmtpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("from", &self.from)
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+impl RawSmtp {
+    fn check(self) -> Result<SmtpConfig, String> {
+        let host = self.host.trim().to_owned();
+        if host.is_empty() {
+            return Err(bad_key("smtp.host", "a host name or address", ""));
+        }
+        let tls = match self.tls.as_deref().unwrap_or("starttls") {
+            "starttls" => SmtpTls::StartTls,
+            "tls" => SmtpTls::Tls,
+            "none" => SmtpTls::None,
+            other => return Err(bad_key("smtp.tls", "`starttls`, `tls` or `none`", other)),
+        };
+        let default_port = match tls {
+            SmtpTls::Tls => 465,
+            SmtpTls::StartTls | SmtpTls::None => 587,
+        };
+        let port = match self.port {
+            None => default_port,
+            Some(p) => u16::try_from(p).ok().filter(|p| *p > 0).ok_or_else(|| {
+                bad_key("smtp.port", "a port number from 1 to 65535", &p.to_string())
+            })?,
+        };
+        if self.from.parse::<lettre::message::Mailbox>().is_err() {
+            return Err(bad_key(
+                "smtp.from",
+                "an email address, or `Name <address>`",
+                &self.from,
+            ));
+        }
+        if self.password.is_some() && self.username.is_none() {
+            return Err(bad_key(
+                "smtp.username",
+                "a user name when `smtp.password` is set",
+                "",
+            ));
+        }
+        Ok(SmtpConfig {
+            host,
+            port,
+            username: self.username,
+            password: self.password,
+            from: self.from,
+            tls,
+        })
+    }
+}
+
 /// When the session cookie carries `Secure`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CookieSecure {
@@ -228,6 +329,8 @@ pub struct AppConfig {
     pub header_timeout: std::time::Duration,
     /// Connections served at once; further ones wait to be accepted.
     pub max_connections: usize,
+    /// The mail server for sending invoices; none, no mail (docs/accounting.md#sending-by-email).
+    pub smtp: Option<SmtpConfig>,
 }
 
 #[derive(Deserialize)]
@@ -255,6 +358,8 @@ struct RawConfig {
     webhooks_retry: WebhookSchedule,
     header_timeout_secs: i64,
     max_connections: i64,
+    #[serde(default)]
+    smtp: Option<RawSmtp>,
 }
 
 /// The figment `main` uses: Rocket's own sources, with Stockbook's defaults underneath.
@@ -438,6 +543,7 @@ impl AppConfig {
                 u64::try_from(header_timeout_secs).unwrap_or(30),
             ),
             max_connections,
+            smtp: raw.smtp.map(RawSmtp::check).transpose()?,
         })
     }
 

@@ -29,11 +29,12 @@ use crate::http::{required_text, Created};
 use crate::scope::Scope;
 
 pub mod lock;
+pub mod logo;
 pub mod openapi;
 pub mod vat_settings;
 
 pub fn routes() -> Vec<Route> {
-    routes![list, create, update, remove]
+    [routes![list, create, update, remove], logo::routes()].concat()
 }
 
 #[derive(Debug, Clone, Serialize)]

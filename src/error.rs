@@ -34,6 +34,10 @@ pub enum AppError {
     Unprocessable(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// A server Stockbook relays to refused or failed (the mail server of
+    /// docs/accounting.md#sending-by-email): the message names it and its answer.
+    #[error("{0}")]
+    BadGateway(String),
     #[error("{message}")]
     TooManyRequests { message: String, retry_after: u64 },
     /// The database stayed locked past the busy timeout: the client may retry.
@@ -166,6 +170,7 @@ impl AppError {
             Self::PayloadTooLarge(_) => Status::PayloadTooLarge,
             Self::Unprocessable(_) => Status::UnprocessableEntity,
             Self::UnsupportedMediaType(_) => Status::UnsupportedMediaType,
+            Self::BadGateway(_) => Status::BadGateway,
             Self::TooManyRequests { .. } => Status::TooManyRequests,
             Self::Unavailable(_) | Self::Storage { .. } => Status::ServiceUnavailable,
             Self::Internal(_) => Status::InternalServerError,
@@ -325,6 +330,7 @@ pub fn describe(status: Status, message: &str) -> (&'static str, Option<String>)
         415 => "unsupported_media_type",
         422 => "idempotency_key_reused",
         429 => "rate_limited",
+        502 => "bad_gateway",
         503 => "unavailable",
         500 => "internal_error",
         _ => "error",

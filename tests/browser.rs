@@ -7,6 +7,8 @@
 //! Records a test does not exercise through the page are set up through the session
 //! API from inside the browser (same cookie), which keeps each test short.
 
+#[path = "common/fake_smtp.rs"]
+mod fake_smtp;
 mod webdriver;
 
 use serde_json::{json, Value};
@@ -3152,4 +3154,179 @@ fn a_re_import_through_the_wizard_fills_the_blanks_of_existing_contacts() {
         listed.contains("Contact Oak & Ash: already imported"),
         "{listed}"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Issue 27 point 10: invoices a customer can receive (docs/accounting.md#printing-and-sending-invoices)
+
+/// A 1×1 RGB PNG.
+const LOGO_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+#[test]
+fn an_invoice_prints_on_an_a4_sheet_with_the_vat_invoice_fields_and_logo_and_is_emailed() {
+    use base64::Engine;
+    let smtp = fake_smtp::FakeSmtp::start();
+    let Some(b) = Browser::start_with(Options {
+        env: vec![(
+            "SMTP",
+            format!(
+                "{{host=\"127.0.0.1\",port={},from=\"Acme <accounts@acme.test>\",tls=\"none\"}}",
+                smtp.port
+            ),
+        )],
+    }) else {
+        return;
+    };
+    let entity = signed_up(&b, "print@example.com");
+    b.api_ok(
+        "PUT",
+        "/api/entities",
+        json!({"id": entity, "vat_number": "GB123456782", "address": "1 High St\nLeeds LS1 1AA"}),
+    );
+
+    // The logo, chosen in Settings as a file.
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(LOGO_PNG)
+        .unwrap();
+    let file = b.downloads.join("logo.png");
+    std::fs::write(&file, &png).unwrap();
+    open(&b, "#/settings", "Settings");
+    let input = b.wait("#logo-file");
+    b.keys(&input, &file.to_string_lossy());
+    b.wait_text(".logo-card", "Shown at the top of every invoice");
+
+    let customer = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Ann Buyer Cafe", "entity_id": entity, "email": "ann@buyer.test",
+               "address": "2 Low Rd\nYork YO1 2BB"}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let inv = b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": customer, "entity_id": entity, "status": "sent", "location_id": null,
+               "lines": [
+                   {"description": "Espresso beans 1kg", "quantity": 3, "unit_price": 12.5, "vat_rate": 0},
+                   {"description": "Grinder", "quantity": 1, "unit_price": 100, "vat_rate": 20}]}),
+    );
+    let number = inv["number"].as_str().unwrap().to_owned();
+
+    // From the list, "Print" opens the print view.
+    open(&b, "#/invoices", "Invoices");
+    b.click_button(".view", "Print");
+    b.wait_text(".view h1", &format!("VAT invoice {number}"));
+    let sheet = b.text(&b.wait(".print-sheet"));
+    for shown in [
+        "VAT invoice",
+        number.as_str(),
+        "Acme Trading Ltd",
+        "1 High St",
+        "VAT registration number: GB123456782",
+        "Ann Buyer Cafe",
+        "York YO1 2BB",
+        "Date of issue",
+        "Espresso beans 1kg",
+        "0% (zero-rated)",
+        "VAT at 20% on £100.00",
+        "Total net",
+        "£137.50",
+        "Total VAT",
+        "£20.00",
+        "Total GBP",
+        "£157.50",
+    ] {
+        assert!(sheet.contains(shown), "the sheet lacks {shown:?}: {sheet}");
+    }
+    assert!(
+        poll_until(|| {
+            b.js(
+            "const i = document.querySelector('.sheet-logo'); return !!i && i.complete && i.naturalWidth > 0;",
+            json!([])
+        ) == json!(true)
+        }),
+        "the logo is shown"
+    );
+    // An A4 page rule, and printing shows the sheet alone.
+    let a4 = b.js(
+        "return [...document.styleSheets].some((s) => [...s.cssRules].some((r) =>\
+           r instanceof CSSPageRule && /A4/i.test(r.style.getPropertyValue('size'))));",
+        json!([]),
+    );
+    assert_eq!(a4, json!(true), "an @page rule with size A4");
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),
+    );
+    let shown = b.js(
+        "const on = (s) => { const e = document.querySelector(s); return !!e && getComputedStyle(e).display !== 'none'; };\
+         return [on('.sidenav'), on('.topbar'), on('.print-toolbar'), on('.print-sheet')];",
+        json!([]),
+    );
+    assert_eq!(
+        shown,
+        json!([false, false, false, true]),
+        "menus, toolbar, sheet"
+    );
+    b.screenshot("print-invoice-a4");
+    b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": ""}}),
+    );
+    let found = serious_axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+
+    // Send by email: the customer's address is offered; the fake server takes the PDF.
+    b.click_button(".print-toolbar", "Send by email");
+    let to = b.wait("dialog input[name=to]");
+    assert_eq!(b.prop(&to, "value"), json!("ann@buyer.test"));
+    b.click_button("dialog", "Send");
+    b.wait_text(".toasts", "Sent to ann@buyer.test");
+    b.wait_text(".print-sends", "to ann@buyer.test");
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0].to, ["<ann@buyer.test>"]);
+    let pdf = fake_smtp::attachment(&messages[0].data, "application/pdf").expect("a PDF");
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert!(String::from_utf8_lossy(&pdf).contains(&format!("({number})")));
+}
+
+#[test]
+fn without_a_mail_server_the_print_view_offers_no_send_button() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "nomail@example.com");
+    let customer = b.api_ok(
+        "POST",
+        "/api/contacts",
+        json!({"name": "Bo Buyer", "entity_id": entity, "email": "bo@buyer.test"}),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let inv = b.api_ok(
+        "POST",
+        "/api/invoices",
+        json!({"contact_id": customer, "entity_id": entity, "status": "sent", "location_id": null,
+               "lines": [{"description": "Tea", "quantity": 1, "unit_price": 4}]}),
+    );
+    let id = inv["id"].as_str().unwrap();
+    open(&b, &format!("#/print/invoices/{id}"), "Invoice");
+    b.wait(".print-sheet");
+    assert!(
+        b.find("#send-email").is_none(),
+        "no send button without smtp"
+    );
+    b.wait_page_text("needs a mail server");
+
+    // On a phone the sheet fits the screen: no sideways scrolling.
+    viewport(&b, Some(360));
+    let over = overflow(&b);
+    assert_eq!(over["over"], json!(0), "{over}");
+    b.screenshot("print-invoice-phone");
+    viewport(&b, None);
 }

@@ -52,6 +52,10 @@ fn struct_fields(src: &str, name: &str) -> Option<Vec<(String, String)>> {
 
 /// The struct a field type names, when `src/config.rs` declares it.
 fn local_struct(src: &str, ty: &str) -> Option<Vec<(String, String)>> {
+    let ty = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(ty);
     let name = ty.rsplit("::").next().unwrap_or(ty);
     struct_fields(src, name).filter(|f| !f.is_empty())
 }

@@ -81,6 +81,7 @@ pub fn operations() -> Vec<Operation> {
         op("delete", "/api/recurring-invoices", "Recurring invoices", "deleteRecurringInvoice", "Delete a recurring invoice template", S, Delete),
     ];
     ops.extend(CREDIT_KINDS.iter().flat_map(credit_operations));
+    ops.extend(super::documents::openapi::operations());
     ops
 }
 
@@ -269,6 +270,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     let mut all = documented_schemas();
     all.push(("MoneySummary", money_summary_schema()));
     all.extend(CREDIT_KINDS.iter().flat_map(credit_schemas));
+    all.extend(super::documents::openapi::schemas());
     all
 }
 

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::vat_settings::SCHEMES;
 use crate::http::openapi::*;
 use Auth::Session as S;
-use Shape::{Create, Delete, PlainList, Update};
+use Shape::{Create, Delete, File, PlainList, Remove, Update, Upload};
 
 /// The operations of `/api/entities`.
 #[rustfmt::skip]
@@ -15,6 +15,11 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/entities", "Entities", "createEntity", "Create an entity (with the standard expense categories)", S, Create { body: "EntityCreate", record: "Entity" }),
         op("put", "/api/entities", "Entities", "updateEntity", "Update an entity", S, Update { body: "EntityUpdate", record: "Entity" }),
         op("delete", "/api/entities", "Entities", "deleteEntity", "Delete an entity without records", S, Delete),
+        op("put", "/api/entities/{id}/logo", "Entities", "setEntityLogo", "Set the entity's logo: the PNG or JPEG image as the body", S, Upload { types: &["image/png", "image/jpeg"], record: "LogoInfo" })
+            .rules(&["docs/accounting.md#the-logo"])
+            .answers(&[("413", "The image is larger than 512 KiB"), ("415", "The bytes are not a PNG or JPEG image, or not the type the Content-Type says")]),
+        op("get", "/api/entities/{id}/logo", "Entities", "getEntityLogo", "The entity's logo as stored (404 when none is set)", S, File("image/*")).rules(&["docs/accounting.md#the-logo"]),
+        op("delete", "/api/entities/{id}/logo", "Entities", "deleteEntityLogo", "Remove the entity's logo", S, Remove).rules(&["docs/accounting.md#the-logo"]),
     ]
 }
 
@@ -34,6 +39,11 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme (docs/vat.md).")),
             ("flat_rate_percent", nullable(percent("The flat-rate percentage; required on the flat rate scheme."))),
             ("created_at", timestamp()),
+        ])),
+        ("LogoInfo", record(vec![
+            ("content_type", one_of_values(&["image/png", "image/jpeg"], "Read from the bytes.")),
+            ("width", integer()),
+            ("height", integer()),
         ])),
         ("EntityCreate", object(&["name"], vec![
             ("name", name_text("")),

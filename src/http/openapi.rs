@@ -14,9 +14,9 @@ use serde_json::{json, Map, Value};
 
 use Auth::{ApiKey as K, None as Open, Session as S};
 use Shape::{
-    Action, Bare, BareReport, Create, Delete, FilteredList, Get, List, PagedReport, PlainList,
-    PlainListBare, Query, RecordDelete, RecordGet, RecordUpdate, Redirect, Report, ReportList,
-    Update, Upsert, V1FilteredList, V1List,
+    Action, Bare, BareReport, Create, Delete, File, FilteredList, Get, List, PagedReport,
+    PlainList, PlainListBare, Query, RecordDelete, RecordGet, RecordUpdate, Redirect, Remove,
+    Report, ReportList, Update, Upload, Upsert, V1FilteredList, V1List,
 };
 
 /// Who may call an operation.
@@ -74,6 +74,15 @@ pub enum Shape {
     },
     /// A record path: no body → 200 `{data: {success: true}}`.
     RecordDelete,
+    /// No body → 200 with a file of this media type (a PDF, an image), not JSON.
+    File(&'static str),
+    /// A body of one of these media types (an image), not JSON → 200 `{data: record}`.
+    Upload {
+        types: &'static [&'static str],
+        record: &'static str,
+    },
+    /// No body → 200 `{data: {success: true}}` (the record is named by the path).
+    Remove,
     /// Query parameters → 200 `{data: record}`.
     Query {
         params: &'static [Param],
@@ -630,11 +639,6 @@ pub fn query_param(name: &str, description: &str, mut schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
-/// The `{id}` of a record path.
-fn id_path_param() -> Value {
-    json!({ "name": "id", "in": "path", "required": true, "description": "The record's id (a malformed one is 400; an unknown one, or another entity's, 404).", "schema": uuid() })
-}
-
 /// A session API update body as a record path's PUT body: the same fields without `id`,
 /// which the path carries, and none required (docs/public-api.md#record-paths).
 pub fn fields_of(update: &Value) -> Value {
@@ -778,6 +782,19 @@ pub fn operation(o: &Operation) -> Value {
     let mut responses = Map::new();
     let mut parameters: Vec<Value> = Vec::new();
     let mut body: Option<&str> = None;
+    // `/api/x/{id}/y`: each `{name}` of the path is a UUID.
+    for segment in o.path.split('/') {
+        if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            parameters.push(json!({
+                "name": name,
+                "in": "path",
+                "required": true,
+                "schema": { "type": "string", "format": "uuid" },
+            }));
+        }
+    }
+    let mut file: Option<&str> = None;
+    let mut upload: Option<&[&str]> = None;
     let (code, success) = match o.shape {
         List(s) => {
             parameters.push(entity_param());
@@ -877,19 +894,21 @@ pub fn operation(o: &Operation) -> Value {
         }
         Get(s) => ("200", data_of(reference(s))),
         Bare(s) => ("200", reference(s)),
-        RecordGet(s) => {
-            parameters.push(id_path_param());
-            ("200", data_of(reference(s)))
-        }
+        RecordGet(s) => ("200", data_of(reference(s))),
         RecordUpdate { body: b, record } => {
-            parameters.push(id_path_param());
             body = Some(b);
             ("200", data_of(reference(record)))
         }
-        RecordDelete => {
-            parameters.push(id_path_param());
-            ("200", data_of(reference("Success")))
+        RecordDelete => ("200", data_of(reference("Success"))),
+        File(mime) => {
+            file = Some(mime);
+            ("200", Value::Null)
         }
+        Upload { types, record } => {
+            upload = Some(types);
+            ("200", data_of(reference(record)))
+        }
+        Remove => ("200", data_of(reference("Success"))),
         Query { params, record } => {
             parameters.extend(params.iter().map(|p| required_param(*p)));
             ("200", data_of(reference(record)))
@@ -899,7 +918,12 @@ pub fn operation(o: &Operation) -> Value {
             ("303", Value::Null)
         }
     };
-    let mut ok = if code == "303" {
+    let mut ok = if let Some(mime) = file {
+        json!({
+            "description": "OK",
+            "content": { mime: { "schema": { "type": "string", "format": "binary" } } },
+        })
+    } else if code == "303" {
         json!({
             "description": "See Other: to the web app's import page",
             "headers": { "Location": { "schema": { "type": "string" }, "description": "`/#/import?connected=<platform>` or `/#/import?error=<message>`" } },
@@ -930,7 +954,7 @@ pub fn operation(o: &Operation) -> Value {
     if keyed {
         parameters.push(idempotency_key_param());
     }
-    let has_input = body.is_some() || !parameters.is_empty();
+    let has_input = body.is_some() || upload.is_some() || !parameters.is_empty();
     if has_input {
         responses.insert(
             "400".into(),
@@ -1025,6 +1049,13 @@ pub fn operation(o: &Operation) -> Value {
         v["requestBody"] = json!({
             "required": true,
             "content": json_content(reference(b)),
+        });
+    }
+    if let Some(types) = upload {
+        let binary = json!({ "schema": { "type": "string", "format": "binary" } });
+        v["requestBody"] = json!({
+            "required": true,
+            "content": types.iter().map(|t| ((*t).to_owned(), binary.clone())).collect::<Map<_, _>>(),
         });
     }
     v

@@ -22,7 +22,7 @@ import { lineTreatments, options, postedStatuses, values } from "./vocab.js";
 
 /**
  * `page`: `{path, schema, noun, title, contactLabel, contactTypes, direction, priceOf,
- * numberHint, intro, locationHint, credit?, link?}`; `schema` names the record in the OpenAPI
+ * numberHint, intro, locationHint, credit?, link?, printable?}`; `schema` names the record in the OpenAPI
  * document, whose `status` gives the kind's `statuses` and `posted` ones. `credit: {hash,
  * label}`: posted documents get that action, which opens the credit's page with
  * `?credit=<id>`; `link: {field, path, noun}`: the page's documents credit one of `path`'s,
@@ -83,6 +83,9 @@ export async function documentsPage(root, ctx, page) {
         { label: kind.link ? "To refund" : "Outstanding", num: true, cell: (d) => (d.status === "void" ? "—" : amountIn(d.amount_due, d.currency)) },
         { label: "Actions", class: "num", cell: (d) => h("div", { class: "row-actions" },
           h("button", { type: "button", class: "secondary small", "aria-label": `Edit ${d.number || kind.noun}`, onclick: () => edit(d) }, "Edit"),
+          kind.printable
+            ? h("a", { class: "button secondary small", href: `#/print${kind.path.slice(4)}/${encodeURIComponent(d.id)}`, "aria-label": `Print or send ${d.number || kind.noun}` }, "Print")
+            : null,
           kind.credit && kind.posted.includes(d.status)
             ? h("button", { type: "button", class: "secondary small", "aria-label": `${kind.credit.label} ${d.number || kind.noun}`, onclick: () => ctx.go(`${kind.credit.hash}?credit=${encodeURIComponent(d.id)}`) }, kind.credit.label)
             : null,

@@ -49,6 +49,7 @@ mod movements;
 mod openapi;
 mod outbound;
 mod payments;
+mod print;
 mod products;
 mod put_away;
 mod reports;

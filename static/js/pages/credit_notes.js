@@ -15,6 +15,7 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   schema: "CreditNote",
   direction: 1,
   priceOf: (p) => p.unit_price,
+  printable: true,
   numberHint: "Left blank, the next number is used (CN-0001…).",
   locationHint: "Goods on the lines come back here when the credit note is posted.",
   link: { field: "invoice_id", path: "/api/invoices", noun: "invoice" },

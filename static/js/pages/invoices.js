@@ -13,6 +13,7 @@ export const render = (root, ctx) => documentsPage(root, ctx, {
   schema: "Invoice",
   direction: -1,
   priceOf: (p) => p.unit_price,
+  printable: true,
   numberHint: "Left blank, the next number is used (INV-0001…).",
   credit: { hash: "#/credit-notes", label: "Credit" },
   intro: "Sales invoices. Line amounts and totals follow HMRC rounding: each line's net and VAT to the penny.",

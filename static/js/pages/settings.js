@@ -21,6 +21,69 @@ export async function render(root, ctx) {
   root.append(keys, hooks, business, sessions);
   signOutEverywhere(sessions);
   await Promise.all([apiKeys(keys, ctx), webhooksSection(hooks, ctx), businessForm(business)]);
+  logoCard(business);
+}
+
+/**
+ * The business's logo on its invoices and credit notes (docs/accounting.md#the-logo): a PNG
+ * or JPEG of at most 512 KiB, sent as it is.
+ */
+function logoCard(section) {
+  const e = state.entity;
+  const path = `/api/entities/${encodeURIComponent(e.id)}/logo`;
+  const preview = h("img", { class: "logo-preview", alt: `${e.name} logo`, hidden: true });
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const error = h("p", { class: "form-error", role: "alert" });
+  const input = h("input", { type: "file", id: "logo-file", accept: "image/png,image/jpeg" });
+  const remove = h("button", { type: "button", class: "secondary", hidden: true }, "Remove logo");
+  const show = () => {
+    preview.hidden = true;
+    remove.hidden = true;
+    status.textContent = "No logo: invoices show the business name alone.";
+    preview.onload = () => {
+      preview.hidden = false;
+      remove.hidden = false;
+      status.textContent = "Shown at the top of every invoice and credit note.";
+    };
+    preview.src = `${path}?t=${Date.now()}`;
+  };
+  const send = async (method, file) => {
+    error.textContent = "";
+    const res = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: file ? { "Content-Type": file.type } : { "Content-Type": "application/json" },
+      body: file || "{}",
+    });
+    if (!res.ok) {
+      let message = `Request failed (${res.status})`;
+      try { message = (await res.json()).message || message; } catch { /* not JSON */ }
+      error.textContent = message;
+      return false;
+    }
+    return true;
+  };
+  input.addEventListener("change", async () => {
+    const file = input.files[0];
+    if (!file) return;
+    if (await send("PUT", file)) {
+      toast("Logo saved.");
+      show();
+    }
+    input.value = "";
+  });
+  remove.addEventListener("click", async () => {
+    if (await send("DELETE")) {
+      toast("Logo removed.");
+      show();
+    }
+  });
+  section.append(h("div", { class: "card logo-card" },
+    h("h3", {}, "Logo"),
+    preview, status, error,
+    h("div", { class: "field" }, h("label", { for: "logo-file" }, "Choose a PNG or JPEG (at most 512 KiB)"), input),
+    h("div", { class: "actions" }, remove)));
+  show();
 }
 
 /** Ends every session of this account (other browsers and devices too), then this page. */
