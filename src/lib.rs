@@ -16,6 +16,7 @@ pub mod http;
 pub mod idempotency;
 pub mod import;
 pub mod inventory;
+pub mod members;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;

@@ -125,7 +125,7 @@ macro_rules! session_crud {
             q: $crate::http::paging::EntityListQuery,
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            $crate::accounting::resource::list::<$res>($crate::scope::Scope::user(user.id()), q, db)
+            $crate::accounting::resource::list::<$res>(user.scope(), q, db)
                 .await
         }
 
@@ -141,7 +141,7 @@ macro_rules! session_crud {
             $crate::http::Created<<$res as $crate::accounting::resource::Resource>::Record>,
         > {
             $crate::accounting::resource::create::<$res>(
-                $crate::scope::Scope::user(user.id()),
+                user.scope(),
                 body.into_inner(),
                 db,
                 ctx,
@@ -159,7 +159,7 @@ macro_rules! session_crud {
             ctx: $crate::ctx::Ctx,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
             $crate::accounting::resource::update::<$res>(
-                $crate::scope::Scope::user(user.id()),
+                user.scope(),
                 body.into_inner(),
                 db,
                 ctx,
@@ -174,7 +174,7 @@ macro_rules! session_crud {
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
             $crate::accounting::resource::delete::<$res>(
-                $crate::scope::Scope::user(user.id()),
+                user.scope(),
                 body.into_inner(),
                 db,
             )

@@ -120,7 +120,7 @@ pub fn create_location(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             id,
-            scope.owner_id,
+            scope.owner_for(tx, Some(&entity))?,
             entity,
             name,
             clean(b.address),

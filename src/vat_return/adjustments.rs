@@ -159,7 +159,7 @@ pub fn create(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
         params![
             a.id,
-            scope.owner_id,
+            scope.owner_for(tx, Some(&a.entity_id))?,
             a.entity_id,
             a.date,
             a.box_no,

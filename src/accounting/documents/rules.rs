@@ -273,7 +273,7 @@ fn originals_changed(
         let o = get(tx, scope, original, id)?;
         crate::webhooks::outbox::emit(
             tx,
-            &scope.owner_id,
+            &scope.owner_for(tx, o.entity_id.as_deref())?,
             o.entity_id.as_deref(),
             original.event(),
             &o,
@@ -381,7 +381,7 @@ fn insert(
             if number_taken(
                 tx,
                 kind,
-                &scope.owner_id,
+                &scope.owner_for(tx, entity.as_deref())?,
                 entity.as_deref(),
                 &contact_ref.id,
                 &n,
@@ -392,7 +392,13 @@ fn insert(
             Some(n)
         }
         (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => Some(
-            next_number(tx, kind, prefix, &scope.owner_id, entity.as_deref())?,
+            next_number(
+                tx,
+                kind,
+                prefix,
+                &scope.owner_for(tx, entity.as_deref())?,
+                entity.as_deref(),
+            )?,
         ),
         (None, _) => None,
     };
@@ -441,7 +447,7 @@ fn insert(
         ),
         params![
             d.id,
-            scope.owner_id,
+            scope.owner_for(tx, d.entity_id.as_deref())?,
             d.entity_id,
             d.number,
             number_seq(kind, d.number.as_deref()),
@@ -552,7 +558,7 @@ pub fn update(
         if number_taken(
             tx,
             kind,
-            &scope.owner_id,
+            &scope.owner_for(tx, d.entity_id.as_deref())?,
             d.entity_id.as_deref(),
             &d.contact_id,
             n,

@@ -127,7 +127,7 @@ fn changed(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str, ctx: &Ctx) 
     let d = documents::get(tx, scope, kind, id)?;
     crate::webhooks::outbox::emit(
         tx,
-        &scope.owner_id,
+        &scope.owner_for(tx, d.entity_id.as_deref())?,
         d.entity_id.as_deref(),
         kind.event(),
         &d,
