@@ -107,15 +107,21 @@ pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str, Option<&str>)] = &[
 ];
 
 /// Entity `id`, when the caller may `cap` in it (404 or 403 otherwise, by [`Scope::require`]).
+/// It carries the caller's role, as the list does.
 pub fn get_as(conn: &Connection, scope: &Scope, id: &str, cap: Cap) -> AppResult<Entity> {
     scope.require(conn, id, cap)?;
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM entities WHERE id = ?1"),
-        [id],
-        damage::named(from_row),
-    )
-    .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))
+    let mut e = conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM entities WHERE id = ?1"),
+            [id],
+            damage::named(from_row),
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))?;
+    e.role = crate::scope::access::role_in(conn, &scope.actor_id, id)?
+        .and_then(|(_, role)| role)
+        .map(|r| r.as_str().to_owned());
+    Ok(e)
 }
 
 /// The body of a create (`POST /api/entities`).
@@ -159,7 +165,8 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
             .map(vat_settings::parse_flat_rate)
             .transpose()?,
         created_at: ctx.now.clone(),
-        role: None,
+        // Its creator is its first owner (migrations/V27__members.sql).
+        role: Some("owner".into()),
     };
     vat_settings::check_settings(&e.vat_scheme, e.flat_rate_percent)?;
     tx.execute(

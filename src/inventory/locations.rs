@@ -56,7 +56,10 @@ pub fn get_location(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Loc
         damage::named(from_row),
     )
     .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
+    .ok_or_else(|| {
+        let missing = AppError::not_found(format!("Location not found: {id}"));
+        scope.unseen(conn, "warehouse_locations", id, missing)
+    })
 }
 
 /// Locations visible to `scope` (optionally of one entity), by name.

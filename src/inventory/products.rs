@@ -264,7 +264,10 @@ pub fn get_product(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
             damage::named(from_row),
         )
         .optional()?
-        .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))?;
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("Product not found: {id}"));
+            scope.unseen(conn, "products", id, missing)
+        })?;
     p.stock_levels = stock_rows::query(conn, "s.product_id = ?", &[&p.id])?;
     Ok(p)
 }

@@ -23,8 +23,8 @@ fn roles() -> Vec<&'static str> {
 pub fn operations() -> Vec<Operation> {
     vec![
         op("get", "/api/members", "Members", "listMembers", "List an entity's members and open invitations (owners)", S, ReportList("Member", &[Own(entity_param)])),
-        op("post", "/api/members", "Members", "inviteMember", "Invite someone into an entity; invite_url is shown this once (owners)", S, Create { body: "MemberInvite", record: "MemberInvited" }),
-        op("put", "/api/members", "Members", "changeMemberRole", "Change a member's role (owners; the last owner stays: 409)", S, Update { body: "MemberRoleChange", record: "Member" }),
+        op("post", "/api/members", "Members", "inviteMember", "Invite someone into an entity; invite_url is shown this once (owners)", S, Create { body: "MemberCreate", record: "MemberInvited" }),
+        op("put", "/api/members", "Members", "changeMemberRole", "Change a member's role (owners; the last owner stays: 409)", S, Update { body: "MemberUpdate", record: "Member" }),
         op("delete", "/api/members", "Members", "removeMember", "Remove a member or withdraw an invitation (owners; the last owner stays: 409)", S, Delete),
     ]
 }
@@ -54,12 +54,12 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     vec![
         ("Member", record(member_props())),
         ("MemberInvited", record(invited)),
-        ("MemberInvite", object(&["entity_id", "email", "role"], vec![
+        ("MemberCreate", object(&["entity_id", "email", "role"], vec![
             ("entity_id", uuid()),
             ("email", json!({ "type": "string", "format": "email" })),
             ("role", one_of_values(&roles(), "")),
         ])),
-        ("MemberRoleChange", object(&["id", "role"], vec![
+        ("MemberUpdate", object(&["id", "role"], vec![
             ("id", uuid()),
             ("role", one_of_values(&roles(), "")),
         ])),

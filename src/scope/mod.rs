@@ -223,6 +223,16 @@ impl Scope {
         Err(missing())
     }
 
+    /// The answer for record `id` of `table` that the caller does not see: the
+    /// [`Scope::refusal`] when there is one (403 naming the role), else `missing`.
+    pub fn unseen(&self, conn: &Connection, table: &str, id: &str, missing: AppError) -> AppError {
+        match self.refusal(conn, table, id) {
+            Ok(Some(refused)) => refused,
+            Ok(None) => missing,
+            Err(e) => e,
+        }
+    }
+
     /// Why a record of `table` the caller does not see may still be theirs to know of:
     /// 403 naming the role when it is in an entity where they are a member whose role
     /// cannot what the route needs.

@@ -105,7 +105,10 @@ pub fn get_one(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Adjustme
     conn.prepare_cached(&sql)?
         .query_row(params.as_slice(), from_row)
         .optional()?
-        .ok_or_else(|| AppError::not_found(format!("VAT adjustment not found: {id}")))
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("VAT adjustment not found: {id}"));
+            scope.unseen(conn, "vat_adjustments", id, missing)
+        })
 }
 
 /// The adjustments of `entity` (resolved through the scope), dated `from`..=`to` when

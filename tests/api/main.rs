@@ -44,6 +44,7 @@ mod input_bounds;
 mod limits_text;
 mod locations;
 mod lock_currency;
+mod members;
 mod movements;
 mod openapi;
 mod outbound;
