@@ -354,6 +354,12 @@ async fn create(
             "freeagent connects over OAuth: start at GET /api/import/oauth/start?platform=freeagent&entityId=",
         ));
     }
+    // The caller's role first: no call leaves for an entity they may not connect.
+    let scope = user.scope();
+    {
+        let (scope, raw) = (scope.clone(), b.entity_id.clone());
+        db.read(move |c| scope.entity(c, "entity_id", &raw)).await?;
+    }
     let pconfig = config.platform(platform.id());
     let credentials = clean_credentials(platform, &b.credentials, &pconfig)?;
     let creds = credentials.clone();
@@ -363,7 +369,6 @@ async fn create(
     .await
     .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
     .map_err(credentials_error)?;
-    let scope = user.scope();
     let now = rfc3339(clock.now());
     let (connection, created) = db
         .write(move |tx| {

@@ -52,6 +52,7 @@ mod payments;
 mod products;
 mod put_away;
 mod reports;
+mod roles_matrix;
 mod rules;
 mod rules_auth;
 mod rules_support;

@@ -110,6 +110,11 @@ fn document(conn: &Connection, scope: &Scope, raw: &str) -> AppResult<(DocKind, 
             return Ok((kind, documents::get(conn, scope, kind, &id)?));
         }
     }
+    for kind in DocKind::ALL {
+        if let Some(refused) = scope.refusal(conn, kind.table(), &id)? {
+            return Err(refused);
+        }
+    }
     Err(not_found("Document", &id))
 }
 
