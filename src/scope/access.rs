@@ -142,10 +142,13 @@ impl Cap {
     }
 }
 
+// The one place a user's access to an entity is decided: `role_in` for one entity and
+// `entities_where` for the SQL of lists, which say the same thing and change together.
+
 /// The entity's owner (the user whose books its records are in) and the role `user`
 /// holds in it, read now, in the caller's transaction: `None` when the entity is unknown,
 /// `Some((owner, None))` when `user` is not a member. Every check of a user's access to
-/// an entity comes here.
+/// one entity comes here; [`Role::may`] then reads the table.
 pub fn role_in(
     conn: &Connection,
     user: &str,
@@ -160,6 +163,16 @@ pub fn role_in(
         .query_row([entity, user], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     Ok(row.map(|(owner, role)| (owner, role.as_deref().and_then(Role::parse))))
+}
+
+/// SQL for `entity_id IN (...)`: the entities where the user bound to its one `?` holds
+/// a role that may `cap`; the list form of [`role_in`] and [`Role::may`], run by the
+/// list's own query in the caller's transaction.
+pub fn entities_where(cap: Cap) -> String {
+    format!(
+        "SELECT entity_id FROM members WHERE user_id = ? AND role IN ({})",
+        Role::sql_list(cap)
+    )
 }
 
 /// Whether `user` is a member of some entity another user owns (then their lists reach

@@ -155,32 +155,22 @@ impl Scope {
         } else {
             format!("{alias}.")
         };
-        let roles = Role::sql_list(self.need);
+        let entities = access::entities_where(self.need);
         match &self.entity_id {
             Some(e) => (
-                format!(
-                    "{a}owner_id = ? AND {a}entity_id = ? AND EXISTS (SELECT 1 FROM members
-                     WHERE user_id = ? AND entity_id = ? AND role IN ({roles}))"
-                ),
-                vec![
-                    self.owner_id.clone(),
-                    e.clone(),
-                    self.actor_id.clone(),
-                    e.clone(),
-                ],
+                format!("{a}owner_id = ? AND {a}entity_id = ? AND {a}entity_id IN ({entities})"),
+                vec![self.owner_id.clone(), e.clone(), self.actor_id.clone()],
             ),
             // Only their own books: the `owner_id` index still leads.
             None if !self.elsewhere => (
                 format!(
-                    "{a}owner_id = ? AND ({a}entity_id IS NULL OR {a}entity_id IN
-                     (SELECT entity_id FROM members WHERE user_id = ? AND role IN ({roles})))"
+                    "{a}owner_id = ? AND ({a}entity_id IS NULL OR {a}entity_id IN ({entities}))"
                 ),
                 vec![self.owner_id.clone(), self.actor_id.clone()],
             ),
             None => (
                 format!(
-                    "(({a}owner_id = ? AND {a}entity_id IS NULL) OR {a}entity_id IN
-                     (SELECT entity_id FROM members WHERE user_id = ? AND role IN ({roles})))"
+                    "(({a}owner_id = ? AND {a}entity_id IS NULL) OR {a}entity_id IN ({entities}))"
                 ),
                 vec![self.owner_id.clone(), self.actor_id.clone()],
             ),
