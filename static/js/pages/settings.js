@@ -80,7 +80,8 @@ async function teamSection(section, ctx) {
           { label: "Role", cell: (m) => roleSelect(m) },
           { label: "Status", cell: (m) => (m.status === "active" ? badge("Active", "ok") : badge("Invited", "muted")) },
           { label: "Actions", class: "num", cell: (m) => h("button", {
-            type: "button", class: "danger secondary small", "aria-label": `Remove ${m.email}`,
+            type: "button", class: "danger secondary small",
+            "aria-label": `${m.status === "active" ? "Remove" : "Withdraw"} ${m.email}`,
             onclick: (ev) => act(ev.currentTarget, async () => {
               if (!(await confirmDialog(`Remove ${m.email}?`, { confirm: "Remove", danger: true, detail: "Their sessions and API keys stop reaching this business at once." }))) return;
               await del("/api/members", { id: m.id });
