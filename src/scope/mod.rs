@@ -134,6 +134,18 @@ impl Scope {
         }
     }
 
+    /// This scope narrowed to entity `id` (checked as [`Scope::entity`]): what it reads and
+    /// writes is that entity's, in its owner's books. An import run writes through it, so
+    /// a manager's import finds the owner's records as duplicates.
+    pub fn within(&self, conn: &Connection, id: &str) -> AppResult<Scope> {
+        self.require(conn, id, self.need)?;
+        Ok(Scope {
+            owner_id: self.owner_for(conn, Some(id))?,
+            entity_id: Some(id.to_owned()),
+            ..self.clone()
+        })
+    }
+
     /// Whose books a record of `entity` goes in: the entity's owner, or (no entity)
     /// this scope's [`Scope::owner_id`].
     pub fn owner_for(&self, conn: &Connection, entity: Option<&str>) -> AppResult<String> {

@@ -552,3 +552,34 @@ fn only_members_of_an_entity_reach_its_members_and_unknown_ids_are_404() {
     );
     assert_error(&t.get("/api/members"), Status::BadRequest);
 }
+
+#[test]
+fn a_managers_import_lands_in_the_owners_books_and_finds_the_owners_records_as_duplicates() {
+    let team = team("manager");
+    let t = &team.t;
+    team.as_owner();
+    session_contact(t, Some(&team.entity), "Acme Ltd");
+    team.as_member();
+    let csv = "name,email\nAcme Ltd,a@acme.test\nBeta,\n";
+    let (s, v) = t.post(
+        "/api/import/csv",
+        json!({"entityType": "contacts", "platform": "generic", "csv": csv, "entity_id": team.entity}),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(v["data"]["imported"], 1, "{v}");
+    assert_eq!(v["data"]["skipped"], 1, "{v}");
+    team.as_owner();
+    let (_, list) = t.get(&format!("/api/contacts?entityId={}", team.entity));
+    assert_eq!(list["data"].as_array().unwrap().len(), 2, "{list}");
+    // Staff may not import.
+    t.put(
+        "/api/members",
+        json!({ "id": team.member_id, "role": "staff" }),
+    );
+    team.as_member();
+    let refused = t.post(
+        "/api/import/csv",
+        json!({"entityType": "contacts", "platform": "generic", "csv": csv, "entity_id": team.entity}),
+    );
+    assert!(assert_error(&refused, Status::Forbidden).contains("staff"));
+}
