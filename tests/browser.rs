@@ -3209,7 +3209,13 @@ fn the_owner_invites_a_member_who_accepts_in_another_session_and_sees_only_what_
     for page in ["#/products", "#/movements", "#/transfers", "#/settings"] {
         assert!(links.contains(&page.to_owned()), "{page} in {links:?}");
     }
-    for page in ["#/invoices", "#/contacts", "#/valuation", "#/vat", "#/import"] {
+    for page in [
+        "#/invoices",
+        "#/contacts",
+        "#/valuation",
+        "#/vat",
+        "#/import",
+    ] {
         assert!(!links.contains(&page.to_owned()), "{page} in {links:?}");
     }
     // Staff change stock: the product is there with its button to add one.
@@ -3224,7 +3230,11 @@ fn the_owner_invites_a_member_who_accepts_in_another_session_and_sees_only_what_
     }
     // A books page by its address is not for the role, and the server refuses it anyway.
     open(&b, "#/invoices", "Not for your role");
-    let r = b.api("GET", &format!("/api/invoices?entityId={entity}"), json!(null));
+    let r = b.api(
+        "GET",
+        &format!("/api/invoices?entityId={entity}"),
+        json!(null),
+    );
     assert_eq!(r["status"], 403, "{r}");
     assert!(r["body"]["message"]
         .as_str()

@@ -188,7 +188,8 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
                 return Ok(());
             };
             w.as_owner();
-            let (s, v) = w.t.put("/api/members", json!({ "id": id, "role": ROLES[role] }));
+            let (s, v) =
+                w.t.put("/api/members", json!({ "id": id, "role": ROLES[role] }));
             prop_assert_eq!(s, Status::Ok, "{:?}: {}", op, v);
             w.members[user] = Some((id, ROLES[role]));
         }
@@ -208,12 +209,32 @@ fn step(w: &mut World, op: &Op) -> Result<(), TestCaseError> {
             match &w.members[user] {
                 None => prop_assert_eq!(s, Status::NotFound, "{:?} ({:?}): {}", op, what, v),
                 Some((_, role)) if may(role, what) => {
-                    prop_assert!(s.code < 300, "{:?} ({:?}) as {}: {} {}", op, what, role, s, v);
+                    prop_assert!(
+                        s.code < 300,
+                        "{:?} ({:?}) as {}: {} {}",
+                        op,
+                        what,
+                        role,
+                        s,
+                        v
+                    );
                 }
                 Some((_, role)) => {
-                    prop_assert_eq!(s, Status::Forbidden, "{:?} ({:?}) as {}: {}", op, what, role, v);
+                    prop_assert_eq!(
+                        s,
+                        Status::Forbidden,
+                        "{:?} ({:?}) as {}: {}",
+                        op,
+                        what,
+                        role,
+                        v
+                    );
                     let message = v["message"].as_str().unwrap_or("");
-                    prop_assert!(message.contains(&format!("Your role ({role})")), "{}", message);
+                    prop_assert!(
+                        message.contains(&format!("Your role ({role})")),
+                        "{}",
+                        message
+                    );
                 }
             }
         }
@@ -233,7 +254,9 @@ fn check(w: &World, after: &Op) -> Result<(), TestCaseError> {
         ] {
             let (s, v) = w.t.get(path);
             if s != Status::Ok {
-                return Err(fail(format!("after {after:?}: {path} for user {u}: {s} {v}")));
+                return Err(fail(format!(
+                    "after {after:?}: {path} for user {u}: {s} {v}"
+                )));
             }
             let sees = v.to_string().contains(id.as_str());
             let should = role.is_some_and(|r| may(r, what));

@@ -130,7 +130,13 @@ impl Resource for ExpenseCategories {
         let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let name = required_text("name", &b.name)?;
         let entity_id = new_record_entity(scope, requested, &[])?;
-        check_name_free(tx, &scope.owner_for(tx, entity_id.as_deref())?, entity_id.as_deref(), &name, "")?;
+        check_name_free(
+            tx,
+            &scope.owner_for(tx, entity_id.as_deref())?,
+            entity_id.as_deref(),
+            &name,
+            "",
+        )?;
         let c = ExpenseCategory {
             id: new_id(),
             name,

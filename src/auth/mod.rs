@@ -225,7 +225,7 @@ pub async fn route_scope(
     entity: Option<&str>,
 ) -> AppResult<crate::scope::Scope> {
     let need = match req.route() {
-        Some(r) => crate::scope::Cap::of_route(r.method.as_str(), &r.uri.path().to_string()),
+        Some(r) => crate::scope::Cap::of_route(r.method.as_str(), r.uri.path()),
         None => crate::scope::Cap::of_route(req.method().as_str(), req.uri().path().as_str()),
     };
     let db = req

@@ -189,10 +189,7 @@ pub fn list_for(
         page.offset.into(),
     ]);
     let rows = stmt
-        .query_map(
-            rusqlite::params_from_iter(args),
-            damage::named(from_row),
-        )?
+        .query_map(rusqlite::params_from_iter(args), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

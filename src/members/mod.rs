@@ -82,7 +82,9 @@ async fn create(
     let digest = token::digest(&raw);
     let now = clock.now();
     let member = db
-        .write(move |tx| members::invite(tx, &scope, b, &digest, now.unix_timestamp(), &rfc3339(now)))
+        .write(move |tx| {
+            members::invite(tx, &scope, b, &digest, now.unix_timestamp(), &rfc3339(now))
+        })
         .await?;
     Ok(Created(Invited {
         member,
@@ -105,7 +107,11 @@ async fn update(
 }
 
 #[delete("/members", data = "<body>")]
-async fn remove(user: SessionUser, body: JsonBody<IdBody>, db: &State<Db>) -> AppResult<Json<Value>> {
+async fn remove(
+    user: SessionUser,
+    body: JsonBody<IdBody>,
+    db: &State<Db>,
+) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let scope = user.scope();
     db.write(move |tx| members::remove(tx, &scope, &id)).await?;

@@ -36,8 +36,20 @@ fn member_props() -> Vec<(&'static str, Value)> {
         ("user_id", nullable(uuid())),
         ("email", string()),
         ("name", nullable(string())),
-        ("role", one_of_values(&roles(), "The member's role (docs/auth.md#members-and-roles).")),
-        ("status", one_of_values(&["invited", "active"], "`invited` until the invitation is accepted.")),
+        (
+            "role",
+            one_of_values(
+                &roles(),
+                "The member's role (docs/auth.md#members-and-roles).",
+            ),
+        ),
+        (
+            "status",
+            one_of_values(
+                &["invited", "active"],
+                "`invited` until the invitation is accepted.",
+            ),
+        ),
         ("invited_at", timestamp()),
         ("joined_at", nullable(timestamp())),
     ]

@@ -119,16 +119,21 @@ impl Cap {
             },
             "members" => Cap::Owner,
             "inventory" if second == "summary" || second == "locations" => Cap::ReadBooks,
-            "products" | "warehouse-locations" | "locations"
-            | "warehouse-stock" | "stock" | "stock-movements" | "movements"
-            | "transfer-orders" | "stock-takes" | "inventory" => {
-                rw(Cap::ReadStock, Cap::WriteStock)
-            }
+            "products"
+            | "warehouse-locations"
+            | "locations"
+            | "warehouse-stock"
+            | "stock"
+            | "stock-movements"
+            | "movements"
+            | "transfer-orders"
+            | "stock-takes"
+            | "inventory" => rw(Cap::ReadStock, Cap::WriteStock),
             // Valuation, margin and the dashboard's money are reports of the books.
             "reports" | "dashboard" => Cap::ReadBooks,
-            "categories" | "invoices" | "bills" | "credit-notes" | "supplier-credits" | "contacts"
-            | "payments" | "transactions" | "expenses" | "expense-categories" | "employees"
-            | "projects" | "time-entries" | "recurring-invoices" => {
+            "categories" | "invoices" | "bills" | "credit-notes" | "supplier-credits"
+            | "contacts" | "payments" | "transactions" | "expenses" | "expense-categories"
+            | "employees" | "projects" | "time-entries" | "recurring-invoices" => {
                 rw(Cap::ReadBooks, Cap::WriteBooks)
             }
             "vat" if second == "obligations" || second == "liabilities" || second == "payments" => {

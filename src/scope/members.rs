@@ -80,10 +80,12 @@ fn get_as_owner(conn: &Connection, scope: &Scope, raw: &str) -> AppResult<Member
     let id = parse_id("id", raw)?;
     let missing = || AppError::not_found(format!("Member not found: {id}"));
     let m = get(conn, &id)?.ok_or_else(missing)?;
-    scope.require(conn, &m.entity_id, Cap::Owner).map_err(|e| match e {
-        AppError::NotFound(_) => missing(),
-        other => other,
-    })?;
+    scope
+        .require(conn, &m.entity_id, Cap::Owner)
+        .map_err(|e| match e {
+            AppError::NotFound(_) => missing(),
+            other => other,
+        })?;
     Ok(m)
 }
 

@@ -89,7 +89,11 @@ impl Scope {
 
     /// 403 naming the role: `Your role (staff) cannot read the books`.
     pub fn refused(role: Role, cap: Cap) -> AppError {
-        AppError::forbidden(format!("Your role ({}) cannot {}", role.as_str(), cap.words()))
+        AppError::forbidden(format!(
+            "Your role ({}) cannot {}",
+            role.as_str(),
+            cap.words()
+        ))
     }
 
     /// Resolves an entity id sent by the client (query filter or body field): 400 when it
@@ -191,7 +195,12 @@ impl Scope {
 
     /// Does this scope see a record with this owner and entity? Read now, like
     /// [`Scope::entity`].
-    pub fn sees(&self, conn: &Connection, owner_id: &str, entity_id: Option<&str>) -> AppResult<bool> {
+    pub fn sees(
+        &self,
+        conn: &Connection,
+        owner_id: &str,
+        entity_id: Option<&str>,
+    ) -> AppResult<bool> {
         match (entity_id, &self.entity_id) {
             (None, None) => Ok(owner_id == self.owner_id),
             (None, Some(_)) => Ok(false),

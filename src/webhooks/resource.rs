@@ -162,10 +162,7 @@ pub fn list_webhooks(conn: &Connection, scope: &Scope, page: Page) -> AppResult<
     let mut args: Vec<rusqlite::types::Value> = seen.into_iter().map(Into::into).collect();
     args.extend([page.sql_limit().into(), page.offset.into()]);
     let rows = stmt
-        .query_map(
-            rusqlite::params_from_iter(args),
-            damage::named(from_row),
-        )?
+        .query_map(rusqlite::params_from_iter(args), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

@@ -38,7 +38,10 @@ fn join_by_signup(t: &TestApp, email: &str, token: &str) -> (Status, Value) {
         .client
         .post("/api/auth/signup")
         .header(rocket::http::ContentType::JSON)
-        .body(json!({ "email": email, "password": PASSWORD, "name": "Sam", "invite_token": token }).to_string())
+        .body(
+            json!({ "email": email, "password": PASSWORD, "name": "Sam", "invite_token": token })
+                .to_string(),
+        )
         .dispatch();
     if let Some(c) = res.cookies().get("stockbook_session") {
         *t.session.borrow_mut() = Some(c.value().to_owned());
@@ -123,9 +126,8 @@ fn an_invitation_is_a_single_use_link_valid_seven_days_stored_only_as_a_digest()
         .unwrap()
         .contains("/#/invite?token="));
     assert!(token.len() >= 40, "{token}");
-    let stored: i64 = t
-        .db
-        .read_sync(|c| {
+    let stored: i64 =
+        t.db.read_sync(|c| {
             Ok(c.query_row(
                 "SELECT COUNT(*) FROM members WHERE invite_hash = ?1",
                 [&token],
@@ -192,7 +194,10 @@ fn an_existing_account_joins_by_signing_in_with_the_token() {
     );
     assert_eq!(s, Status::Ok, "{v}");
     let list = members_of(&t, &entity);
-    let sam = list.iter().find(|m| m["email"] == "sam@example.com").unwrap();
+    let sam = list
+        .iter()
+        .find(|m| m["email"] == "sam@example.com")
+        .unwrap();
     assert_eq!(sam["status"], "active");
     assert_eq!(sam["role"], "accountant");
     assert!(sam["joined_at"].is_string());
@@ -415,9 +420,8 @@ fn removal_cuts_the_members_sessions_and_api_keys_at_once() {
 fn a_request_authenticated_before_a_removal_commits_is_refused_in_its_own_transaction() {
     let team = team("manager");
     let t = &team.t;
-    let sam: String = t
-        .db
-        .read_sync(|c| {
+    let sam: String =
+        t.db.read_sync(|c| {
             Ok(c.query_row(
                 "SELECT id FROM users WHERE email = 'sam@example.com'",
                 [],
@@ -426,10 +430,9 @@ fn a_request_authenticated_before_a_removal_commits_is_refused_in_its_own_transa
         })
         .unwrap();
     // Authenticated: the scope is built ...
-    let stale = t
-        .db
-        .read_sync(|c| Scope::load(c, &sam, None, Cap::WriteStock))
-        .unwrap();
+    let stale =
+        t.db.read_sync(|c| Scope::load(c, &sam, None, Cap::WriteStock))
+            .unwrap();
     // ... the owner removes the member ...
     let owner = Scope::user(
         t.db.read_sync(|c| {
@@ -447,13 +450,15 @@ fn a_request_authenticated_before_a_removal_commits_is_refused_in_its_own_transa
     // ... and the request, going on, reaches nothing.
     let entity = team.entity.clone();
     let named = t.db.read_sync(|c| stale.entity(c, "entity_id", &entity));
-    assert!(matches!(named, Err(stockbook::error::AppError::NotFound(_))), "{named:?}");
+    assert!(
+        matches!(named, Err(stockbook::error::AppError::NotFound(_))),
+        "{named:?}"
+    );
     team.as_owner();
     assert_eq!(product(t, &team.entity, "Mug").0, Status::Created);
     let (cond, args) = stale.condition("p");
-    let seen: i64 = t
-        .db
-        .read_sync(|c| {
+    let seen: i64 =
+        t.db.read_sync(|c| {
             Ok(c.query_row(
                 &format!("SELECT COUNT(*) FROM products p WHERE {cond}"),
                 rusqlite::params_from_iter(args),

@@ -173,7 +173,9 @@ struct Doc {
 impl Doc {
     fn schema(&self, s: &Value) -> Value {
         match s.get("$ref").and_then(Value::as_str) {
-            Some(r) => self.schema(&self.doc["components"]["schemas"][r.rsplit('/').next().unwrap()]),
+            Some(r) => {
+                self.schema(&self.doc["components"]["schemas"][r.rsplit('/').next().unwrap()])
+            }
             None => s.clone(),
         }
     }
@@ -181,7 +183,11 @@ impl Doc {
     /// A value for property `name` of schema `s`.
     fn sample(&self, name: &str, s: &Value, ids: &Ids) -> Value {
         let s = self.schema(s);
-        if let Some(alts) = s.get("anyOf").or_else(|| s.get("oneOf")).and_then(Value::as_array) {
+        if let Some(alts) = s
+            .get("anyOf")
+            .or_else(|| s.get("oneOf"))
+            .and_then(Value::as_array)
+        {
             let alt = alts
                 .iter()
                 .map(|a| self.schema(a))
@@ -193,10 +199,18 @@ impl Doc {
             return v.clone();
         }
         if let Some(e) = s.get("enum").and_then(Value::as_array) {
-            return e.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null);
+            return e
+                .iter()
+                .find(|v| !v.is_null())
+                .cloned()
+                .unwrap_or(Value::Null);
         }
         let ty = match &s["type"] {
-            Value::Array(ts) => ts.iter().find(|t| *t != "null").cloned().unwrap_or(Value::Null),
+            Value::Array(ts) => ts
+                .iter()
+                .find(|t| *t != "null")
+                .cloned()
+                .unwrap_or(Value::Null),
             t => t.clone(),
         };
         match ty.as_str().unwrap_or("") {
@@ -209,7 +223,9 @@ impl Doc {
                 _ => json!("Sample"),
             },
             "integer" | "number" => {
-                let min = s["minimum"].as_f64().or(s["exclusiveMinimum"].as_f64().map(|m| m + 1.0));
+                let min = s["minimum"]
+                    .as_f64()
+                    .or(s["exclusiveMinimum"].as_f64().map(|m| m + 1.0));
                 json!(min.map_or(1.0, |m| m.max(1.0)) as i64)
             }
             "boolean" => json!(true),
@@ -317,7 +333,13 @@ impl Ids {
     }
 }
 
-fn send(t: &TestApp, method: &str, path: &str, body: Option<&Value>, key: Option<&str>) -> (Status, Value) {
+fn send(
+    t: &TestApp,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    key: Option<&str>,
+) -> (Status, Value) {
     let mut req = match method {
         "get" => t.client.get(path.to_owned()),
         "post" => t.client.post(path.to_owned()),
@@ -357,7 +379,10 @@ fn operations(doc: &Value) -> Vec<(String, String, Need)> {
         "operations without an expectation in the role matrix: {unknown:?}"
     );
     let rank = |m: &str, p: &str| {
-        let m = ["get", "post", "put", "delete"].iter().position(|x| *x == m).unwrap_or(9);
+        let m = ["get", "post", "put", "delete"]
+            .iter()
+            .position(|x| *x == m)
+            .unwrap_or(9);
         let p = FIRST.iter().position(|x| *x == p).unwrap_or(FIRST.len());
         (m, p)
     };
@@ -389,7 +414,9 @@ fn team(role: &str, doc: &Doc) -> (TestApp, Ids, String, Vec<String>) {
         let (s, v) = send(&t, "post", &path, Some(&b), None);
         if s == Status::Created {
             if let Some(id) = v["data"]["id"].as_str() {
-                ids.by_path.entry(path.clone()).or_insert_with(|| id.to_owned());
+                ids.by_path
+                    .entry(path.clone())
+                    .or_insert_with(|| id.to_owned());
             }
         }
     }
@@ -399,8 +426,10 @@ fn team(role: &str, doc: &Doc) -> (TestApp, Ids, String, Vec<String>) {
         json!({ "entity_id": entity, "email": "lee@example.com", "role": "viewer" }),
     );
     assert_eq!(s, Status::Created, "{v}");
-    ids.by_path
-        .insert("/api/members".into(), v["data"]["id"].as_str().unwrap().to_owned());
+    ids.by_path.insert(
+        "/api/members".into(),
+        v["data"]["id"].as_str().unwrap().to_owned(),
+    );
     let (_, v) = t.post(
         "/api/members",
         json!({ "entity_id": entity, "email": "sam@example.com", "role": role }),
@@ -412,7 +441,10 @@ fn team(role: &str, doc: &Doc) -> (TestApp, Ids, String, Vec<String>) {
         t.client
             .post("/api/auth/signup")
             .header(ContentType::JSON)
-            .body(json!({ "email": "sam@example.com", "password": PASSWORD, "invite_token": token }).to_string())
+            .body(
+                json!({ "email": "sam@example.com", "password": PASSWORD, "invite_token": token })
+                    .to_string(),
+            )
             .dispatch(),
     );
     assert_eq!(s, Status::Created, "{v}");
@@ -438,7 +470,12 @@ fn team(role: &str, doc: &Doc) -> (TestApp, Ids, String, Vec<String>) {
 fn every_operation_of_both_apis_answers_each_role_as_the_role_table_says() {
     let t = app();
     let doc = Doc {
-        doc: t.client.get("/api/openapi.json").dispatch().into_json().unwrap(),
+        doc: t
+            .client
+            .get("/api/openapi.json")
+            .dispatch()
+            .into_json()
+            .unwrap(),
     };
     let ops = operations(&doc.doc);
     let mut owner_ok: BTreeMap<String, Status> = BTreeMap::new();
@@ -455,7 +492,11 @@ fn every_operation_of_both_apis_answers_each_role_as_the_role_table_says() {
             let b = doc.body(op, path, &ids);
             let key = path.starts_with("/api/v1/").then_some(key.as_str());
             let (s, v) = send(&t, method, &url, b.as_ref(), key);
-            let case = format!("{role} {} {url} {}", method.to_uppercase(), b.map(|b| b.to_string()).unwrap_or_default());
+            let case = format!(
+                "{role} {} {url} {}",
+                method.to_uppercase(),
+                b.map(|b| b.to_string()).unwrap_or_default()
+            );
             if role == "owner" {
                 owner_ok.insert(format!("{method} {path}"), s);
             }
@@ -485,7 +526,12 @@ fn every_operation_of_both_apis_answers_each_role_as_the_role_table_says() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} cases:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     // The matrix asks enough to mean something.
     assert!(refused > 100, "only {refused} refusals");
 }

@@ -391,15 +391,15 @@ fn insert(
             }
             Some(n)
         }
-        (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => Some(
-            next_number(
+        (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => {
+            Some(next_number(
                 tx,
                 kind,
                 prefix,
                 &scope.owner_for(tx, entity.as_deref())?,
                 entity.as_deref(),
-            )?,
-        ),
+            )?)
+        }
         (None, _) => None,
     };
     let Totals {
