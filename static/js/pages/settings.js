@@ -1,6 +1,8 @@
 // Settings: API keys for the public API (the raw key shown once, with a copy button; the
 // list; revoke), webhooks (pages/webhooks.js), the current business's details (with its default location for invoices
-// and bills, docs/documents-stock.md#where-stock-is-taken-from), and signing out everywhere.
+// and bills, docs/documents-stock.md#where-stock-is-taken-from), the team (members, invitations
+// and roles, docs/auth.md#members-and-roles), and signing out everywhere. Each section only
+// for a role that may use it.
 
 import { del, get, post, put } from "../api.js";
 import { loadEntities, scoped, state } from "../state.js";
@@ -24,10 +26,10 @@ export async function render(root, ctx) {
   // business details are the owner's (an accountant's: the lock date), keys and
   // webhooks an owner's or a manager's.
   const shown = [
-    may("owner") && team,
     may("admin") && keys,
     may("admin") && hooks,
     (may("owner") || may("vat")) && business,
+    may("owner") && team,
     sessions,
   ].filter(Boolean);
   root.append(...shown);
