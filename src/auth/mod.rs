@@ -228,6 +228,10 @@ pub async fn route_scope(
         Some(r) => crate::scope::Cap::of_route(r.method.as_str(), r.uri.path()),
         None => crate::scope::Cap::of_route(req.method().as_str(), req.uri().path().as_str()),
     };
+    if need == crate::scope::Cap::Any && entity.is_none() {
+        // The caller's own account and entity list: no role to read.
+        return Ok(crate::scope::Scope::user(actor).needing(need));
+    }
     let db = req
         .rocket()
         .state::<Db>()
