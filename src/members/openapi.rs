@@ -23,9 +23,12 @@ fn roles() -> Vec<&'static str> {
 pub fn operations() -> Vec<Operation> {
     vec![
         op("get", "/api/members", "Members", "listMembers", "List an entity's members and open invitations (owners)", S, ReportList("Member", &[Own(entity_param)])),
-        op("post", "/api/members", "Members", "inviteMember", "Invite someone into an entity; invite_url is shown this once (owners)", S, Create { body: "MemberCreate", record: "MemberInvited" }),
-        op("put", "/api/members", "Members", "changeMemberRole", "Change a member's role (owners; the last owner stays: 409)", S, Update { body: "MemberUpdate", record: "Member" }),
-        op("delete", "/api/members", "Members", "removeMember", "Remove a member or withdraw an invitation (owners; the last owner stays: 409)", S, Delete),
+        op("post", "/api/members", "Members", "inviteMember", "Invite someone into an entity; invite_url is shown this once (owners)", S, Create { body: "MemberCreate", record: "MemberInvited" })
+            .refused("The email is already a member of the entity"),
+        op("put", "/api/members", "Members", "changeMemberRole", "Change a member's role (owners; the last owner stays: 409)", S, Update { body: "MemberUpdate", record: "Member" })
+            .refused("The entity would be left without an owner"),
+        op("delete", "/api/members", "Members", "removeMember", "Remove a member or withdraw an invitation (owners; the last owner stays: 409)", S, Delete)
+            .refused("The entity would be left without an owner"),
     ]
 }
 

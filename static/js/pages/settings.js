@@ -62,10 +62,13 @@ async function teamSection(section, ctx) {
   const shown = h("div", { "aria-live": "polite" });
   const listArea = h("div", {}, h("p", { class: "muted" }, "Loading…"));
   const form = h("form", { class: "card" });
+  const roleField = field({ label: "Role", name: "role", type: "select", options: ROLES, value: "staff" });
+  // Staff again after each invitation (a form's reset goes back to the default option).
+  roleField.control.querySelector("option[value=staff]").defaultSelected = true;
   form.append(h("h3", {}, "Invite someone"),
     h("div", { class: "form-grid" },
       field({ label: "Email", name: "email", type: "email", required: true }),
-      field({ label: "Role", name: "role", type: "select", options: ROLES, value: "staff" })),
+      roleField),
     formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Create invitation link")));
   section.append(shown, form, h("h3", {}, "Members"), listArea);
 
