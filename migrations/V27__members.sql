@@ -22,6 +22,10 @@ CREATE TABLE members (
 CREATE UNIQUE INDEX members_entity_user ON members(entity_id, user_id);
 CREATE INDEX members_user ON members(user_id, entity_id, role);
 
+-- Who made a webhook: it stops (inactive) when its maker leaves the entity or loses the
+-- role that manages webhooks, as their API keys stop.
+ALTER TABLE webhooks ADD COLUMN created_by TEXT;
+
 CREATE TRIGGER entities_owner_member AFTER INSERT ON entities
 BEGIN
     INSERT INTO members (id, entity_id, user_id, email, role, invited_at, joined_at)

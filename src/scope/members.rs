@@ -209,6 +209,23 @@ pub fn accept(tx: &Transaction, digest: &str, user: &str, now: i64, at: &str) ->
     Ok(())
 }
 
+/// Stops (makes inactive) the webhooks member `m` made for their entity, when they leave
+/// it or their new role no longer manages webhooks, as their API keys stop reaching it
+/// (docs/auth.md#members-and-roles).
+fn stop_webhooks(tx: &Transaction, m: &Member, role: Option<Role>) -> AppResult<()> {
+    let Some(user) = &m.user_id else {
+        return Ok(());
+    };
+    if role.is_some_and(|r| r.may(Cap::Admin)) {
+        return Ok(());
+    }
+    tx.prepare_cached(
+        "UPDATE webhooks SET active = 0 WHERE created_by = ?1 AND entity_id = ?2 AND active = 1",
+    )?
+    .execute([user, &m.entity_id])?;
+    Ok(())
+}
+
 /// 409 unless the entity keeps another active owner than member `id`.
 fn keep_an_owner(tx: &Transaction, m: &Member) -> AppResult<()> {
     if m.role != "owner" || m.user_id.is_none() {
@@ -236,7 +253,8 @@ pub struct RoleChange {
 }
 
 /// Changes a member's role (owners only); the last owner stays one (409). Takes effect
-/// on the member's next request, and on any of theirs still running.
+/// on the member's next request, and on any of theirs still running; a role that no
+/// longer manages webhooks stops the ones they made.
 pub fn change_role(tx: &Transaction, scope: &Scope, b: RoleChange) -> AppResult<Member> {
     let mut m = get_as_owner(tx, scope, &b.id)?;
     let role = parse_role(&b.role)?;
@@ -245,17 +263,19 @@ pub fn change_role(tx: &Transaction, scope: &Scope, b: RoleChange) -> AppResult<
     }
     tx.prepare_cached("UPDATE members SET role = ?2 WHERE id = ?1")?
         .execute(params![m.id, role.as_str()])?;
+    stop_webhooks(tx, &m, Some(role))?;
     role.as_str().clone_into(&mut m.role);
     Ok(m)
 }
 
 /// Removes a member or withdraws an invitation (owners only); the last owner stays (409).
 /// The member's sessions and API keys stop reaching the entity at once: access is read
-/// on every request, in its own transaction.
+/// on every request, in its own transaction. The webhooks they made for it stop.
 pub fn remove(tx: &Transaction, scope: &Scope, raw_id: &str) -> AppResult<()> {
     let m = get_as_owner(tx, scope, raw_id)?;
     keep_an_owner(tx, &m)?;
     tx.prepare_cached("DELETE FROM members WHERE id = ?1")?
         .execute([&m.id])?;
+    stop_webhooks(tx, &m, None)?;
     Ok(())
 }

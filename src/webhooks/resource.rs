@@ -241,9 +241,9 @@ pub fn create_webhook(
     };
     tx.execute(
         "INSERT INTO webhooks (id, owner_id, entity_id, url, events, secret, active,
-             created_at, movement_cursor)
+             created_at, movement_cursor, created_by)
          VALUES (?1, ?2, ?3, ?4, ?5, seal(?6, 'webhooks.secret'), ?7, ?8,
-             (SELECT COALESCE(MAX(seq), 0) FROM stock_movements))",
+             (SELECT COALESCE(MAX(seq), 0) FROM stock_movements), ?9)",
         params![
             webhook.id,
             owner,
@@ -252,7 +252,8 @@ pub fn create_webhook(
             json!(webhook.events).to_string(),
             secret,
             webhook.active,
-            webhook.created_at
+            webhook.created_at,
+            scope.actor_id
         ],
     )?;
     Ok(CreatedWebhook { webhook, secret })

@@ -588,3 +588,48 @@ fn a_managers_import_lands_in_the_owners_books_and_finds_the_owners_records_as_d
     );
     assert!(assert_error(&refused, Status::Forbidden).contains("staff"));
 }
+
+#[test]
+fn the_webhooks_a_member_made_stop_when_they_leave_or_lose_the_role_that_manages_them() {
+    let team = team("manager");
+    let t = &team.t;
+    team.as_member();
+    let hook = |url: &str| {
+        let (s, v) = t.post(
+            "/api/webhooks",
+            json!({ "url": url, "events": ["*"], "entity_id": team.entity }),
+        );
+        assert_eq!(s, Status::Created, "{v}");
+        v["data"]["id"].as_str().unwrap().to_owned()
+    };
+    let first = hook("https://example.com/one");
+    team.as_owner();
+    let active = |id: &str| {
+        let (_, v) = t.get("/api/webhooks");
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["id"] == id)
+            .unwrap()["active"]
+            .clone()
+    };
+    assert_eq!(active(&first), json!(true));
+    // Accountants do not manage webhooks: the manager's stops.
+    t.put(
+        "/api/members",
+        json!({ "id": team.member_id, "role": "accountant" }),
+    );
+    assert_eq!(active(&first), json!(false));
+    // A manager again, with a new one; removed, it stops too.
+    t.put(
+        "/api/members",
+        json!({ "id": team.member_id, "role": "manager" }),
+    );
+    team.as_member();
+    let second = hook("https://example.com/two");
+    team.as_owner();
+    assert_eq!(active(&second), json!(true));
+    t.delete("/api/members", json!({ "id": team.member_id }));
+    assert_eq!(active(&second), json!(false));
+}
