@@ -89,16 +89,6 @@ pub struct KeyIdentity {
     pub entity_id: Option<String>,
 }
 
-impl KeyIdentity {
-    /// The key's view: its creator's records, or one entity's when scoped.
-    pub fn scope(&self) -> Scope {
-        Scope {
-            owner_id: self.owner_id.clone(),
-            entity_id: self.entity_id.clone(),
-        }
-    }
-}
-
 /// id, owner, entity scope, revoked_at, last_used_at.
 type KeyRow = (
     String,

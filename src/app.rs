@@ -123,6 +123,7 @@ pub fn build_rocket(figment: Figment, app: App) -> Rocket<Build> {
         .mount("/api", routes![health])
         .mount("/api", idempotent(crate::auth::routes::routes()))
         .mount("/api", idempotent(crate::entities::routes()))
+        .mount("/api", idempotent(crate::members::routes()))
         .mount("/api", idempotent(crate::inventory::routes()))
         .mount("/api", idempotent(crate::accounting::routes()))
         .mount("/api", idempotent(crate::vat_return::routes()))

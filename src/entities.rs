@@ -26,7 +26,7 @@ use crate::error::{AppError, AppResult};
 use crate::http::body::{nullable, parse_id, IdBody, JsonBody};
 use crate::http::paging::{ListQuery, Page};
 use crate::http::{required_text, Created};
-use crate::scope::Scope;
+use crate::scope::{Cap, Scope};
 
 pub mod lock;
 pub mod logo;
@@ -52,6 +52,9 @@ pub struct Entity {
     pub vat_scheme: String,
     pub flat_rate_percent: Option<Percent>,
     pub created_at: String,
+    /// The caller's role in it, in lists (docs/auth.md#members-and-roles).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }
 
 const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id, \
@@ -70,6 +73,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         vat_scheme: r.get(9)?,
         flat_rate_percent: r.get(10)?,
         created_at: r.get(5)?,
+        role: None,
     })
 }
 
@@ -103,14 +107,22 @@ pub const STANDARD_EXPENSE_CATEGORIES: &[(&str, &str, Option<&str>)] = &[
     ("8900", "Other expenses", None),
 ];
 
-pub fn get_owned(conn: &Connection, owner: &str, id: &str) -> AppResult<Entity> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM entities WHERE id = ?1 AND owner_id = ?2"),
-        [id, owner],
-        damage::named(from_row),
-    )
-    .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))
+/// Entity `id`, when the caller may `cap` in it (404 or 403 otherwise, by [`Scope::require`]).
+/// It carries the caller's role, as the list does.
+pub fn get_as(conn: &Connection, scope: &Scope, id: &str, cap: Cap) -> AppResult<Entity> {
+    scope.require(conn, id, cap)?;
+    let mut e = conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM entities WHERE id = ?1"),
+            [id],
+            damage::named(from_row),
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))?;
+    e.role = crate::scope::access::role_in(conn, &scope.actor_id, id)?
+        .and_then(|(_, role)| role)
+        .map(|r| r.as_str().to_owned());
+    Ok(e)
 }
 
 /// The body of a create (`POST /api/entities`).
@@ -154,6 +166,8 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
             .map(vat_settings::parse_flat_rate)
             .transpose()?,
         created_at: ctx.now.clone(),
+        // Its creator is its first owner (migrations/V27__members.sql).
+        role: Some("owner".into()),
     };
     vat_settings::check_settings(&e.vat_scheme, e.flat_rate_percent)?;
     tx.execute(
@@ -201,21 +215,30 @@ fn registration_date(raw: Option<&str>) -> AppResult<Option<String>> {
     }
 }
 
-/// The entities of `owner` by name, or only `only` when given.
+/// The entities `user` is a member of by name, each with their role, or only `only`
+/// when given (docs/auth.md#members-and-roles).
 pub fn list_entities(
     conn: &Connection,
-    owner: &str,
+    user: &str,
     only: Option<&str>,
     page: Page,
 ) -> AppResult<Vec<Entity>> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM entities WHERE owner_id = ?1 AND (?2 IS NULL OR id = ?2)
+        "SELECT {COLUMNS}, (SELECT role FROM members m
+                            WHERE m.entity_id = entities.id AND m.user_id = ?1)
+         FROM entities
+         WHERE id IN (SELECT entity_id FROM members WHERE user_id = ?1)
+           AND (?2 IS NULL OR id = ?2)
          ORDER BY name COLLATE NOCASE, seq LIMIT ?3 OFFSET ?4"
     ))?;
     let rows = stmt
         .query_map(
-            params![owner, only, page.sql_limit(), page.offset],
-            damage::named(from_row),
+            params![user, only, page.sql_limit(), page.offset],
+            damage::named(|r| {
+                let mut e = from_row(r)?;
+                e.role = r.get(11)?;
+                Ok(e)
+            }),
         )?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
@@ -246,11 +269,25 @@ pub struct EntityUpdate {
     pub flat_rate_percent: Option<Option<Percent>>,
 }
 
-/// Applies a PUT to an entity of `owner` and returns the whole entity. Only the owner
-/// reaches it, so only the owner moves the lock date.
+impl EntityUpdate {
+    /// Whether the body moves the lock date and nothing else.
+    fn lock_date_alone(&self) -> bool {
+        self.lock_date.is_some()
+            && self.name.is_none()
+            && self.vat_number.is_none()
+            && self.address.is_none()
+            && self.default_location_id.is_none()
+            && self.vat_registered_from.is_none()
+            && self.vat_scheme.is_none()
+            && self.flat_rate_percent.is_none()
+    }
+}
+
+/// Applies a PUT to an entity and returns the whole entity. The settings are the
+/// owner's; an accountant may send `lock_date` alone (docs/auth.md#members-and-roles).
 pub fn update_entity(
     tx: &Transaction,
-    owner: &str,
+    scope: &Scope,
     b: EntityUpdate,
     ctx: &Ctx,
 ) -> AppResult<Entity> {
@@ -260,7 +297,14 @@ pub fn update_entity(
         .as_deref()
         .map(|n| required_text("name", n))
         .transpose()?;
-    let mut e = get_owned(tx, owner, &id)?;
+    let cap = if b.lock_date_alone() {
+        Cap::Vat
+    } else {
+        Cap::Owner
+    };
+    let mut e = get_as(tx, scope, &id, cap)?;
+    let owner = scope.owner_for(tx, Some(&id))?;
+    let owner = owner.as_str();
     if let Some(n) = name {
         e.name = n;
     }
@@ -321,10 +365,11 @@ pub fn update_entity(
     Ok(e)
 }
 
-/// Deletes an entity of `owner` that holds nothing but its standard expense categories
-/// (409 otherwise).
-pub fn delete_entity(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
-    get_owned(tx, owner, id)?;
+/// Deletes an entity (its owners only) that holds nothing but its standard expense
+/// categories and its members (409 otherwise).
+pub fn delete_entity(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    get_as(tx, scope, id, Cap::Owner)?;
+    tx.execute("DELETE FROM members WHERE entity_id = ?1", [id])?;
     tx.execute(
         "DELETE FROM expense_categories WHERE entity_id = ?1 AND standard = 1",
         [id],
@@ -362,12 +407,12 @@ async fn list(user: SessionUser, q: EntityQuery, db: &State<Db>) -> AppResult<Js
         offset: q.offset,
     }
     .page()?;
-    let scope = Scope::user(user.id());
+    let scope = user.scope();
     let filter = q.entity_id;
     let rows = db
         .read(move |conn| {
             let only = scope.entity_opt(conn, "entityId", filter.as_deref())?;
-            list_entities(conn, &scope.owner_id, only.as_deref(), page)
+            list_entities(conn, &scope.actor_id, only.as_deref(), page)
         })
         .await?;
     Ok(Json(json!({ "data": rows })))
@@ -417,9 +462,9 @@ async fn update(
     ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let b = body.into_inner();
-    let owner = user.user.id;
+    let scope = user.scope();
     let e = db
-        .write(move |tx| update_entity(tx, &owner, b, &ctx))
+        .write(move |tx| update_entity(tx, &scope, b, &ctx))
         .await?;
     Ok(Json(json!({ "data": e })))
 }
@@ -431,7 +476,7 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
-    let owner = user.user.id;
-    db.write(move |tx| delete_entity(tx, &owner, &id)).await?;
+    let scope = user.scope();
+    db.write(move |tx| delete_entity(tx, &scope, &id)).await?;
     Ok(Json(json!({ "data": { "success": true } })))
 }

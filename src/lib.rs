@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod import;
 pub mod inventory;
 pub mod mail;
+pub mod members;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;

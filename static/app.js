@@ -6,6 +6,7 @@ import { keepFocus } from "./js/focus.js";
 import { setUpMenu } from "./js/menu.js";
 import { go, render, start } from "./js/router.js";
 import { watchStorage } from "./js/storage.js";
+import { applyRole } from "./js/roles.js";
 import { chooseEntity, forget, loadEntities, state } from "./js/state.js";
 import { clearErrors, field, formDialog, formError, h, onSubmit, showError, val } from "./js/ui.js";
 
@@ -31,6 +32,10 @@ function showAuth(which = "sign-in") {
  * closed there is no "Create one" link. If the status cannot be read, sign-in with both.
  */
 async function showSignedOut() {
+  if (inviteToken()) {
+    showInvited();
+    return;
+  }
   let status = { signup: "open", users: true };
   try {
     status = (await get("/api/auth/status")).data;
@@ -43,7 +48,35 @@ async function showSignedOut() {
   showAuth(status.users ? "sign-in" : "sign-up");
 }
 
+/** The token of an invitation link (`#/invite?token=...`) this page was opened on. */
+function inviteToken() {
+  const [path, qs = ""] = location.hash.replace(/^#\/?/, "").split("?");
+  return path === "invite" ? new URLSearchParams(qs).get("token") : null;
+}
+
+/**
+ * Signed out on an invitation link (docs/auth.md#members-and-roles): create an account or
+ * sign in to join; either form sends the token. Sign-up is offered even when it is
+ * otherwise closed.
+ */
+function showInvited() {
+  const note = $("invite-note");
+  note.hidden = false;
+  $("sign-up-switch").hidden = false;
+  $("sign-in-switch").hidden = false;
+  $("sign-up-first").hidden = true;
+  showAuth("sign-up");
+}
+
+/** Adds the invitation token, if any, to a sign-up or sign-in body. */
+function withInvite(body) {
+  const token = inviteToken();
+  return token ? { ...body, invite_token: token } : body;
+}
+
 async function signedIn(user) {
+  if (inviteToken()) history.replaceState(null, "", "#/dashboard");
+  $("invite-note").hidden = true;
   state.user = user;
   await loadEntities();
   if (!state.entity) {
@@ -96,6 +129,7 @@ function showApp() {
   showScreen("app");
   $("who").textContent = state.user.name || state.user.email;
   fillEntitySelect();
+  applyRole();
   if (!location.hash || location.hash === "#" || location.hash === "#/") {
     history.replaceState(null, "", "#/dashboard");
   }
@@ -160,14 +194,14 @@ function authForm(id, path, body) {
 }
 
 function boot() {
-  authForm("sign-in-form", "/api/auth/login", (f) => ({
+  authForm("sign-in-form", "/api/auth/login", (f) => withInvite({
     email: val(f, "email"),
     password: f.elements.namedItem("password").value,
   }));
   authForm("sign-up-form", "/api/auth/signup", (f) => {
     const body = { email: val(f, "email"), password: f.elements.namedItem("password").value };
     if (val(f, "name")) body.name = val(f, "name");
-    return body;
+    return withInvite(body);
   });
   // The skip links move focus without touching the hash (the router owns it).
   const menu = setUpMenu();
@@ -192,6 +226,7 @@ function boot() {
   }
   $("entity-select").addEventListener("change", (ev) => {
     chooseEntity(ev.target.value);
+    applyRole();
     render();
     refreshAlertBadge();
   });

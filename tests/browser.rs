@@ -3330,3 +3330,92 @@ fn without_a_mail_server_the_print_view_offers_no_send_button() {
     b.screenshot("print-invoice-phone");
     viewport(&b, None);
 }
+
+// --- teams: members and roles (docs/auth.md#members-and-roles) --------------------------
+
+/// The `href`s of the menu's links that are shown.
+fn menu_links(b: &Browser) -> Vec<String> {
+    let v = b.js(
+        "return [...document.querySelectorAll('#main-nav a')]\
+           .filter((a) => !a.closest('li').hidden && !a.closest('ul').hidden)\
+           .map((a) => a.getAttribute('href'))",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn the_owner_invites_a_member_who_accepts_in_another_session_and_sees_only_what_their_role_allows()
+{
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "owner@example.com");
+    product(&b, &entity, json!({"name": "Blue mug", "unit_price": 8}));
+
+    // Settings → Team: invite Sam as staff and copy the link.
+    open(&b, "#/settings", "Settings");
+    b.wait("#team form");
+    b.type_into("#team input[name=email]", "sam@example.com");
+    b.select("#team select[name=role]", "Staff: stock only");
+    b.click_button("#team", "Create invitation link");
+    let link = b.text(&b.wait("#invite-link"));
+    assert!(link.contains("/#/invite?token="), "{link}");
+    b.wait_text("#team table", "sam@example.com");
+    let found = serious_axe_violations(&b);
+    assert!(found.is_empty(), "axe: {found:#?}");
+    b.screenshot("team-invited");
+
+    // Another browser session: no cookie, nothing remembered; the link opens sign-up.
+    b.cmd("DELETE", "/cookie", json!({}));
+    b.js("localStorage.clear()", json!([]));
+    let at = link.find("/#/invite").unwrap();
+    b.goto(&link[at..]);
+    // Only the hash differs from the page before: load it afresh, as a new window would.
+    b.reload();
+    b.wait_text("#invite-note", "invited to join a business");
+    b.type_into("#sign-up-name", "Sam Staff");
+    b.type_into("#sign-up-email", "sam@example.com");
+    b.type_into("#sign-up-password", "correct horse battery");
+    b.click_button("#sign-up-form", "Create account");
+    b.wait_text(".page-head h1", "Acme Trading Ltd: dashboard");
+    // The dashboard shows stock without its value, and nothing failed to load.
+    b.wait_text(".view", "Recent movements");
+    assert!(b.find(".view .notice.error").is_none());
+
+    // The menu: stock pages and settings, no books, no import.
+    let links = menu_links(&b);
+    for page in ["#/products", "#/movements", "#/transfers", "#/settings"] {
+        assert!(links.contains(&page.to_owned()), "{page} in {links:?}");
+    }
+    for page in [
+        "#/invoices",
+        "#/contacts",
+        "#/valuation",
+        "#/vat",
+        "#/import",
+    ] {
+        assert!(!links.contains(&page.to_owned()), "{page} in {links:?}");
+    }
+    // Staff change stock: the product is there with its button to add one.
+    open(&b, "#/products", "Products");
+    b.wait_text(".view table", "Blue mug");
+    assert!(b.displayed(&b.find(".view .page-actions button").unwrap()));
+    // Settings: no team, no keys, no webhooks, no business details.
+    open(&b, "#/settings", "Settings");
+    b.wait_text(".view", "Sign out everywhere");
+    for section in ["#team", "#webhooks", "#keys-title", "#biz-title"] {
+        assert!(b.find(section).is_none(), "{section} shown to staff");
+    }
+    // A books page by its address is not for the role, and the server refuses it anyway.
+    open(&b, "#/invoices", "Not for your role");
+    let r = b.api(
+        "GET",
+        &format!("/api/invoices?entityId={entity}"),
+        json!(null),
+    );
+    assert_eq!(r["status"], 403, "{r}");
+    assert!(r["body"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Your role (staff)"));
+    b.screenshot("team-staff-menu");
+}

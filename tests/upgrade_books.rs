@@ -363,9 +363,25 @@ fn the_books_of_the_release_before_open_unchanged_with_the_treatments_their_rate
         assert_has(
             &v["data"][0],
             &json!({ "id": ENTITY, "vat_scheme": "standard", "vat_registered_from": null,
-                     "flat_rate_percent": null, "lock_date": null }),
+                     "flat_rate_percent": null, "lock_date": null, "role": "owner" }),
             "entity",
         );
+
+        // The entity's creator is its owner, its one member (docs/auth.md#members-and-roles,
+        // migration V27), and may invite.
+        let (s, v) = app.get(&format!("/api/members?entityId={ENTITY}"));
+        assert_eq!(s, Status::Ok, "{v}");
+        assert_eq!(v["data"].as_array().unwrap().len(), 1, "{v}");
+        assert_has(
+            &v["data"][0],
+            &json!({ "user_id": USER, "email": OWNER, "role": "owner", "status": "active" }),
+            "member",
+        );
+        let (s, v) = app.post(
+            "/api/members",
+            json!({ "entity_id": ENTITY, "email": "sam@example.com", "role": "staff" }),
+        );
+        assert_eq!(s, Status::Created, "{v}");
     }
     let conn = stockbook::ops::check::open(&old.path).unwrap();
     let found = stockbook::ops::check::breaches(&conn, false).unwrap();

@@ -48,7 +48,7 @@ pub fn reference(
             id,
             entity_id,
         }),
-        None => Err(not_found(label, &id)),
+        None => Err(scope.unseen(conn, table, &id, not_found(label, &id))),
     }
 }
 

@@ -158,7 +158,7 @@ pub fn create(tx: &Transaction, scope: &Scope, b: CreateContact, ctx: &Ctx) -> A
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
         params![
             c.id,
-            scope.owner_id,
+            scope.owner_for(tx, c.entity_id.as_deref())?,
             c.entity_id,
             c.name,
             c.kind,

@@ -121,7 +121,7 @@ impl Resource for Employees {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
             params![
                 e.id,
-                scope.owner_id,
+                scope.owner_for(tx, e.entity_id.as_deref())?,
                 e.entity_id,
                 e.name,
                 e.email,

@@ -134,7 +134,13 @@ impl Resource for ExpenseCategories {
         let requested = requested_entity(tx, scope, b.entity_id.as_deref())?;
         let name = required_text("name", &b.name)?;
         let entity_id = new_record_entity(scope, requested, &[])?;
-        check_name_free(tx, &scope.owner_id, entity_id.as_deref(), &name, "")?;
+        check_name_free(
+            tx,
+            &scope.owner_for(tx, entity_id.as_deref())?,
+            entity_id.as_deref(),
+            &name,
+            "",
+        )?;
         let c = ExpenseCategory {
             id: new_id(),
             name,
@@ -151,7 +157,7 @@ impl Resource for ExpenseCategories {
              VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7, ?6)",
             params![
                 c.id,
-                scope.owner_id,
+                scope.owner_for(tx, c.entity_id.as_deref())?,
                 c.entity_id,
                 c.name,
                 c.code,
@@ -171,7 +177,13 @@ impl Resource for ExpenseCategories {
         let id = parse_id("id", &b.id)?;
         let mut c = get(tx, scope, &id)?;
         if let Some(n) = required_update("name", b.name)? {
-            check_name_free(tx, &scope.owner_id, c.entity_id.as_deref(), &n, &c.id)?;
+            check_name_free(
+                tx,
+                &scope.owner_for(tx, c.entity_id.as_deref())?,
+                c.entity_id.as_deref(),
+                &n,
+                &c.id,
+            )?;
             c.name = n;
         }
         if let Some(code) = clean_nullable(b.code) {

@@ -336,7 +336,7 @@ impl Resource for Expenses {
                  ?17, ?18, ?19)",
             params![
                 e.id,
-                scope.owner_id,
+                scope.owner_for(tx, e.entity_id.as_deref())?,
                 e.entity_id,
                 e.date,
                 e.description,

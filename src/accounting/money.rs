@@ -8,7 +8,7 @@
 
 use rocket::serde::json::Json;
 use rocket::{get, routes, Route, State};
-use rusqlite::{params, Connection};
+use rusqlite::{params_from_iter, Connection};
 use serde::Serialize;
 use serde_json::Value;
 use time::Date;
@@ -78,14 +78,23 @@ pub fn money_summary(
     let mut m = MoneySummary::default();
     // Only the documents that count: every `sent` invoice, and the `paid` ones issued
     // this month (the owner's date-ordered index keeps the second part short).
-    let mut stmt = conn.prepare_cached(
+    // What the caller sees (docs/auth.md#members-and-roles), then the entity filter.
+    let (cond, seen) = scope.condition("");
+    let args = |more: &[&str]| -> Vec<Option<String>> {
+        let mut v: Vec<Option<String>> = seen.iter().cloned().map(Some).collect();
+        v.push(entity.map(str::to_owned));
+        v.push(entity.map(str::to_owned));
+        v.extend(more.iter().map(|s| Some((*s).to_owned())));
+        v
+    };
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT status, issue_date, due_date, subtotal, total - amount_paid - amount_credited,
                 exchange_rate
          FROM invoices
-         WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2)
-           AND (status = 'sent' OR (status = 'paid' AND issue_date >= ?3))",
-    )?;
-    let mut rows = stmt.query(params![scope.owner_id, entity, month_start])?;
+         WHERE {cond} AND (? IS NULL OR entity_id = ?)
+           AND (status = 'sent' OR (status = 'paid' AND issue_date >= ?))"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args(&[&month_start])))?;
     while let Some(r) = rows.next()? {
         let (status, issued, due): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
         let (subtotal, amount_due, rate): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
@@ -103,12 +112,12 @@ pub fn money_summary(
             }
         }
     }
-    let mut stmt = conn.prepare_cached(
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT due_date, total - amount_paid - amount_credited, exchange_rate
          FROM bills
-         WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2) AND status = 'awaiting_payment'",
-    )?;
-    let mut rows = stmt.query(params![scope.owner_id, entity])?;
+         WHERE {cond} AND (? IS NULL OR entity_id = ?) AND status = 'awaiting_payment'"
+    ))?;
+    let mut rows = stmt.query(params_from_iter(args(&[])))?;
     while let Some(r) = rows.next()? {
         let (due, amount_due, rate): (String, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
         if amount_due > 0 {
@@ -120,12 +129,14 @@ pub fn money_summary(
             }
         }
     }
+    let mut twice = args(&[]);
+    twice.extend(args(&[]));
     m.documents = conn
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM invoices WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2))
-                 OR EXISTS (SELECT 1 FROM bills WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2))",
-        )?
-        .query_row(params![scope.owner_id, entity], |r| r.get(0))?;
+        .prepare_cached(&format!(
+            "SELECT EXISTS (SELECT 1 FROM invoices WHERE {cond} AND (? IS NULL OR entity_id = ?))
+                 OR EXISTS (SELECT 1 FROM bills WHERE {cond} AND (? IS NULL OR entity_id = ?))"
+        ))?
+        .query_row(params_from_iter(twice), |r| r.get(0))?;
     Ok(m)
 }
 

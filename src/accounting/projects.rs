@@ -146,7 +146,7 @@ impl Resource for Projects {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
             params![
                 p.id,
-                scope.owner_id,
+                scope.owner_for(tx, p.entity_id.as_deref())?,
                 p.entity_id,
                 p.name,
                 p.contact_id,

@@ -238,7 +238,7 @@ impl Resource for RecurringInvoices {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)",
             params![
                 r.id,
-                scope.owner_id,
+                scope.owner_for(tx, r.entity_id.as_deref())?,
                 r.entity_id,
                 r.contact_id,
                 r.interval,

@@ -127,8 +127,7 @@ macro_rules! session_crud {
             q: $crate::http::paging::EntityListQuery,
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            $crate::accounting::resource::list::<$res>($crate::scope::Scope::user(user.id()), q, db)
-                .await
+            $crate::accounting::resource::list::<$res>(user.scope(), q, db).await
         }
 
         #[rocket::post($path, data = "<body>")]
@@ -142,13 +141,8 @@ macro_rules! session_crud {
         ) -> $crate::error::AppResult<
             $crate::http::Created<<$res as $crate::accounting::resource::Resource>::Record>,
         > {
-            $crate::accounting::resource::create::<$res>(
-                $crate::scope::Scope::user(user.id()),
-                body.into_inner(),
-                db,
-                ctx,
-            )
-            .await
+            $crate::accounting::resource::create::<$res>(user.scope(), body.into_inner(), db, ctx)
+                .await
         }
 
         #[rocket::put($path, data = "<body>")]
@@ -160,13 +154,8 @@ macro_rules! session_crud {
             db: &rocket::State<$crate::db::Db>,
             ctx: $crate::ctx::Ctx,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            $crate::accounting::resource::update::<$res>(
-                $crate::scope::Scope::user(user.id()),
-                body.into_inner(),
-                db,
-                ctx,
-            )
-            .await
+            $crate::accounting::resource::update::<$res>(user.scope(), body.into_inner(), db, ctx)
+                .await
         }
 
         #[rocket::delete($path, data = "<body>")]
@@ -175,12 +164,7 @@ macro_rules! session_crud {
             body: $crate::http::body::JsonBody<$crate::http::body::IdBody>,
             db: &rocket::State<$crate::db::Db>,
         ) -> $crate::error::AppResult<rocket::serde::json::Json<serde_json::Value>> {
-            $crate::accounting::resource::delete::<$res>(
-                $crate::scope::Scope::user(user.id()),
-                body.into_inner(),
-                db,
-            )
-            .await
+            $crate::accounting::resource::delete::<$res>(user.scope(), body.into_inner(), db).await
         }
 
         /// The session routes of this resource.

@@ -153,7 +153,7 @@ impl Resource for TimeEntries {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
             params![
                 e.id,
-                scope.owner_id,
+                scope.owner_for(tx, e.entity_id.as_deref())?,
                 e.entity_id,
                 e.project_id,
                 e.date,

@@ -156,7 +156,7 @@ impl Resource for Transactions {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
             params![
                 t.id,
-                scope.owner_id,
+                scope.owner_for(tx, t.entity_id.as_deref())?,
                 t.entity_id,
                 t.date,
                 t.description,

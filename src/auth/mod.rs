@@ -174,6 +174,7 @@ impl<'r> FromRequest<'r> for SecureCookie {
 pub struct SessionUser {
     pub user: User,
     pub token_hash: String,
+    scope: crate::scope::Scope,
 }
 
 impl SessionUser {
@@ -181,9 +182,10 @@ impl SessionUser {
         &self.user.id
     }
 
-    /// The records this user may touch: everything they own.
+    /// The records this user may touch on this route: their own, and those of the
+    /// entities they are a member of as their role allows (docs/auth.md#members-and-roles).
     pub fn scope(&self) -> crate::scope::Scope {
-        crate::scope::Scope::user(self.user.id.clone())
+        self.scope.clone()
     }
 }
 
@@ -193,7 +195,18 @@ impl<'r> FromRequest<'r> for SessionUser {
 
     async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {
         match authenticate(req).await {
-            Ok(u) => Outcome::Success(u),
+            Ok((user, token_hash)) => match route_scope(req, &user.id, None).await {
+                Ok(scope) => Outcome::Success(SessionUser {
+                    user,
+                    token_hash,
+                    scope,
+                }),
+                Err(e) => {
+                    let status = e.status();
+                    stash(req, e);
+                    Outcome::Error((status, ()))
+                }
+            },
             Err(e) => {
                 let status = e.status();
                 stash(req, e);
@@ -203,7 +216,33 @@ impl<'r> FromRequest<'r> for SessionUser {
     }
 }
 
-async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
+/// The scope of `actor` (through a key scoped to `entity`) on this request's route: what
+/// the route needs ([`crate::scope::Cap::of_route`]) and the caller's memberships, read
+/// on every request (the session cache keeps who the user is, never their roles).
+pub async fn route_scope(
+    req: &Request<'_>,
+    actor: &str,
+    entity: Option<&str>,
+) -> AppResult<crate::scope::Scope> {
+    let need = match req.route() {
+        Some(r) => crate::scope::Cap::of_route(r.method.as_str(), r.uri.path()),
+        None => crate::scope::Cap::of_route(req.method().as_str(), req.uri().path().as_str()),
+    };
+    if need == crate::scope::Cap::Any && entity.is_none() {
+        // The caller's own account and entity list: no role to read.
+        return Ok(crate::scope::Scope::user(actor).needing(need));
+    }
+    let db = req
+        .rocket()
+        .state::<Db>()
+        .ok_or_else(|| AppError::internal("no db"))?
+        .clone();
+    let (actor, entity) = (actor.to_owned(), entity.map(str::to_owned));
+    db.read(move |conn| crate::scope::Scope::load(conn, &actor, entity.as_deref(), need))
+        .await
+}
+
+async fn authenticate(req: &Request<'_>) -> AppResult<(User, String)> {
     let unauthorised = || AppError::Unauthorized("Authentication required: sign in first".into());
     if req.headers().get_one("Authorization").is_some()
         && req.cookies().get(SESSION_COOKIE).is_none()
@@ -235,7 +274,7 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
     let now = clock.now().unix_timestamp();
 
     if let Some(user) = cache.and_then(|c| c.get(&token_hash, now)) {
-        return Ok(SessionUser { user, token_hash });
+        return Ok((user, token_hash));
     }
     // Taken before the database is read: a revocation after this point keeps what the
     // read finds out of the cache (see `SessionCache::put`).
@@ -302,7 +341,7 @@ async fn authenticate(req: &Request<'_>) -> AppResult<SessionUser> {
             generation,
         );
     }
-    Ok(SessionUser { user, token_hash })
+    Ok((user, token_hash))
 }
 
 /// Sessions validated against the database in the last minute, so that a busy client

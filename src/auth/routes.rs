@@ -15,12 +15,13 @@ use super::throttle::{self, Attempt};
 use super::{
     clear_cookie, password, session_cookie, Lifetime, SecureCookie, SessionCache, SessionUser,
 };
-use crate::clock::Clock;
-use crate::config::AppConfig;
+use crate::clock::{rfc3339, Clock};
+use crate::config::{AppConfig, SignupMode};
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
 use crate::http::body::JsonBody;
 use crate::http::Created;
+use crate::scope::members;
 
 pub fn routes() -> Vec<Route> {
     routes![signup, login, logout, logout_all, me, status]
@@ -32,12 +33,17 @@ struct SignupBody {
     password: String,
     #[serde(default)]
     name: Option<String>,
+    /// Accepts an invitation (docs/auth.md#members-and-roles).
+    #[serde(default)]
+    invite_token: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct LoginBody {
     email: String,
     password: String,
+    #[serde(default)]
+    invite_token: Option<String>,
 }
 
 #[post("/auth/signup", data = "<body>")]
@@ -51,6 +57,7 @@ async fn signup(
     jar: &CookieJar<'_>,
 ) -> AppResult<Created<Value>> {
     let body = body.into_inner();
+    let invite = invite_digest(body.invite_token.as_deref());
     let Signup {
         email,
         email_key,
@@ -72,7 +79,7 @@ async fn signup(
     let clock = clock.inner().clone();
     let lifetime = Lifetime::of(config);
     let (user, token) = db
-        .write(move |tx| sign_up(tx, account, mode, &clock, &lifetime))
+        .write(move |tx| sign_up_invited(tx, account, mode, invite.as_deref(), &clock, &lifetime))
         .await?;
     jar.add(session_cookie(token.0, token.1, secure.0));
     Ok(Created(json!(user)))
@@ -132,8 +139,15 @@ async fn login(
     match (ok, found) {
         (true, Some((user, _))) => {
             let uid = user.id.clone();
+            let invite = invite_digest(body.invite_token.as_deref());
             let (token, max_age) = db
-                .write(move |tx| sign_in(tx, &email, &uid, &clock, &lifetime))
+                .write(move |tx| {
+                    if let Some(digest) = &invite {
+                        let now = clock.now();
+                        members::accept(tx, digest, &uid, now.unix_timestamp(), &rfc3339(now))?;
+                    }
+                    sign_in(tx, &email, &uid, &clock, &lifetime)
+                })
                 .await?;
             jar.add(session_cookie(token, max_age, secure.0));
             Ok(Json(json!({ "data": user })))
@@ -141,6 +155,34 @@ async fn login(
         // The attempt is already recorded as a failure.
         _ => Err(wrong()),
     }
+}
+
+/// The digest of an invitation token sent with a sign-up or sign-in; blank is none.
+fn invite_digest(raw: Option<&str>) -> Option<String> {
+    raw.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(super::token::digest)
+}
+
+/// [`sign_up`] accepting an invitation in the same write: the invitation is checked
+/// first (400 creates nothing) and opens sign-up even under `first-user`
+/// (docs/auth.md#members-and-roles).
+fn sign_up_invited(
+    tx: &rusqlite::Transaction,
+    account: NewAccount,
+    mode: SignupMode,
+    invite: Option<&str>,
+    clock: &Clock,
+    lifetime: &Lifetime,
+) -> AppResult<(super::User, (String, i64))> {
+    let Some(digest) = invite else {
+        return sign_up(tx, account, mode, clock, lifetime);
+    };
+    let now = clock.now();
+    members::open_invitation(tx, digest, now.unix_timestamp())?;
+    let (user, token) = sign_up(tx, account, SignupMode::Open, clock, lifetime)?;
+    members::accept(tx, digest, &user.id, now.unix_timestamp(), &rfc3339(now))?;
+    Ok((user, token))
 }
 
 #[post("/auth/logout", data = "<_body>")]

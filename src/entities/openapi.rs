@@ -26,8 +26,8 @@ pub fn operations() -> Vec<Operation> {
 /// The entity record and its bodies.
 #[rustfmt::skip]
 pub fn schemas() -> Vec<(&'static str, Value)> {
-    vec![
-        ("Entity", record(vec![
+    let roles: Vec<&str> = crate::scope::Role::ALL.iter().map(|r| r.as_str()).collect();
+    let mut entity = record(vec![
             ("id", uuid()),
             ("name", string()),
             ("vat_number", nullable(string())),
@@ -39,7 +39,11 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme (docs/vat.md).")),
             ("flat_rate_percent", nullable(percent("The flat-rate percentage; required on the flat rate scheme."))),
             ("created_at", timestamp()),
-        ])),
+        ]);
+    // Not required: only the list carries it.
+    entity["properties"]["role"] = one_of_values(&roles, "The caller's role in the entity, in the list (docs/auth.md#members-and-roles).");
+    vec![
+        ("Entity", entity),
         ("LogoInfo", record(vec![
             ("content_type", one_of_values(&["image/png", "image/jpeg"], "Read from the bytes.")),
             ("width", integer()),

@@ -16,6 +16,13 @@ use crate::error::{AppError, AppResult};
 pub trait Visible {
     /// An SQL condition on the row aliased `alias` (none: unaliased), with its parameters.
     fn condition(&self, alias: &str) -> (String, Vec<String>);
+
+    /// The error for record `id` of `table` that the condition hides from the caller,
+    /// when hiding it is not the answer (a role that may not do this: 403); `None` for a
+    /// 404.
+    fn refusal(&self, _conn: &Connection, _table: &str, _id: &str) -> AppResult<Option<AppError>> {
+        Ok(None)
+    }
 }
 
 /// Which records of a list: optionally one entity's, optionally the one record `id`
@@ -174,12 +181,21 @@ impl ListSql<'_> {
         );
         let mut values: Vec<&dyn ToSql> = vec![&id];
         values.extend(params.iter().map(|p| p as &dyn ToSql));
-        conn.prepare_cached(&sql)?
+        let found = conn
+            .prepare_cached(&sql)?
             .query_row(values.as_slice(), |row| {
                 map(row).map_err(|e| damage::name_record(row, e))
             })
-            .optional()?
-            .ok_or_else(|| not_found(label, id))
+            .optional()?;
+        match found {
+            Some(row) => Ok(row),
+            None => {
+                let table = self.from.split_whitespace().next().unwrap_or(self.from);
+                Err(visible
+                    .refusal(conn, table, id)?
+                    .unwrap_or_else(|| not_found(label, id)))
+            }
+        }
     }
 }
 

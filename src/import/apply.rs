@@ -361,6 +361,8 @@ impl<'a> Writer<'a> {
         clock: &Clock,
     ) -> AppResult<Self> {
         let entity = scope.entity(tx, "entity_id", entity_id)?;
+        // The run reads and writes the entity's records, in its owner's books.
+        let scope = scope.within(tx, &entity)?;
         let now = clock.now();
         let mut columns: Vec<(Field, usize, String)> = Vec::new();
         for c in &mapping.0 {
@@ -372,7 +374,7 @@ impl<'a> Writer<'a> {
         }
         Ok(Self {
             tx,
-            scope: scope.clone(),
+            scope,
             entity,
             provider: Some(platform.as_str().to_owned()),
             contact_codes,

@@ -166,23 +166,30 @@ fn credentials_error(e: connectors::ConnectorError) -> AppError {
     }
 }
 
-/// The caller's connections, newest first, optionally of one entity.
+/// The connections the caller sees (docs/auth.md#members-and-roles), newest first,
+/// optionally of one entity.
 pub fn list_for(
     conn: &SqlConn,
-    owner: &str,
+    scope: &Scope,
     entity: Option<&str>,
     page: crate::http::paging::Page,
 ) -> AppResult<Vec<Connection>> {
+    let (cond, seen) = scope.condition("");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM import_connections
-         WHERE owner_id = ?1 AND (?2 IS NULL OR entity_id = ?2)
-         ORDER BY seq DESC LIMIT ?3 OFFSET ?4"
+         WHERE {cond} AND (? IS NULL OR entity_id = ?)
+         ORDER BY seq DESC LIMIT ? OFFSET ?"
     ))?;
+    let mut args: Vec<rusqlite::types::Value> = seen.into_iter().map(Into::into).collect();
+    let entity: rusqlite::types::Value = entity.map(str::to_owned).into();
+    args.extend([
+        entity.clone(),
+        entity,
+        page.sql_limit().into(),
+        page.offset.into(),
+    ]);
     let rows = stmt
-        .query_map(
-            params![owner, entity, page.sql_limit(), page.offset],
-            damage::named(from_row),
-        )?
+        .query_map(rusqlite::params_from_iter(args), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -296,11 +303,11 @@ async fn list(
 ) -> AppResult<Json<Value>> {
     let page = q.session_page()?;
     let entity = q.entity()?;
-    let scope = Scope::user(user.id());
+    let scope = user.scope();
     let rows = db
         .read(move |conn| {
             let entity = scope.entity_opt(conn, "entityId", entity.as_deref())?;
-            list_for(conn, &scope.owner_id, entity.as_deref(), page)
+            list_for(conn, &scope, entity.as_deref(), page)
         })
         .await?;
     Ok(data(rows))
@@ -344,6 +351,12 @@ async fn create(
             "freeagent connects over OAuth: start at GET /api/import/oauth/start?platform=freeagent&entityId=",
         ));
     }
+    // The caller's role first: no call leaves for an entity they may not connect.
+    let scope = user.scope();
+    {
+        let (scope, raw) = (scope.clone(), b.entity_id.clone());
+        db.read(move |c| scope.entity(c, "entity_id", &raw)).await?;
+    }
     let pconfig = config.platform(platform.id());
     let credentials = clean_credentials(platform, &b.credentials, &pconfig)?;
     let creds = credentials.clone();
@@ -353,14 +366,13 @@ async fn create(
     .await
     .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))?
     .map_err(credentials_error)?;
-    let scope = Scope::user(user.id());
     let now = rfc3339(clock.now());
     let (connection, created) = db
         .write(move |tx| {
             let entity_id = scope.entity(tx, "entity_id", &b.entity_id)?;
             upsert(
                 tx,
-                &scope.owner_id,
+                &scope.owner_for(tx, Some(&entity_id))?,
                 &entity_id,
                 platform,
                 &credentials,
@@ -375,11 +387,15 @@ async fn create(
     })
 }
 
-/// Deletes connection `id` of `owner` and its credentials (404 when unknown or foreign).
-pub fn delete_connection(tx: &Transaction, owner: &str, id: &str) -> AppResult<()> {
+/// Deletes connection `id`, when the caller sees it, and its credentials (404 when
+/// unknown or foreign).
+pub fn delete_connection(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let (cond, seen) = scope.condition("");
+    let mut args = vec![id.to_owned()];
+    args.extend(seen);
     let n = tx.execute(
-        "DELETE FROM import_connections WHERE id = ?1 AND owner_id = ?2",
-        params![id, owner],
+        &format!("DELETE FROM import_connections WHERE id = ? AND {cond}"),
+        rusqlite::params_from_iter(args),
     )?;
     if n == 0 {
         return Err(AppError::not_found(format!("Connection not found: {id}")));
@@ -396,8 +412,8 @@ async fn remove(
     db: &State<Db>,
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
-    let owner = user.user.id;
-    db.write(move |tx| delete_connection(tx, &owner, &id))
+    let scope = user.scope();
+    db.write(move |tx| delete_connection(tx, &scope, &id))
         .await?;
     Ok(data(json!({ "success": true })))
 }

@@ -69,7 +69,6 @@ use crate::error::{AppError, AppResult};
 use crate::http::body::JsonBody;
 use crate::http::data;
 use crate::import::ProPlan;
-use crate::scope::Scope;
 
 /// Every import route of the network side: connections, OAuth and migrate.
 pub fn routes() -> Vec<Route> {
@@ -383,14 +382,14 @@ async fn migrate(
     let (types, all) = types_of(platform, &b.entity_type)?;
     let entity_type_raw = b.entity_type.clone();
 
-    let scope = Scope::user(user.id());
+    let scope = user.scope();
     let (s, raw) = (scope.clone(), b.entity_id.clone());
     let entity_id = db.read(move |c| s.entity(c, "entity_id", &raw)).await?;
     let _run = RunGuard::acquire(&entity_id, platform)?;
 
-    let (owner, entity) = (scope.owner_id.clone(), entity_id.clone());
+    let (s, entity) = (scope.clone(), entity_id.clone());
     let stored = db
-        .read(move |c| connections::load(c, &owner, &entity, platform))
+        .read(move |c| connections::load(c, &s.owner_for(c, Some(&entity))?, &entity, platform))
         .await?
         .ok_or_else(|| {
             AppError::bad_request(format!(
@@ -469,7 +468,7 @@ async fn migrate(
             // docs/webhooks.md#events
             crate::webhooks::outbox::emit(
                 tx,
-                &scope.owner_id,
+                &scope.owner_for(tx, Some(&entity_id))?,
                 Some(&entity_id),
                 crate::webhooks::outbox::IMPORT_FINISHED,
                 &serde_json::json!({

@@ -346,13 +346,14 @@ async fn callback(
     };
     let credentials = serde_json::to_value(&token)
         .map_err(|e| AppError::internal(format!("token serialisation: {e}")))?;
-    let owner = user.user.id.clone();
+    // In the entity owner's books, where a member's import finds it.
+    let scope = user.scope();
     let stamp = rfc3339(clock.now());
     let platform = pending.platform;
     db.write(move |tx| {
         upsert(
             tx,
-            &owner,
+            &scope.owner_for(tx, Some(&pending.entity_id))?,
             &pending.entity_id,
             platform,
             &credentials,

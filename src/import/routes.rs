@@ -265,7 +265,7 @@ async fn run_csv(
             let entity = scope.entity(tx, "entity_id", &entity_id)?;
             crate::webhooks::outbox::emit(
                 tx,
-                &scope.owner_id,
+                &scope.owner_for(tx, Some(&entity))?,
                 Some(&entity),
                 crate::webhooks::outbox::IMPORT_FINISHED,
                 &serde_json::json!({

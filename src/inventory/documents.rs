@@ -142,7 +142,10 @@ pub fn get<D: LinedDocument>(conn: &Connection, scope: &Scope, id: &str) -> AppR
             D::from_row,
         )
         .optional()?
-        .ok_or_else(|| AppError::not_found(format!("{} not found: {id}", D::LABEL)))?;
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("{} not found: {id}", D::LABEL));
+            scope.unseen(conn, D::TABLE, id, missing)
+        })?;
     let mut docs = [doc];
     attach_lines(conn, &mut docs)?;
     let [doc] = docs;

@@ -58,7 +58,10 @@ pub fn get_location(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Loc
         damage::named(from_row),
     )
     .optional()?
-    .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
+    .ok_or_else(|| {
+        let missing = AppError::not_found(format!("Location not found: {id}"));
+        scope.unseen(conn, "warehouse_locations", id, missing)
+    })
 }
 
 /// Locations visible to `scope` (optionally of one entity), by name.
@@ -128,7 +131,7 @@ pub fn create_location(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
         params![
             id,
-            scope.owner_id,
+            scope.owner_for(tx, Some(&entity))?,
             entity,
             name,
             clean(b.address),

@@ -66,8 +66,10 @@ pub fn product_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
         )?
         .query_row([id], ProductRef::from_row)
         .optional()?;
-    p.filter(|p| scope.sees(&p.owner_id, p.entity_id.as_deref()))
-        .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))
+    let missing = || AppError::not_found(format!("Product not found: {id}"));
+    let p = p.ok_or_else(missing)?;
+    scope.reach(conn, &p.owner_id, p.entity_id.as_deref(), missing)?;
+    Ok(p)
 }
 
 /// Loads a location visible to `scope`: 404 when unknown or foreign.
@@ -86,8 +88,10 @@ pub fn location_ref(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Loc
             })
         })
         .optional()?;
-    l.filter(|l| scope.sees(&l.owner_id, Some(&l.entity_id)))
-        .ok_or_else(|| AppError::not_found(format!("Location not found: {id}")))
+    let missing = || AppError::not_found(format!("Location not found: {id}"));
+    let l = l.ok_or_else(missing)?;
+    scope.reach(conn, &l.owner_id, Some(&l.entity_id), missing)?;
+    Ok(l)
 }
 
 /// A location that is to take stock for a record of `entity`: of the same entity (400

@@ -271,7 +271,10 @@ pub fn get_product(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Prod
             damage::named(from_row),
         )
         .optional()?
-        .ok_or_else(|| AppError::not_found(format!("Product not found: {id}")))?;
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("Product not found: {id}"));
+            scope.unseen(conn, "products", id, missing)
+        })?;
     p.stock_levels = stock_rows::query(conn, "s.product_id = ?", &[&p.id])?;
     Ok(p)
 }
@@ -394,6 +397,7 @@ pub fn create_product(
 ) -> AppResult<Product> {
     let name = required_text("name", &p.name)?;
     let entity = scope.entity_opt(tx, "entity_id", p.entity_id.as_deref())?;
+    let owner = scope.owner_for(tx, entity.as_deref())?;
     let unit_price = non_negative_price("unit_price", p.unit_price.unwrap_or_default())?;
     let cost_price = non_negative_price("cost_price", p.cost_price.unwrap_or_default())?;
     let (vat_rate, vat_treatment) = vat::resolve(
@@ -418,10 +422,10 @@ pub fn create_product(
     };
     let sku = match clean(p.sku) {
         Some(s) => s,
-        None => next_sku(tx, &scope.owner_id, entity.as_deref())?,
+        None => next_sku(tx, &owner, entity.as_deref())?,
     };
     // A generated SKU is checked too: a typed one may look the same.
-    let sku_key = check_sku_free(tx, &scope.owner_id, entity.as_deref(), &sku, None)?;
+    let sku_key = check_sku_free(tx, &owner, entity.as_deref(), &sku, None)?;
     let id = uuid::Uuid::new_v4().to_string();
     tx.execute(
         "INSERT INTO products (id, owner_id, entity_id, name, sku, description, category,
@@ -432,7 +436,7 @@ pub fn create_product(
              ?20)",
         params![
             id,
-            scope.owner_id,
+            owner,
             entity,
             name,
             sku,
@@ -634,7 +638,7 @@ pub fn update_product(
         let s = required_text("sku", &s)?;
         sku_key = Some(check_sku_free(
             tx,
-            &scope.owner_id,
+            &scope.owner_for(tx, p.entity_id.as_deref())?,
             p.entity_id.as_deref(),
             &s,
             Some(&p.id),

@@ -101,5 +101,8 @@ pub fn get_visible(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Stoc
     params.extend(args.iter().map(|a| a as &dyn rusqlite::ToSql));
     query(conn, &format!("s.id = ? AND {cond}"), &params)?
         .pop()
-        .ok_or_else(|| AppError::not_found(format!("Stock row not found: {id}")))
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("Stock row not found: {id}"));
+            scope.unseen(conn, "warehouse_stock", id, missing)
+        })
 }

@@ -354,7 +354,7 @@ pub fn update_stock_take(
         // docs/webhooks.md#events
         crate::webhooks::outbox::emit(
             tx,
-            &scope.owner_id,
+            &scope.owner_for(tx, Some(&take.entity_id))?,
             Some(&take.entity_id),
             crate::webhooks::outbox::STOCK_TAKE_COMPLETED,
             &take,
@@ -475,7 +475,7 @@ fn complete(tx: &Transaction, scope: &Scope, ctx: &Ctx, head: &StockTake) -> App
     // would read what the first left.
     let mut seen = HashSet::with_capacity(counted.len());
     for (product, count, held) in counted {
-        if !scope.sees(&product.owner_id, product.entity_id.as_deref()) {
+        if !scope.sees(tx, &product.owner_id, product.entity_id.as_deref())? {
             return Err(AppError::not_found(format!(
                 "Product not found: {}",
                 product.id

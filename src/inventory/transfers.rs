@@ -380,7 +380,7 @@ pub fn create_transfer(
 fn changed(tx: &Transaction, scope: &Scope, order: &TransferOrder, ctx: &Ctx) -> AppResult<()> {
     crate::webhooks::outbox::emit(
         tx,
-        &scope.owner_id,
+        &scope.owner_for(tx, Some(&order.entity_id))?,
         Some(&order.entity_id),
         crate::webhooks::outbox::TRANSFER_ORDER_UPDATED,
         order,

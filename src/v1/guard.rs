@@ -22,11 +22,13 @@ use crate::http::stash::stash;
 use crate::scope::Scope;
 
 #[derive(Debug, Clone)]
-pub struct ApiKey(pub KeyIdentity);
+pub struct ApiKey(pub KeyIdentity, Scope);
 
 impl ApiKey {
+    /// The key's view on this route: its creator's, as their role allows
+    /// (docs/auth.md#members-and-roles), or one entity's when scoped.
     pub fn scope(&self) -> Scope {
-        self.0.scope()
+        self.1.clone()
     }
 }
 
@@ -105,7 +107,9 @@ async fn guard(req: &Request<'_>) -> AppResult<ApiKey> {
     match limiter.hit(&key.id, &endpoint, now_ms) {
         Ok(info) => {
             rate_limit::remember(req, info);
-            Ok(ApiKey(key))
+            let scope =
+                crate::auth::route_scope(req, &key.owner_id, key.entity_id.as_deref()).await?;
+            Ok(ApiKey(key, scope))
         }
         Err(info) => {
             rate_limit::remember(req, info);

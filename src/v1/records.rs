@@ -17,7 +17,7 @@ use crate::clock::Clock;
 use crate::config::AppConfig;
 use crate::ctx::Ctx;
 use crate::db::Db;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::http::body::{parse_id, parse_json, JsonBody};
 use crate::http::list_sql::{not_found, Which};
 use crate::http::paging::{Order, Page};
@@ -47,9 +47,17 @@ fn update_body<T: DeserializeOwned>(id: &str, mut body: Map<String, Value>) -> A
     parse_json(&bytes)
 }
 
-async fn one<R: Resource>(key: &ApiKey, label: &str, id: &str, db: &Db) -> AppResult<R::Record> {
+/// One record of `table` through the list, as the session API reads it: 404 when the key
+/// does not reach it, 403 naming the role when only the role hides it.
+async fn one<R: Resource>(
+    key: &ApiKey,
+    label: &str,
+    table: &'static str,
+    id: &str,
+    db: &Db,
+) -> AppResult<R::Record> {
     let id = parse_id("id", id)?;
-    read_list::<R>(
+    let found = read_list::<R>(
         db,
         key.scope(),
         None,
@@ -60,8 +68,28 @@ async fn one<R: Resource>(key: &ApiKey, label: &str, id: &str, db: &Db) -> AppRe
     )
     .await?
     .into_iter()
-    .next()
-    .ok_or_else(|| not_found(label, &id))
+    .next();
+    match found {
+        Some(rec) => Ok(rec),
+        None => Err(hidden(db, key, label, table, id).await),
+    }
+}
+
+/// Why record `id` of `table` is not read: the scope's refusal (403 naming the role), or
+/// 404.
+async fn hidden(db: &Db, key: &ApiKey, label: &str, table: &'static str, id: String) -> AppError {
+    let scope = key.scope();
+    let label = label.to_owned();
+    let refusal = db
+        .read(move |conn| {
+            Ok(scope
+                .refusal(conn, table, &id)?
+                .unwrap_or_else(|| not_found(&label, &id)))
+        })
+        .await;
+    match refusal {
+        Ok(e) | Err(e) => e,
+    }
 }
 
 async fn update<R: Resource>(
@@ -88,10 +116,10 @@ async fn remove<R: Resource>(key: &ApiKey, id: &str, db: &Db) -> AppResult<Json<
 
 /// `GET`, `PUT` and `DELETE` of one accounting resource's record path.
 macro_rules! record_paths {
-    ($res:ty, $label:literal, $path:literal, $get:ident, $put:ident, $delete:ident) => {
+    ($res:ty, $label:literal, $table:literal, $path:literal, $get:ident, $put:ident, $delete:ident) => {
         #[get($path)]
         pub async fn $get(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Json<Value>> {
-            let rec = one::<$res>(&key, $label, id, db).await?;
+            let rec = one::<$res>(&key, $label, $table, id, db).await?;
             Ok(Json(json!({ "data": rec })))
         }
 
@@ -117,6 +145,7 @@ macro_rules! record_paths {
 record_paths!(
     Invoices,
     "Invoice",
+    "invoices",
     "/invoices/<id>",
     invoice_get,
     invoice_put,
@@ -125,6 +154,7 @@ record_paths!(
 record_paths!(
     Bills,
     "Bill",
+    "bills",
     "/bills/<id>",
     bill_get,
     bill_put,
@@ -133,6 +163,7 @@ record_paths!(
 record_paths!(
     CreditNotes,
     "Credit note",
+    "credit_notes",
     "/credit-notes/<id>",
     credit_note_get,
     credit_note_put,
@@ -141,6 +172,7 @@ record_paths!(
 record_paths!(
     SupplierCredits,
     "Supplier credit",
+    "supplier_credits",
     "/supplier-credits/<id>",
     supplier_credit_get,
     supplier_credit_put,
@@ -149,6 +181,7 @@ record_paths!(
 record_paths!(
     Contacts,
     "Contact",
+    "contacts",
     "/contacts/<id>",
     contact_get,
     contact_put,
@@ -202,7 +235,14 @@ pub async fn payment_get(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Jso
             payments::list(conn, &scope, which, None, ONE, Order::Creation)?
                 .into_iter()
                 .next()
-                .ok_or_else(|| not_found("Payment", &id))
+                .map_or_else(
+                    || {
+                        Err(scope
+                            .refusal(conn, "payments", &id)?
+                            .unwrap_or_else(|| not_found("Payment", &id)))
+                    },
+                    Ok,
+                )
         })
         .await?;
     Ok(Json(json!({ "data": p })))

@@ -105,7 +105,10 @@ pub fn get_one(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Adjustme
     conn.prepare_cached(&sql)?
         .query_row(params.as_slice(), from_row)
         .optional()?
-        .ok_or_else(|| AppError::not_found(format!("VAT adjustment not found: {id}")))
+        .ok_or_else(|| {
+            let missing = AppError::not_found(format!("VAT adjustment not found: {id}"));
+            scope.unseen(conn, "vat_adjustments", id, missing)
+        })
 }
 
 /// The adjustments of `entity` (resolved through the scope), dated `from`..=`to` when
@@ -159,7 +162,7 @@ pub fn create(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
         params![
             a.id,
-            scope.owner_id,
+            scope.owner_for(tx, Some(&a.entity_id))?,
             a.entity_id,
             a.date,
             a.box_no,

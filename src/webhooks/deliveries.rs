@@ -85,15 +85,19 @@ pub fn list_deliveries(
     if let Some(id) = webhook {
         get_webhook(conn, scope, id)?;
     }
+    let (cond, seen) = scope.condition("w");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id
-         WHERE w.owner_id = ?1 AND (?2 IS NULL OR d.webhook_id = ?2)
-         ORDER BY d.seq DESC LIMIT ?3 OFFSET ?4"
+         WHERE {cond} AND (? IS NULL OR d.webhook_id = ?)
+         ORDER BY d.seq DESC LIMIT ? OFFSET ?"
     ))?;
+    let mut args: Vec<rusqlite::types::Value> = seen.into_iter().map(Into::into).collect();
+    let webhook: rusqlite::types::Value = webhook.map(str::to_owned).into();
+    args.extend([webhook.clone(), webhook, limit.into(), offset.into()]);
     let rows = stmt
         .query_map(
-            params![scope.owner_id, webhook, limit, offset],
+            rusqlite::params_from_iter(args),
             damage::named(delivery_from_row),
         )?
         .collect::<Result<Vec<_>, _>>()?;

@@ -73,9 +73,12 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
 
 /// One of the caller's webhooks: 404 when unknown or another user's.
 pub fn get_webhook(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Webhook> {
+    let (cond, seen) = scope.condition("");
+    let mut args = vec![id.to_owned()];
+    args.extend(seen);
     conn.query_row(
-        &format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND owner_id = ?2"),
-        [id, &scope.owner_id],
+        &format!("SELECT {COLUMNS} FROM webhooks WHERE id = ? AND {cond}"),
+        rusqlite::params_from_iter(args),
         damage::named(from_row),
     )
     .optional()?
@@ -151,15 +154,15 @@ pub async fn check_url(config: &AppConfig, raw: &str) -> AppResult<String> {
 
 /// The caller's webhooks, newest first.
 pub fn list_webhooks(conn: &Connection, scope: &Scope, page: Page) -> AppResult<Vec<Webhook>> {
+    let (cond, seen) = scope.condition("");
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM webhooks WHERE owner_id = ?1
-         ORDER BY seq DESC LIMIT ?2 OFFSET ?3"
+        "SELECT {COLUMNS} FROM webhooks WHERE {cond}
+         ORDER BY seq DESC LIMIT ? OFFSET ?"
     ))?;
+    let mut args: Vec<rusqlite::types::Value> = seen.into_iter().map(Into::into).collect();
+    args.extend([page.sql_limit().into(), page.offset.into()]);
     let rows = stmt
-        .query_map(
-            params![scope.owner_id, page.sql_limit(), page.offset],
-            damage::named(from_row),
-        )?
+        .query_map(rusqlite::params_from_iter(args), damage::named(from_row))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -215,9 +218,11 @@ pub fn create_webhook(
         outbox::note_active();
     }
     let entity_id = scope.entity_opt(tx, "entity_id", w.entity_id.as_deref())?;
+    // In the books of the entity's owner, whose records' events it receives.
+    let owner = scope.owner_for(tx, entity_id.as_deref())?;
     let held: i64 = tx.query_row(
         "SELECT COUNT(*) FROM webhooks WHERE owner_id = ?1",
-        [&scope.owner_id],
+        [&owner],
         |r| r.get(0),
     )?;
     if held >= MAX_WEBHOOKS {
@@ -237,18 +242,19 @@ pub fn create_webhook(
     };
     tx.execute(
         "INSERT INTO webhooks (id, owner_id, entity_id, url, events, secret, active,
-             created_at, movement_cursor)
+             created_at, movement_cursor, created_by)
          VALUES (?1, ?2, ?3, ?4, ?5, seal(?6, 'webhooks.secret'), ?7, ?8,
-             (SELECT COALESCE(MAX(seq), 0) FROM stock_movements))",
+             (SELECT COALESCE(MAX(seq), 0) FROM stock_movements), ?9)",
         params![
             webhook.id,
-            scope.owner_id,
+            owner,
             webhook.entity_id,
             webhook.url,
             json!(webhook.events).to_string(),
             secret,
             webhook.active,
-            webhook.created_at
+            webhook.created_at,
+            scope.actor_id
         ],
     )?;
     Ok(CreatedWebhook { webhook, secret })
@@ -342,9 +348,12 @@ pub fn update_webhook(tx: &Transaction, scope: &Scope, c: WebhookChange) -> AppR
 
 /// Deletes a webhook of the caller and its deliveries (pending ones are never sent).
 pub fn delete_webhook(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
+    let (cond, seen) = scope.condition("");
+    let mut args = vec![id.to_owned()];
+    args.extend(seen);
     if tx.execute(
-        "DELETE FROM webhooks WHERE id = ?1 AND owner_id = ?2",
-        [id, &scope.owner_id],
+        &format!("DELETE FROM webhooks WHERE id = ? AND {cond}"),
+        rusqlite::params_from_iter(args),
     )? == 0
     {
         return Err(AppError::not_found(format!("Webhook not found: {id}")));

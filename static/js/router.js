@@ -3,6 +3,7 @@
 // `render(view, ctx)`; `ctx.alive()` turns false once the user has moved on, so a slow
 // answer never draws over the next page.
 
+import { mayChange, mayOpen, role } from "./roles.js";
 import { h, loadError } from "./ui.js";
 
 const ROUTES = {
@@ -27,6 +28,7 @@ const ROUTES = {
   import: () => import("./pages/import.js"),
   settings: () => import("./pages/settings.js"),
   print: () => import("./pages/print.js"),
+  invite: () => import("./pages/invite.js"),
 };
 
 let generation = 0;
@@ -53,6 +55,14 @@ export async function render({ focus = true } = {}) {
     const target = a.getAttribute("href").slice(2);
     if (target === route.name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
+  }
+  // A page the role cannot change shows no buttons that change it (docs/auth.md#members-and-roles).
+  document.body.dataset.readOnly = String(!mayChange(route.name));
+  if (load && !mayOpen(route.name)) {
+    view.replaceChildren(h("h1", { tabindex: "-1" }, "Not for your role"),
+      h("p", {}, `Your role in this business (${role()}) does not include this page. `,
+        h("a", { href: "#/dashboard" }, "Go to the dashboard"), "."));
+    return;
   }
   if (!load) {
     view.replaceChildren(h("h1", { tabindex: "-1" }, "Page not found"),

@@ -532,7 +532,7 @@ fn an_entity_update_changes_only_the_fields_given() {
     let w = World::new();
     let update = |v: serde_json::Value| {
         move |tx: &Transaction, _: &Scope, ctx: &Ctx| {
-            entities::update_entity(tx, OWNER, body::<EntityUpdate>(v), ctx)
+            entities::update_entity(tx, &Scope::user(OWNER), body::<EntityUpdate>(v), ctx)
         }
     };
     let e = w.write(update(
@@ -559,7 +559,7 @@ fn an_entity_update_changes_only_the_fields_given() {
         update(json!({"id": "6f1c2a58-0000-4000-8000-0000000000ff", "name": "X"})),
     );
     let msg = w.refused(409, |tx, _, _| {
-        entities::delete_entity(tx, OWNER, &w.entity)
+        entities::delete_entity(tx, &Scope::user(OWNER), &w.entity)
     });
     assert!(msg.contains("still holds records"), "{msg}");
 }

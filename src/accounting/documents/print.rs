@@ -168,9 +168,10 @@ fn by_rate(lines: &[PrintLine]) -> Vec<RateTotal> {
 }
 
 /// The seller: the document's entity, or without one the signed-in owner's name.
-fn seller(conn: &Connection, owner: &str, entity: Option<&str>) -> AppResult<Party> {
+fn seller(conn: &Connection, scope: &Scope, entity: Option<&str>) -> AppResult<Party> {
+    let owner = scope.owner_id.as_str();
     if let Some(entity) = entity {
-        let e = crate::entities::get_owned(conn, owner, entity)?;
+        let e = crate::entities::get_as(conn, scope, entity, crate::scope::Cap::ReadBooks)?;
         return Ok(Party {
             name: e.name,
             address: e.address,
@@ -236,7 +237,7 @@ pub fn printable(
         )));
     }
     let d = rules::get(conn, scope, kind, id)?;
-    let seller = seller(conn, &scope.owner_id, d.entity_id.as_deref())?;
+    let seller = seller(conn, scope, d.entity_id.as_deref())?;
     let customer = customer(conn, &d.contact_id)?;
     let lines: Vec<PrintLine> = d.lines.iter().map(print_line).collect();
     let credited_invoice = match &d.link.id {

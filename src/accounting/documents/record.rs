@@ -275,10 +275,7 @@ mod tests {
         for kind in DocKind::ALL {
             let (from, cols) = (list_from(kind), columns(kind));
             for entity in [None, Some("e1")] {
-                let scope = Scope {
-                    owner_id: "u1".into(),
-                    entity_id: None,
-                };
+                let scope = Scope::user("u1");
                 let which = Which {
                     entity,
                     ..Which::default()

@@ -84,7 +84,7 @@ fn changed(
 ) -> AppResult<()> {
     crate::webhooks::outbox::emit(
         tx,
-        &scope.owner_id,
+        &scope.owner_for(tx, d.entity_id.as_deref())?,
         d.entity_id.as_deref(),
         kind.event(),
         d,

@@ -277,7 +277,7 @@ fn originals_changed(
         let o = get(tx, scope, original, id)?;
         crate::webhooks::outbox::emit(
             tx,
-            &scope.owner_id,
+            &scope.owner_for(tx, o.entity_id.as_deref())?,
             o.entity_id.as_deref(),
             original.event(),
             &o,
@@ -385,7 +385,7 @@ fn insert(
             if number_taken(
                 tx,
                 kind,
-                &scope.owner_id,
+                &scope.owner_for(tx, entity.as_deref())?,
                 entity.as_deref(),
                 &contact_ref.id,
                 &n,
@@ -395,9 +395,15 @@ fn insert(
             }
             Some(n)
         }
-        (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => Some(
-            next_number(tx, kind, prefix, &scope.owner_id, entity.as_deref())?,
-        ),
+        (None, NumberRule::Sequence { prefix }) if numbering == Numbering::Generate => {
+            Some(next_number(
+                tx,
+                kind,
+                prefix,
+                &scope.owner_for(tx, entity.as_deref())?,
+                entity.as_deref(),
+            )?)
+        }
         (None, _) => None,
     };
     let Totals {
@@ -445,7 +451,7 @@ fn insert(
         ),
         params![
             d.id,
-            scope.owner_id,
+            scope.owner_for(tx, d.entity_id.as_deref())?,
             d.entity_id,
             d.number,
             number_seq(kind, d.number.as_deref()),
@@ -556,7 +562,7 @@ pub fn update(
         if number_taken(
             tx,
             kind,
-            &scope.owner_id,
+            &scope.owner_for(tx, d.entity_id.as_deref())?,
             d.entity_id.as_deref(),
             &d.contact_id,
             n,

@@ -122,7 +122,7 @@ pub(super) fn record(
     )?
     .execute(params![
         payment.id,
-        scope.owner_id,
+        scope.owner_for(tx, payment.entity_id.as_deref())?,
         payment.entity_id,
         payment.document_id,
         payment.document_type,

@@ -116,6 +116,11 @@ fn document(conn: &Connection, scope: &Scope, raw: &str) -> AppResult<(DocKind, 
             return Ok((kind, documents::get(conn, scope, kind, &id)?));
         }
     }
+    for kind in DocKind::ALL {
+        if let Some(refused) = scope.refusal(conn, kind.table(), &id)? {
+            return Err(refused);
+        }
+    }
     Err(not_found("Document", &id))
 }
 
@@ -133,7 +138,7 @@ fn changed(tx: &Transaction, scope: &Scope, kind: DocKind, id: &str, ctx: &Ctx) 
     let d = documents::get(tx, scope, kind, id)?;
     crate::webhooks::outbox::emit(
         tx,
-        &scope.owner_id,
+        &scope.owner_for(tx, d.entity_id.as_deref())?,
         d.entity_id.as_deref(),
         kind.event(),
         &d,

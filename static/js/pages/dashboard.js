@@ -8,6 +8,7 @@
 import { get } from "../api.js";
 import { barChart, shortMoney } from "../charts.js";
 import { format, money, moneyFromPence, pence, qty, scaled } from "../decimal.js";
+import { may } from "../roles.js";
 import { scoped, state } from "../state.js";
 import { badge, date, field, fill, h, loadError, pageHeader, table, today } from "../ui.js";
 import { movementTypeLabel } from "./movements.js";
@@ -147,11 +148,19 @@ export async function render(root, ctx) {
   const recent = panel("Recent movements");
   const alertFilter = field({ label: "Show alerts for", name: "alert-location", type: "select", options: [{ value: "", label: "All locations and products" }] });
   const alerts = panel("Low stock alerts", h("div", { class: "filters slim" }, alertFilter));
+  const locationListP = get("/api/warehouse-locations", scoped()).then((r) => r.data).catch(() => []);
+  if (!may("readBooks")) {
+    // Stock without its value (docs/auth.md#members-and-roles): the alerts and the
+    // movements only.
+    top.remove();
+    root.append(h("div", { class: "two-col" }, alerts, recent));
+    stockPanels(ctx, recent, alertFilter, alerts, locationListP);
+    return;
+  }
   root.append(kpis, h("div", { class: "two-col" }, byLocation, byCategory), h("div", { class: "two-col" }, alerts, recent));
 
   const summaryP = get("/api/inventory/summary", scoped());
   const locationsP = get("/api/inventory/locations", scoped());
-  const locationListP = get("/api/warehouse-locations", scoped()).then((r) => r.data).catch(() => []);
   leadPanels(top, ctx, summaryP, locationListP)
     .catch((e) => ctx.alive() && fill(top, loadError(e, "the money and the first steps")));
 
@@ -191,7 +200,11 @@ export async function render(root, ctx) {
       ? barChart({ title: "Stock value at cost by category", items, barClass: "bar alt" })
       : h("p", { class: "chart-empty" }, "No stock yet."));
   }).catch((e) => ctx.alive() && fill(byCategory.body, loadError(e, "the stock by category")));
+  stockPanels(ctx, recent, alertFilter, alerts, locationListP);
+}
 
+/** The recent movements and the low stock alerts, which every role reads. */
+function stockPanels(ctx, recent, alertFilter, alerts, locationListP) {
   // Recent movements.
   Promise.all([get("/api/stock-movements", scoped({ limit: 10 })), locationListP]).then(([{ data }, locs]) => {
     if (!ctx.alive()) return;

@@ -1,9 +1,12 @@
 // Settings: API keys for the public API (the raw key shown once, with a copy button; the
 // list; revoke), webhooks (pages/webhooks.js), the current business's details (with its default location for invoices
-// and bills, docs/documents-stock.md#where-stock-is-taken-from), and signing out everywhere.
+// and bills, docs/documents-stock.md#where-stock-is-taken-from), the team (members, invitations
+// and roles, docs/auth.md#members-and-roles), and signing out everywhere. Each section only
+// for a role that may use it.
 
 import { del, get, post, put } from "../api.js";
 import { loadEntities, scoped, state } from "../state.js";
+import { may } from "../roles.js";
 import { webhooksSection } from "./webhooks.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
@@ -18,10 +21,27 @@ export async function render(root, ctx) {
   const hooks = h("section", { "aria-labelledby": "webhooks-title", id: "webhooks" }, h("h2", { id: "webhooks-title" }, "Webhooks"));
   const business = h("section", { "aria-labelledby": "biz-title" }, h("h2", { id: "biz-title" }, "Business details"));
   const sessions = h("section", { "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Sign-in"));
-  root.append(keys, hooks, business, sessions);
+  const team = h("section", { "aria-labelledby": "team-title", id: "team" }, h("h2", { id: "team-title" }, "Team"));
+  // Only what the role may use (docs/auth.md#members-and-roles): the team and the
+  // business details are the owner's (an accountant's: the lock date), keys and
+  // webhooks an owner's or a manager's.
+  const shown = [
+    may("admin") && keys,
+    may("admin") && hooks,
+    (may("owner") || may("vat")) && business,
+    may("owner") && team,
+    sessions,
+  ].filter(Boolean);
+  root.append(...shown);
   signOutEverywhere(sessions);
-  await Promise.all([apiKeys(keys, ctx), webhooksSection(hooks, ctx), businessForm(business)]);
-  logoCard(business);
+  await Promise.all([
+    may("owner") && teamSection(team, ctx),
+    may("admin") && apiKeys(keys, ctx),
+    may("admin") && webhooksSection(hooks, ctx),
+    (may("owner") || may("vat")) && businessForm(business),
+  ]);
+  // The logo is the owner's, like the rest of the business details.
+  if (may("owner")) logoCard(business);
 }
 
 /**
@@ -84,6 +104,115 @@ function logoCard(section) {
     h("div", { class: "field" }, h("label", { for: "logo-file" }, "Choose a PNG or JPEG (at most 512 KiB)"), input),
     h("div", { class: "actions" }, remove)));
   show();
+
+const ROLES = [
+  { value: "manager", label: "Manager: everything but the team, VAT filing and the business's settings" },
+  { value: "staff", label: "Staff: stock only" },
+  { value: "accountant", label: "Accountant: the books, VAT and the lock date; reads stock" },
+  { value: "viewer", label: "Viewer: reads stock and the books" },
+  { value: "owner", label: "Owner: everything" },
+];
+const ROLE_NAMES = ["owner", "manager", "staff", "accountant", "viewer"];
+
+/**
+ * Settings → Team: the business's members and open invitations; invite someone (the link
+ * is shown to copy and pass on: the server sends no email), change a role, remove.
+ */
+async function teamSection(section, ctx) {
+  const entity = state.entity;
+  section.append(h("p", { class: "lead" },
+    `Who can use ${entity.name}, and what each may do. Invite someone by a link you pass on yourself; it works once, for 7 days.`));
+  const shown = h("div", { "aria-live": "polite" });
+  const listArea = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  const form = h("form", { class: "card" });
+  const roleField = field({ label: "Role", name: "role", type: "select", options: ROLES, value: "staff" });
+  // Staff again after each invitation (a form's reset goes back to the default option).
+  roleField.control.querySelector("option[value=staff]").defaultSelected = true;
+  form.append(h("h3", {}, "Invite someone"),
+    h("div", { class: "form-grid" },
+      field({ label: "Email", name: "email", type: "email", required: true }),
+      roleField),
+    formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Create invitation link")));
+  section.append(shown, form, h("h3", {}, "Members"), listArea);
+
+  async function load() {
+    try {
+      const { data } = await get("/api/members", { entityId: entity.id });
+      if (!ctx.alive()) return;
+      fill(listArea, table({
+        caption: "Members",
+        rows: data,
+        empty: "No members yet.",
+        columns: [
+          { label: "Member", header: true, cell: (m) => (m.name ? `${m.name} (${m.email})` : m.email) },
+          { label: "Role", cell: (m) => roleSelect(m) },
+          { label: "Status", cell: (m) => (m.status === "active" ? badge("Active", "ok") : badge("Invited", "muted")) },
+          { label: "Actions", class: "num", cell: (m) => h("button", {
+            type: "button", class: "danger secondary small",
+            "aria-label": `${m.status === "active" ? "Remove" : "Withdraw"} ${m.email}`,
+            onclick: (ev) => act(ev.currentTarget, async () => {
+              if (!(await confirmDialog(`Remove ${m.email}?`, { confirm: "Remove", danger: true, detail: "Their sessions and API keys stop reaching this business at once." }))) return;
+              await del("/api/members", { id: m.id });
+              toast(`${m.email} removed.`);
+              load();
+            }),
+          }, m.status === "active" ? "Remove" : "Withdraw") },
+        ],
+      }));
+    } catch (e) {
+      if (ctx.alive()) fill(listArea, loadError(e, "the members"));
+    }
+  }
+
+  function roleSelect(m) {
+    const select = h("select", { "aria-label": `Role of ${m.email}` },
+      ...ROLE_NAMES.map((r) => h("option", { value: r }, r)));
+    select.value = m.role;
+    select.addEventListener("change", () => act(select, async () => {
+      try {
+        await put("/api/members", { id: m.id, role: select.value });
+        toast(`${m.email} is now ${select.value}.`);
+      } finally {
+        load();
+      }
+    }));
+    return select;
+  }
+
+  onSubmit(form, async () => {
+    const { data } = await post("/api/members", { entity_id: entity.id, email: val(form, "email"), role: val(form, "role") });
+    form.reset();
+    showInvite(shown, data);
+    load();
+  });
+  await load();
+}
+
+/** The invitation link, with a copy button: shown to the owner to pass on. */
+function showInvite(area, member) {
+  const code = h("code", { id: "invite-link" }, member.invite_url);
+  const copy = h("button", { type: "button", class: "secondary" }, "Copy link");
+  const status = h("span", { class: "muted", "aria-live": "polite" });
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(member.invite_url);
+      status.textContent = "Copied.";
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      const sel = getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    }
+  });
+  const done = h("button", { type: "button" }, "Done");
+  done.addEventListener("click", () => fill(area));
+  fill(area, notice("ok",
+    h("p", {}, h("strong", {}, `Invitation for ${member.email} (${member.role}). `), "Send them this link: it works once, for 7 days."),
+    h("div", { class: "key-box" }, code, copy, status),
+    h("div", { class: "actions" }, done)));
+  copy.focus();
 }
 
 /** Ends every session of this account (other browsers and devices too), then this page. */
@@ -199,6 +328,19 @@ async function businessForm(section) {
     ...locations.filter((l) => l.status !== "inactive" || l.id === e.default_location_id)
       .map((l) => ({ value: l.id, label: l.name }))];
   const form = h("form", { class: "card" });
+  if (!may("owner")) {
+    // An accountant moves the lock date, and nothing else of the settings.
+    form.append(h("div", { class: "form-grid" },
+      field({ label: "Lock date", name: "lock_date", type: "date", value: e.lock_date ?? "", max: today(), hint: "Nothing dated on or before it can be added, changed or deleted. Leave blank for none." })),
+    formError(), h("div", { class: "actions" }, h("button", { type: "submit" }, "Save lock date")));
+    section.append(form);
+    onSubmit(form, async () => {
+      await put("/api/entities", { id: e.id, lock_date: val(form, "lock_date") || null });
+      await loadEntities();
+      toast("Lock date saved.");
+    });
+    return;
+  }
   form.append(h("div", { class: "form-grid" },
     field({ label: "Business name", name: "name", required: true, value: e.name }),
     field({ label: "VAT number", name: "vat_number", value: e.vat_number ?? "" }),
