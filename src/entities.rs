@@ -382,7 +382,7 @@ async fn create(
     let b = body.into_inner();
     let owner = user.user.id;
     let e = db
-        .write(move |tx| create_entity(tx, &owner, b, &ctx))
+        .write_as(owner.clone(), move |tx| create_entity(tx, &owner, b, &ctx))
         .await?;
     Ok(Created(json!(e)))
 }
@@ -418,7 +418,7 @@ async fn update(
     let b = body.into_inner();
     let owner = user.user.id;
     let e = db
-        .write(move |tx| update_entity(tx, &owner, b, &ctx))
+        .write_as(owner.clone(), move |tx| update_entity(tx, &owner, b, &ctx))
         .await?;
     Ok(Json(json!({ "data": e })))
 }
@@ -431,6 +431,7 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let owner = user.user.id;
-    db.write(move |tx| delete_entity(tx, &owner, &id)).await?;
+    db.write_as(owner.clone(), move |tx| delete_entity(tx, &owner, &id))
+        .await?;
     Ok(Json(json!({ "data": { "success": true } })))
 }

@@ -4,6 +4,7 @@
 pub mod accounting;
 pub mod api_keys;
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod clock;
 pub mod config;

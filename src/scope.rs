@@ -26,6 +26,13 @@ impl Scope {
         }
     }
 
+    /// The user acting through this scope, whom the audit trail names
+    /// (docs/audit.md#how-entries-are-written): today the signed-in user or the API key's
+    /// creator.
+    pub fn actor(&self) -> &str {
+        &self.owner_id
+    }
+
     /// Resolves an entity id sent by the client (query filter or body field): 400 when it
     /// is not a UUID, 404 when unknown or another user's, 403 when a scoped key names
     /// another entity of its own user.

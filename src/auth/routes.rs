@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::accounts::{
-    end_every_session, end_session, normalise_email, sign_in, sign_up, signup_status, NewAccount,
-    Signup,
+    end_every_session, end_session, normalise_email, sign_in, sign_up, signup_status,
+    wrong_password, NewAccount, SecondFactor, SignedIn, Signup,
 };
 use super::password::HashGate;
 use super::throttle::{self, Attempt};
@@ -38,6 +38,11 @@ struct SignupBody {
 struct LoginBody {
     email: String,
     password: String,
+    /// The second factor, when the account has two-factor sign-in on.
+    #[serde(default)]
+    totp: Option<String>,
+    #[serde(default)]
+    recovery_code: Option<String>,
 }
 
 #[post("/auth/signup", data = "<body>")]
@@ -116,6 +121,10 @@ async fn login(
         }
         Attempt::Counted(found) => found,
     };
+    let code = SecondFactor {
+        totp: body.totp,
+        recovery_code: body.recovery_code,
+    };
     let pw = body.password;
     let stored = found.as_ref().map(|(_, h)| h.clone());
     let ok = rocket::tokio::task::spawn_blocking(move || match stored {
@@ -132,11 +141,19 @@ async fn login(
     match (ok, found) {
         (true, Some((user, _))) => {
             let uid = user.id.clone();
-            let (token, max_age) = db
-                .write(move |tx| sign_in(tx, &email, &uid, &clock, &lifetime))
+            let signed_in = db
+                .write(move |tx| sign_in(tx, &email, &uid, &code, &clock, &lifetime))
                 .await?;
+            let (token, max_age) = match signed_in {
+                SignedIn::Session(token, max_age) => (token, max_age),
+                SignedIn::Refused(e) => return Err(e),
+            };
             jar.add(session_cookie(token, max_age, secure.0));
             Ok(Json(json!({ "data": user })))
+        }
+        (false, Some((user, _))) => {
+            db.write(move |tx| wrong_password(tx, &user.id)).await?;
+            Err(wrong())
         }
         // The attempt is already recorded as a failure.
         _ => Err(wrong()),

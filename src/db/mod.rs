@@ -3,6 +3,7 @@
 //! [`Db::read`] for queries and [`Db::write`] for a `BEGIN IMMEDIATE` transaction that
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
+pub mod audit;
 pub mod damage;
 pub mod decimal;
 pub mod ident;
@@ -57,6 +58,7 @@ pub(crate) fn upgraded_from(version: i32, rows: &str) -> (Db, std::path::PathBuf
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("old.db").to_string_lossy().into_owned();
     let mut conn = Connection::open(&path).unwrap();
+    audit::register(&conn).unwrap();
     migrate_to(&mut conn, version);
     conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
     conn.execute_batch(rows).unwrap();
@@ -191,6 +193,7 @@ impl Db {
         }
         .with_init(move |c| {
             init_connection(c, sync, in_memory, read_only)?;
+            audit::register(c)?;
             init_key.register(c)
         });
         // An in-memory database is one connection: it serialises everything, which is what
@@ -250,6 +253,13 @@ impl Db {
             .map_err(|e| format!("database `{path}`: {e}"))?;
         drop(conn);
         if !read_only {
+            let conn = db
+                .pool
+                .get()
+                .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+            audit::install_triggers(&conn)
+                .map_err(|e| format!("database `{path}`: the audit trail's triggers: {e}"))?;
+            drop(conn);
             db.key_identifiers()
                 .map_err(|e| format!("database `{path}`: {e}"))?;
         }
@@ -448,6 +458,16 @@ impl Db {
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
     }
 
+    /// [`Db::write`] as `actor`: the audit trail names that user for every change `f`
+    /// makes (docs/audit.md#how-entries-are-written).
+    pub async fn write_as<T, F>(&self, actor: String, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+    {
+        self.write(move |tx| audit::acting(&actor, || f(tx))).await
+    }
+
     /// [`Db::write`] from a thread outside the async runtime (the webhook worker): the
     /// same writer thread and shared commits, waited for by blocking.
     pub fn write_blocking<T, F>(&self, f: F) -> AppResult<T>
@@ -545,6 +565,8 @@ fn open_file(path: &str, sync: &str, read_only: bool) -> Result<(), OpenError> {
     };
     let mut conn = Connection::open_with_flags(path, flags).map_err(failed)?;
     init_connection(&mut conn, sync, false, read_only).map_err(failed)?;
+    // A migration that changes records fires the trail's triggers.
+    audit::register(&conn).map_err(failed)?;
     conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))
         .map_err(failed)?;
     if !read_only && conn.is_readonly(rusqlite::MAIN_DB).map_err(failed)? {

@@ -230,7 +230,9 @@ async fn create(
     let scope = user.scope();
     let b = body.into_inner();
     let loc = db
-        .write(move |tx| create_location(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_location(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(Created(loc))
 }
@@ -243,7 +245,11 @@ async fn update(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let b = body.into_inner();
-    let loc = db.write(move |tx| update_location(tx, &scope, b)).await?;
+    let loc = db
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_location(tx, &scope, b)
+        })
+        .await?;
     Ok(data(loc))
 }
 
@@ -255,6 +261,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.id()?;
-    db.write(move |tx| delete_location(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_location(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }

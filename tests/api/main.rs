@@ -17,6 +17,7 @@ mod accounting;
 mod api_contract;
 mod api_keys;
 mod app;
+mod audit;
 mod auth;
 mod books;
 mod config;
