@@ -1,4 +1,4 @@
--- The audit trail and two-factor sign-in (DECISIONS §21, docs/audit.md, docs/auth.md).
+-- The audit trail and two-factor sign-in (docs/audit.md, docs/auth.md#two-factor-sign-in).
 --
 -- `audit_log` is append-only: UPDATE and DELETE are refused by triggers, as on the stock
 -- ledger. Each entry's `hash` is the SHA-256 of the one before's hash and its own content
@@ -6,8 +6,8 @@
 -- src/db/audit.rs), so `stockbook check` names the first entry edited, inserted or
 -- removed behind the server's back. Entries are written through the view
 -- `audit_append`, whose one trigger numbers, dates and chains them: the record tables'
--- triggers (made at start from the list in src/db/audit.rs) and the explicit entries
--- (sign-ins, role changes) share it.
+-- TEMP triggers (made on each of the server's connections from the list in
+-- src/db/audit.rs) and the explicit entries (sign-ins, role changes) share it.
 CREATE TABLE audit_log (
     id          INTEGER PRIMARY KEY,
     at          TEXT NOT NULL,

@@ -50,11 +50,13 @@ pub struct Entity {
     pub vat_registered_from: Option<String>,
     pub vat_scheme: String,
     pub flat_rate_percent: Option<Percent>,
+    /// Its members must sign in with a second factor (docs/auth.md#requiring-two-factor).
+    pub require_2fa: bool,
     pub created_at: String,
 }
 
 const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id, \
-    lock_date, vat_registered_from, vat_scheme, flat_rate_percent";
+    lock_date, vat_registered_from, vat_scheme, flat_rate_percent, require_2fa";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -68,6 +70,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         vat_registered_from: r.get(8)?,
         vat_scheme: r.get(9)?,
         flat_rate_percent: r.get(10)?,
+        require_2fa: r.get(11)?,
         created_at: r.get(5)?,
     })
 }
@@ -152,6 +155,7 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
             .flat_rate_percent
             .map(vat_settings::parse_flat_rate)
             .transpose()?,
+        require_2fa: false,
         created_at: ctx.now.clone(),
     };
     vat_settings::check_settings(&e.vat_scheme, e.flat_rate_percent)?;
@@ -243,6 +247,10 @@ pub struct EntityUpdate {
     pub vat_scheme: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub flat_rate_percent: Option<Option<Percent>>,
+    /// Members must sign in with a second factor; only an owner who has it may turn
+    /// it on (docs/auth.md#requiring-two-factor).
+    #[serde(default)]
+    pub require_2fa: Option<bool>,
 }
 
 /// Applies a PUT to an entity of `owner` and returns the whole entity. Only the owner
@@ -300,10 +308,18 @@ pub fn update_entity(
         lock::check_not_before_filed(tx, &e.id, date)?;
         e.lock_date = date.map(|d| d.to_string());
     }
+    if let Some(on) = b.require_2fa {
+        if on && !e.require_2fa && !crate::mfa::has_two_factor(tx, owner)? {
+            return Err(AppError::conflict(
+                "Turn on two-factor sign-in for yourself before requiring it of members",
+            ));
+        }
+        e.require_2fa = on;
+    }
     tx.execute(
         "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,
              default_location_id = ?5, lock_date = ?6, vat_registered_from = ?7,
-             vat_scheme = ?8, flat_rate_percent = ?9
+             vat_scheme = ?8, flat_rate_percent = ?9, require_2fa = ?10
          WHERE id = ?4",
         params![
             e.name,
@@ -314,7 +330,8 @@ pub fn update_entity(
             e.lock_date,
             e.vat_registered_from,
             e.vat_scheme,
-            e.flat_rate_percent
+            e.flat_rate_percent,
+            e.require_2fa
         ],
     )?;
     Ok(e)

@@ -14,6 +14,7 @@ pub mod db;
 pub mod entities;
 pub mod error;
 pub mod http;
+pub mod mfa;
 pub mod idempotency;
 pub mod import;
 pub mod inventory;

@@ -43,6 +43,7 @@ impl Scope {
             .query_row([&id, &self.owner_id], |r| r.get(0))
             .optional()?;
         let id = owned.ok_or_else(|| AppError::not_found(format!("Entity not found: {id}")))?;
+        crate::mfa::refuse_without_two_factor(conn, self.actor(), &id)?;
         if let Some(scoped) = &self.entity_id {
             if *scoped != id {
                 return Err(AppError::forbidden(

@@ -5,9 +5,10 @@
 //! Every change to a row of a table in [`TABLES`] is written to `audit_log` by a trigger
 //! of that table, in the same statement and so the same savepoint as the change: a
 //! refused change writes nothing, and no rule can forget its entry. The triggers are
-//! generated here from the tables' columns as they are at start (`PRAGMA table_info`),
-//! so a column added by a later migration is in the trail without anyone writing it
-//! twice. The acting user is a value of the writer thread ([`acting`], set by
+//! generated here from the tables' columns (`PRAGMA table_info`) as TEMP triggers of
+//! each connection the server opens, so a column added by a later migration is in the
+//! trail without anyone writing it twice, and the migrations (on a connection of their
+//! own) and tools outside the server write no entries and need none of its functions. The acting user is a value of the writer thread ([`acting`], set by
 //! [`super::Db::write_as`] around one job), read by the triggers as `audit_actor()`;
 //! a write that names none is the row's owner's.
 //!
@@ -18,7 +19,7 @@
 use std::cell::RefCell;
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, Transaction};
 use serde_json::Value;
 
 use crate::error::AppResult;
@@ -302,7 +303,7 @@ pub fn triggers_for(
     let mk = |when: &str, action: &str, row: &str, changes: &str| {
         let name = format!("audit_{table}_{action}");
         let sql = format!(
-            "CREATE TRIGGER {name} AFTER {when} ON {table}\nBEGIN\n{}\nEND",
+            "CREATE TEMP TRIGGER IF NOT EXISTS {name} AFTER {when} ON main.{table}\nBEGIN\n{}\nEND",
             append(action, row, changes)
         );
         (name, sql)
@@ -314,21 +315,22 @@ pub fn triggers_for(
     ])
 }
 
-/// Makes (or remakes, when a table's columns changed) every record table's triggers.
-/// Run at each start that may write, after the migrations.
+/// Makes every record table's triggers on `conn`, as TEMP triggers of this connection
+/// (docs/audit.md#how-entries-are-written): every connection of the server has them,
+/// made from the tables' columns as they are; a table not there yet (an in-memory
+/// database before its migrations) is skipped, and a second call adds what is missing.
 pub fn install_triggers(conn: &Connection) -> rusqlite::Result<()> {
     for (table, record_type, left_out) in TABLES {
-        for (name, sql) in triggers_for(conn, table, record_type, left_out)? {
-            let stored: Option<String> = conn
-                .query_row(
-                    "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?1",
-                    [&name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if stored.as_deref() != Some(sql.as_str()) {
-                conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}; {sql};"))?;
-            }
+        let exists: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?1)",
+            [table],
+            |r| r.get(0),
+        )?;
+        if !exists {
+            continue;
+        }
+        for (_, sql) in triggers_for(conn, table, record_type, left_out)? {
+            conn.execute_batch(&format!("{sql};"))?;
         }
     }
     Ok(())

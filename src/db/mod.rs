@@ -58,7 +58,6 @@ pub(crate) fn upgraded_from(version: i32, rows: &str) -> (Db, std::path::PathBuf
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("old.db").to_string_lossy().into_owned();
     let mut conn = Connection::open(&path).unwrap();
-    audit::register(&conn).unwrap();
     migrate_to(&mut conn, version);
     conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
     conn.execute_batch(rows).unwrap();
@@ -194,6 +193,9 @@ impl Db {
         .with_init(move |c| {
             init_connection(c, sync, in_memory, read_only)?;
             audit::register(c)?;
+            if !read_only {
+                audit::install_triggers(c)?;
+            }
             init_key.register(c)
         });
         // An in-memory database is one connection: it serialises everything, which is what
@@ -244,6 +246,13 @@ impl Db {
         if in_memory {
             db.migrate()
                 .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+            // Its one connection was made before its tables.
+            let conn = db
+                .pool
+                .get()
+                .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+            audit::install_triggers(&conn)
+                .map_err(|e| format!("database `{path}`: the audit trail's triggers: {e}"))?;
         }
         let mut conn = db
             .pool
@@ -253,13 +262,6 @@ impl Db {
             .map_err(|e| format!("database `{path}`: {e}"))?;
         drop(conn);
         if !read_only {
-            let conn = db
-                .pool
-                .get()
-                .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
-            audit::install_triggers(&conn)
-                .map_err(|e| format!("database `{path}`: the audit trail's triggers: {e}"))?;
-            drop(conn);
             db.key_identifiers()
                 .map_err(|e| format!("database `{path}`: {e}"))?;
         }
@@ -565,8 +567,6 @@ fn open_file(path: &str, sync: &str, read_only: bool) -> Result<(), OpenError> {
     };
     let mut conn = Connection::open_with_flags(path, flags).map_err(failed)?;
     init_connection(&mut conn, sync, false, read_only).map_err(failed)?;
-    // A migration that changes records fires the trail's triggers.
-    audit::register(&conn).map_err(failed)?;
     conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))
         .map_err(failed)?;
     if !read_only && conn.is_readonly(rusqlite::MAIN_DB).map_err(failed)? {
