@@ -17,7 +17,11 @@ pub fn has_two_factor(conn: &Connection, user_id: &str) -> AppResult<bool> {
 
 /// Must `user_id` set up two-factor sign-in before touching `entity_id`? When the entity
 /// requires it and the user has not turned it on.
-pub fn must_set_up_two_factor(conn: &Connection, user_id: &str, entity_id: &str) -> AppResult<bool> {
+pub fn must_set_up_two_factor(
+    conn: &Connection,
+    user_id: &str,
+    entity_id: &str,
+) -> AppResult<bool> {
     Ok(conn
         .prepare_cached(
             "SELECT e.require_2fa = 1 AND NOT EXISTS (
@@ -30,7 +34,11 @@ pub fn must_set_up_two_factor(conn: &Connection, user_id: &str, entity_id: &str)
 }
 
 /// 403 when [`must_set_up_two_factor`].
-pub fn refuse_without_two_factor(conn: &Connection, user_id: &str, entity_id: &str) -> AppResult<()> {
+pub fn refuse_without_two_factor(
+    conn: &Connection,
+    user_id: &str,
+    entity_id: &str,
+) -> AppResult<()> {
     if must_set_up_two_factor(conn, user_id, entity_id)? {
         return Err(AppError::forbidden(
             "This business requires two-factor sign-in: turn it on in Settings → Security first",

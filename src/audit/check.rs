@@ -23,9 +23,14 @@ struct Row {
 impl Row {
     /// The hash this entry should have after an entry whose hash is `prev`.
     fn expected(&self, prev: Option<&str>) -> String {
+        self.expected_as(self.id, prev)
+    }
+
+    /// The hash this entry should have as entry `id` after one whose hash is `prev`.
+    fn expected_as(&self, id: i64, prev: Option<&str>) -> String {
         entry_hash(
             prev,
-            self.id,
+            id,
             &self.at,
             self.user_id.as_deref(),
             &self.action,
@@ -81,17 +86,21 @@ pub fn breaches(conn: &Connection) -> rusqlite::Result<Vec<String>> {
                 prev.as_ref().map_or(0, |p| p.id),
                 row.id
             )
-        } else if next
-            .as_ref()
-            .is_some_and(|n| n.hash == n.expected(prev_hash))
-        {
+        } else if next.as_ref().is_some_and(|n| {
+            n.hash == n.expected(prev_hash) || n.hash == n.expected_as(n.id - 1, prev_hash)
+        }) {
             format!(
                 "entry {} was inserted behind the server's back (the entry after it follows from the one before it)",
                 row.id
             )
-        } else if next_follows(next.as_ref(), &row) || next.is_none() {
+        } else if next_follows(next.as_ref(), &row) {
             format!(
                 "entry {} was edited behind the server's back (its hash does not match its content)",
+                row.id
+            )
+        } else if next.is_none() {
+            format!(
+                "entry {} was edited or added behind the server's back (its hash does not match its content)",
                 row.id
             )
         } else {
