@@ -61,6 +61,7 @@ mod sessions;
 mod stock;
 mod stock_takes;
 mod transfers;
+mod two_factor;
 mod v1;
 mod valuation_page;
 mod vat;
