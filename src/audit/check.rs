@@ -5,7 +5,7 @@
 
 use rusqlite::Connection;
 
-use crate::db::audit::entry_hash;
+use crate::db::audit::{entry_hash, lossy};
 
 struct Row {
     id: i64,
@@ -51,17 +51,18 @@ pub fn breaches(conn: &Connection) -> rusqlite::Result<Vec<String>> {
          FROM audit_log ORDER BY id",
     )?;
     let mut rows = stmt.query_map([], |r| {
+        let text = |i: usize| r.get_ref(i).map(lossy);
         Ok(Row {
             id: r.get(0)?,
-            at: r.get(1)?,
-            user_id: r.get(2)?,
-            action: r.get(3)?,
-            record_type: r.get(4)?,
-            record_id: r.get(5)?,
-            entity_id: r.get(6)?,
-            owner_id: r.get(7)?,
-            changes: r.get(8)?,
-            hash: r.get(9)?,
+            at: text(1)?.unwrap_or_default(),
+            user_id: text(2)?,
+            action: text(3)?.unwrap_or_default(),
+            record_type: text(4)?.unwrap_or_default(),
+            record_id: text(5)?,
+            entity_id: text(6)?,
+            owner_id: text(7)?,
+            changes: text(8)?.unwrap_or_default(),
+            hash: text(9)?.unwrap_or_default(),
         })
     })?;
     // The last entry that followed, and the one after the entry in question.

@@ -4,6 +4,7 @@
 use rusqlite::{params_from_iter, Connection};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use crate::db::raw::csv_cell;
 use crate::error::{AppError, AppResult};
@@ -127,7 +128,12 @@ pub fn list(
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = rows.next()? {
-        let changes: String = r.get(8)?;
+        // Damage on disk (docs/operations.md#damaged-records) shows, it does not stop the
+        // page.
+        let changes = r
+            .get_ref(8)
+            .map(crate::db::audit::lossy)?
+            .unwrap_or_default();
         let entry = Listed {
             id: r.get(0)?,
             at: r.get(1)?,
@@ -137,8 +143,10 @@ pub fn list(
             record_type: r.get(5)?,
             record_id: r.get(6)?,
             entity_id: r.get(7)?,
-            changes: RawValue::from_string(changes)
-                .map_err(|e| AppError::internal(format!("an audit entry's changes: {e}")))?,
+            changes: RawValue::from_string(changes.clone()).or_else(|_| {
+                RawValue::from_string(Value::String(changes).to_string())
+                    .map_err(|e| AppError::internal(format!("an audit entry's changes: {e}")))
+            })?,
         };
         if !each(entry)? {
             break;

@@ -26,10 +26,10 @@ pub fn operations() -> Vec<Operation> {
         op("post", "/api/auth/2fa/setup", "Sign-in", "twoFactorSetup", "Start setting up two-factor sign-in: a new secret, its otpauth URI and that as a QR code (SVG)", S, Action { body: "EmptyBody", record: "TwoFactorSetup" })
             .rules(TWO_FACTOR)
             .answers(&[("409", "Two-factor sign-in is already on")]),
-        op("post", "/api/auth/2fa/enable", "Sign-in", "twoFactorEnable", "Turn two-factor sign-in on with a first code; answers ten single-use recovery codes, this once", S, Action { body: "TwoFactorCode", record: "RecoveryCodes" })
+        op("post", "/api/auth/2fa/enable", "Sign-in", "twoFactorEnable", "Turn two-factor sign-in on with a first code; answers ten single-use recovery codes, this once", S, Action { body: "TwoFactorCodeBody", record: "RecoveryCodes" })
             .rules(TWO_FACTOR)
             .answers(&[("409", "Not being set up, or already on")]),
-        op("post", "/api/auth/2fa/disable", "Sign-in", "twoFactorDisable", "Turn two-factor sign-in off with a current code or a recovery code", S, Action { body: "TwoFactorCode", record: "Success" })
+        op("post", "/api/auth/2fa/disable", "Sign-in", "twoFactorDisable", "Turn two-factor sign-in off with a current code or a recovery code", S, Action { body: "TwoFactorCodeBody", record: "Success" })
             .rules(TWO_FACTOR)
             .answers(&[("409", "Two-factor sign-in is not on"), ("429", "Too many wrong codes")]),
     ]
@@ -59,7 +59,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("otpauth_url", text("The otpauth://totp/ URI (SHA-1, 6 digits, 30 s)")),
             ("qr_svg", text("The URI as a QR code: an SVG image")),
         ])),
-        ("TwoFactorCode", object(&["code"], vec![("code", json!({ "type": "string", "minLength": 1, "description": "A current six-digit code (disable: or a recovery code)" }))])),
+        ("TwoFactorCodeBody", object(&["code"], vec![("code", json!({ "type": "string", "minLength": 1, "description": "A current six-digit code (disable: or a recovery code)" }))])),
         ("RecoveryCodes", object(&["recovery_codes"], vec![("recovery_codes", array(string()))])),
         ("AuthStatus", object(&["signup", "users"], vec![
             ("signup", json!({ "type": "string", "enum": ["open", "first-user", "closed"] })),

@@ -153,21 +153,34 @@ pub fn register(conn: &Connection) -> rusqlite::Result<()> {
         10,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| {
-            let text = |i: usize| ctx.get::<Option<String>>(i);
+            let text = |i: usize| lossy(ctx.get_raw(i));
+            let id = ctx.get::<i64>(1)?;
             Ok(entry_hash(
-                text(0)?.as_deref(),
-                ctx.get(1)?,
-                &ctx.get::<String>(2)?,
-                text(3)?.as_deref(),
-                &ctx.get::<String>(4)?,
-                &ctx.get::<String>(5)?,
-                text(6)?.as_deref(),
-                text(7)?.as_deref(),
-                text(8)?.as_deref(),
-                &ctx.get::<String>(9)?,
+                text(0).as_deref(),
+                id,
+                &text(2).unwrap_or_default(),
+                text(3).as_deref(),
+                &text(4).unwrap_or_default(),
+                &text(5).unwrap_or_default(),
+                text(6).as_deref(),
+                text(7).as_deref(),
+                text(8).as_deref(),
+                &text(9).unwrap_or_default(),
             ))
         },
     )
+}
+
+/// A value as the hash reads it: text as text (bytes that are not UTF-8, which only
+/// damage leaves, replaced rather than refused), numbers in their decimal form.
+pub fn lossy(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    use rusqlite::types::ValueRef;
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
+    }
 }
 
 /// An entry that is not a row change.

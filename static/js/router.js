@@ -26,6 +26,7 @@ const ROUTES = {
   vat: () => import("./pages/vat.js"),
   import: () => import("./pages/import.js"),
   settings: () => import("./pages/settings.js"),
+  activity: () => import("./pages/activity.js"),
 };
 
 let generation = 0;

@@ -4,6 +4,7 @@
 
 import { del, get, post, put } from "../api.js";
 import { loadEntities, scoped, state } from "../state.js";
+import { securitySection } from "./security.js";
 import { webhooksSection } from "./webhooks.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
@@ -18,9 +19,10 @@ export async function render(root, ctx) {
   const hooks = h("section", { "aria-labelledby": "webhooks-title", id: "webhooks" }, h("h2", { id: "webhooks-title" }, "Webhooks"));
   const business = h("section", { "aria-labelledby": "biz-title" }, h("h2", { id: "biz-title" }, "Business details"));
   const sessions = h("section", { "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Sign-in"));
-  root.append(keys, hooks, business, sessions);
+  const security = h("section", { "aria-labelledby": "security-title", id: "security" }, h("h2", { id: "security-title" }, "Security"));
+  root.append(keys, hooks, business, security, sessions);
   signOutEverywhere(sessions);
-  await Promise.all([apiKeys(keys, ctx), webhooksSection(hooks, ctx), businessForm(business)]);
+  await Promise.all([apiKeys(keys, ctx), webhooksSection(hooks, ctx), businessForm(business), securitySection(security, ctx)]);
 }
 
 /** Ends every session of this account (other browsers and devices too), then this page. */
