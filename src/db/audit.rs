@@ -87,9 +87,9 @@ pub const TABLES: &[(&str, &str, &[&str])] = &[
 /// from the ledger, which is in the trail), single-use sign-in states, and the trail.
 pub const NOT_AUDITED: &[&str] = &["warehouse_stock", "import_oauth_states", "audit_log"];
 
-/// Columns never in an entry: the row's number and its last-change time (the entry
-/// has its own).
-const ALWAYS_LEFT_OUT: &[&str] = &["seq", "updated_at"];
+/// Columns never in an entry: the row's number, and what the entry says itself (the
+/// record's id, its owner, its creation and last-change times).
+const ALWAYS_LEFT_OUT: &[&str] = &["seq", "id", "owner_id", "created_at", "updated_at"];
 
 thread_local! {
     static ACTOR: RefCell<Option<String>> = const { RefCell::new(None) };
