@@ -2,7 +2,7 @@
 //! (docs/audit.md#tamper-evidence): a trail written by the server is sound; an entry
 //! edited, inserted or removed behind its back is named.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use stockbook::config::Synchronous;
 use stockbook::db::Db;
@@ -39,14 +39,14 @@ fn written(name: &str) -> PathBuf {
     path
 }
 
-fn check(path: &PathBuf) -> Vec<String> {
+fn check(path: &Path) -> Vec<String> {
     let conn = stockbook::ops::check::open(path.to_str().unwrap()).unwrap();
     stockbook::audit::check::breaches(&conn).unwrap()
 }
 
 /// Runs `sql` on the file as a tool outside the server would, the trail's guard
 /// triggers dropped first.
-fn tamper(path: &PathBuf, sql: &str) {
+fn tamper(path: &Path, sql: &str) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(&format!(
         "DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete; {sql}"
