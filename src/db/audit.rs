@@ -313,18 +313,28 @@ pub fn triggers_for(
          FROM ({}) WHERE b IS NOT a)",
         changed.join(" UNION ALL ")
     );
+    // An update that changes only columns left out (a product's `stock_qty` on every
+    // movement, a document's `amount_paid` on every payment) does nothing more than
+    // these comparisons.
+    let any_changed: Vec<String> = cols
+        .iter()
+        .map(|c| format!("OLD.\"{c}\" IS NOT NEW.\"{c}\""))
+        .collect();
+    let update_when = format!("UPDATE ON main.{table} WHEN {}", any_changed.join(" OR "));
+    let insert_on = format!("INSERT ON main.{table}");
+    let delete_on = format!("DELETE ON main.{table}");
     let mk = |when: &str, action: &str, row: &str, changes: &str| {
         let name = format!("audit_{table}_{action}");
         let sql = format!(
-            "CREATE TEMP TRIGGER IF NOT EXISTS {name} AFTER {when} ON main.{table}\nBEGIN\n{}\nEND",
+            "CREATE TEMP TRIGGER IF NOT EXISTS {name} AFTER {when}\nBEGIN\n{}\nEND",
             append(action, row, changes)
         );
         (name, sql)
     };
     Ok(vec![
-        mk("INSERT", "create", "NEW", &object("NEW", "after")),
-        mk("UPDATE", "update", "NEW", &update_changes),
-        mk("DELETE", "delete", "OLD", &object("OLD", "before")),
+        mk(&insert_on, "create", "NEW", &object("NEW", "after")),
+        mk(&update_when, "update", "NEW", &update_changes),
+        mk(&delete_on, "delete", "OLD", &object("OLD", "before")),
     ])
 }
 
