@@ -236,3 +236,27 @@ fn the_trail_filters_pages_and_downloads_and_shows_no_one_elses() {
     *t.session.borrow_mut() = None;
     assert_error(&t.get("/api/audit"), Status::Unauthorized);
 }
+
+#[test]
+fn filing_a_vat_return_is_its_creation_and_the_lock_date_it_moves() {
+    let (t, e) = app_with_entity();
+    let (s, v) = t.post(
+        "/api/vat/returns",
+        json!({ "entity_id": e, "from": "2026-01-01", "to": "2026-03-31" }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let filed = v["data"]["id"].as_str().unwrap().to_owned();
+    let entries = of(&t, &filed);
+    assert_eq!(actions(&entries), ["create"]);
+    assert_eq!(entries[0]["record_type"], "vat_return");
+    assert_eq!(
+        entries[0]["changes"]["period_to"],
+        json!({ "after": "2026-03-31" })
+    );
+    let entity = of(&t, &e);
+    assert_eq!(actions(&entity), ["create", "update"], "{entity:?}");
+    assert_eq!(
+        entity[1]["changes"]["lock_date"],
+        json!({ "before": null, "after": "2026-03-31" })
+    );
+}
