@@ -356,7 +356,7 @@ async fn create(
     let scope = Scope::user(user.id());
     let now = rfc3339(clock.now());
     let (connection, created) = db
-        .write(move |tx| {
+        .write_as(scope.actor().to_owned(), move |tx| {
             let entity_id = scope.entity(tx, "entity_id", &b.entity_id)?;
             upsert(
                 tx,
@@ -397,7 +397,7 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let owner = user.user.id;
-    db.write(move |tx| delete_connection(tx, &owner, &id))
+    db.write_as(owner.clone(), move |tx| delete_connection(tx, &owner, &id))
         .await?;
     Ok(data(json!({ "success": true })))
 }
