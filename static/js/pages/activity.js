@@ -36,8 +36,9 @@ function changesTable(entry) {
   if (!fields.length) return h("span", { class: "muted" }, "—");
   const hasBefore = fields.some(([, c]) => c && "before" in c);
   const hasAfter = fields.some(([, c]) => c && "after" in c);
-  const t = h("table", { class: "changes" },
-    h("caption", { class: "sr-only" }, `Changes of entry ${entry.id}`),
+  // Named by aria-label, not a visually hidden caption: an absolutely placed caption in
+  // a cell would stick out of the list's scrolling box on a phone.
+  const t = h("table", { class: "changes", "aria-label": `Changes of entry ${entry.id}` },
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Field"),
       hasBefore ? h("th", { scope: "col" }, "Before") : null,
