@@ -249,7 +249,11 @@ async fn create(
 ) -> AppResult<Created<CreatedKey>> {
     let b = body.into_inner();
     let scope = user.scope();
-    let created = db.write(move |tx| create_key(tx, &scope, b, &ctx)).await?;
+    let created = db
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_key(tx, &scope, b, &ctx)
+        })
+        .await?;
     Ok(Created(created))
 }
 
@@ -263,8 +267,10 @@ async fn revoke(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let scope = user.scope();
-    db.write(move |tx| revoke_key(tx, &scope, &id, &ctx))
-        .await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        revoke_key(tx, &scope, &id, &ctx)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }
 

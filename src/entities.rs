@@ -51,6 +51,8 @@ pub struct Entity {
     pub vat_registered_from: Option<String>,
     pub vat_scheme: String,
     pub flat_rate_percent: Option<Percent>,
+    /// Its members must sign in with a second factor (docs/auth.md#requiring-two-factor).
+    pub require_2fa: bool,
     pub created_at: String,
     /// The caller's role in it, in lists (docs/auth.md#members-and-roles).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,7 +60,10 @@ pub struct Entity {
 }
 
 const COLUMNS: &str = "id, name, vat_number, address, currency, created_at, default_location_id, \
-    lock_date, vat_registered_from, vat_scheme, flat_rate_percent";
+    lock_date, vat_registered_from, vat_scheme, flat_rate_percent, require_2fa";
+
+/// How many columns [`COLUMNS`] names.
+const COLUMN_COUNT: usize = 12;
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
     Ok(Entity {
@@ -72,6 +77,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Entity> {
         vat_registered_from: r.get(8)?,
         vat_scheme: r.get(9)?,
         flat_rate_percent: r.get(10)?,
+        require_2fa: r.get(11)?,
         created_at: r.get(5)?,
         role: None,
     })
@@ -165,6 +171,7 @@ pub fn create_entity(tx: &Transaction, owner: &str, b: NewEntity, ctx: &Ctx) -> 
             .flat_rate_percent
             .map(vat_settings::parse_flat_rate)
             .transpose()?,
+        require_2fa: false,
         created_at: ctx.now.clone(),
         // Its creator is its first owner (migrations/V27__members.sql).
         role: Some("owner".into()),
@@ -236,7 +243,8 @@ pub fn list_entities(
             params![user, only, page.sql_limit(), page.offset],
             damage::named(|r| {
                 let mut e = from_row(r)?;
-                e.role = r.get(11)?;
+                // After the entity's own columns.
+                e.role = r.get(COLUMN_COUNT)?;
                 Ok(e)
             }),
         )?
@@ -267,6 +275,10 @@ pub struct EntityUpdate {
     pub vat_scheme: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
     pub flat_rate_percent: Option<Option<Percent>>,
+    /// Members must sign in with a second factor; only an owner who has it may turn
+    /// it on (docs/auth.md#requiring-two-factor).
+    #[serde(default)]
+    pub require_2fa: Option<bool>,
 }
 
 impl EntityUpdate {
@@ -280,6 +292,7 @@ impl EntityUpdate {
             && self.vat_registered_from.is_none()
             && self.vat_scheme.is_none()
             && self.flat_rate_percent.is_none()
+            && self.require_2fa.is_none()
     }
 }
 
@@ -345,10 +358,18 @@ pub fn update_entity(
         lock::check_not_before_filed(tx, &e.id, date)?;
         e.lock_date = date.map(|d| d.to_string());
     }
+    if let Some(on) = b.require_2fa {
+        if on && !e.require_2fa && !crate::mfa::has_two_factor(tx, scope.actor())? {
+            return Err(AppError::conflict(
+                "Turn on two-factor sign-in for yourself before requiring it of members",
+            ));
+        }
+        e.require_2fa = on;
+    }
     tx.execute(
         "UPDATE entities SET name = ?1, vat_number = ?2, address = ?3,
              default_location_id = ?5, lock_date = ?6, vat_registered_from = ?7,
-             vat_scheme = ?8, flat_rate_percent = ?9
+             vat_scheme = ?8, flat_rate_percent = ?9, require_2fa = ?10
          WHERE id = ?4",
         params![
             e.name,
@@ -359,7 +380,8 @@ pub fn update_entity(
             e.lock_date,
             e.vat_registered_from,
             e.vat_scheme,
-            e.flat_rate_percent
+            e.flat_rate_percent,
+            e.require_2fa
         ],
     )?;
     Ok(e)
@@ -428,7 +450,7 @@ async fn create(
     let b = body.into_inner();
     let owner = user.user.id;
     let e = db
-        .write(move |tx| create_entity(tx, &owner, b, &ctx))
+        .write_as(owner.clone(), move |tx| create_entity(tx, &owner, b, &ctx))
         .await?;
     Ok(Created(json!(e)))
 }
@@ -464,7 +486,9 @@ async fn update(
     let b = body.into_inner();
     let scope = user.scope();
     let e = db
-        .write(move |tx| update_entity(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_entity(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(Json(json!({ "data": e })))
 }
@@ -477,6 +501,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let scope = user.scope();
-    db.write(move |tx| delete_entity(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_entity(tx, &scope, &id)
+    })
+    .await?;
     Ok(Json(json!({ "data": { "success": true } })))
 }

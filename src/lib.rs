@@ -4,6 +4,7 @@
 pub mod accounting;
 pub mod api_keys;
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod clock;
 pub mod config;
@@ -18,6 +19,7 @@ pub mod import;
 pub mod inventory;
 pub mod mail;
 pub mod members;
+pub mod mfa;
 pub mod openapi;
 pub mod ops;
 pub mod outbound;

@@ -172,7 +172,7 @@ async function signOut() {
   await showSignedOut();
 }
 
-function authForm(id, path, body) {
+function authForm(id, path, body, refused = () => false) {
   const form = $(id);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -185,7 +185,7 @@ function authForm(id, path, body) {
       form.reset();
       await signedIn(data);
     } catch (e) {
-      showError(form, e);
+      if (!refused(form, e)) showError(form, e);
     } finally {
       button.disabled = false;
       form.removeAttribute("aria-busy");
@@ -194,10 +194,20 @@ function authForm(id, path, body) {
 }
 
 function boot() {
-  authForm("sign-in-form", "/api/auth/login", (f) => withInvite({
-    email: val(f, "email"),
-    password: f.elements.namedItem("password").value,
-  }));
+  authForm("sign-in-form", "/api/auth/login", (f) => {
+    const body = withInvite({ email: val(f, "email"), password: f.elements.namedItem("password").value });
+    // Two-factor sign-in (docs/auth.md#two-factor-sign-in): six digits are the app's
+    // code, anything else a recovery code.
+    const code = val(f, "code").replace(/\s+/g, "");
+    if (code) body[/^\d{6}$/.test(code) ? "totp" : "recovery_code"] = code;
+    return body;
+  }, (f, e) => {
+    if (!(e instanceof ApiError) || e.status !== 401 || e.message !== "Two-factor code required") return false;
+    const field = $("sign-in-code-field");
+    field.hidden = false;
+    f.elements.namedItem("code").focus();
+    return true;
+  });
   authForm("sign-up-form", "/api/auth/signup", (f) => {
     const body = { email: val(f, "email"), password: f.elements.namedItem("password").value };
     if (val(f, "name")) body.name = val(f, "name");

@@ -3419,3 +3419,141 @@ fn the_owner_invites_a_member_who_accepts_in_another_session_and_sees_only_what_
         .contains("Your role (staff)"));
     b.screenshot("team-staff-menu");
 }
+
+// ---------------------------------------------------------------------------------------
+// Audit trail and two-factor sign-in (issue 28): Settings → Security and the Activity page.
+// ---------------------------------------------------------------------------------------
+
+/// What axe-core finds inside one part of the page (the Settings page as a whole has a
+/// finding of its own that is not this block's).
+fn axe_violations_in(b: &Browser, css: &str) -> Vec<String> {
+    axe_violations(b);
+    let v = b.js_async(
+        "const r = await window.axe.run(document.querySelector(args[0]));\
+         return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);",
+        json!([css]),
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// The current TOTP code of a base32 secret, by this machine's clock (the server's).
+fn totp_now(secret: &str) -> String {
+    let bytes = totp_rs::Secret::Encoded(secret.to_owned())
+        .to_bytes()
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    stockbook::auth::two_factor::totp(bytes, "").generate(now)
+}
+
+#[test]
+fn two_factor_sign_in_is_set_up_with_the_qr_code_and_then_asked_for_at_sign_in() {
+    let Some(b) = start() else { return };
+    signed_up(&b, "secure@example.com");
+    open(&b, "#/settings", "Settings");
+    b.click_button("#security", "Set up two-factor sign-in");
+    b.wait("#security img.qr-code");
+    let secret = b.text(&b.wait("#security .totp-secret"));
+    assert_eq!(secret.len(), 32, "{secret}");
+    let qr_ok = b.js(
+        "const i = document.querySelector('#security img.qr-code'); return i.complete && i.naturalWidth > 0",
+        json!([]),
+    );
+    assert!(
+        poll_until(|| {
+            b.js(
+            "const i = document.querySelector('#security img.qr-code'); return i.complete && i.naturalWidth > 0",
+            json!([])
+        ) == json!(true)
+        }),
+        "the QR code did not load: {qr_ok}"
+    );
+    let found = axe_violations_in(&b, "#security");
+    assert!(found.is_empty(), "{found:?}");
+    b.screenshot("two-factor-set-up");
+
+    b.type_into("#security input[name=code]", "000000");
+    b.click_button("#security", "Turn on two-factor sign-in");
+    b.wait_text("#security .field-error, #security .form-error", "code");
+    b.type_into("#security input[name=code]", &totp_now(&secret));
+    b.click_button("#security", "Turn on two-factor sign-in");
+    b.wait_text("#security", "Save these recovery codes");
+    assert_eq!(b.find_all("#security .recovery-codes li").len(), 10);
+    b.wait_text("#security", "Two-factor sign-in is on");
+    b.screenshot("two-factor-recovery-codes");
+    let first_code = b.text(&b.find("#security .recovery-codes li").unwrap());
+    b.click_button("#security", "I have saved them");
+    assert!(b.find("#security .recovery-codes").is_none());
+
+    // Signing in again: the password first, then the code it asks for (a recovery code).
+    b.click_button(".topbar", "Sign out");
+    b.wait("#sign-in-form");
+    b.type_into("#sign-in-email", "secure@example.com");
+    b.type_into("#sign-in-password", "correct horse battery");
+    b.click_button("#sign-in-form", "Sign in");
+    b.wait("#sign-in-code");
+    assert!(b.displayed(&b.find("#sign-in-code").unwrap()));
+    b.type_into("#sign-in-code", first_code.trim());
+    b.click_button("#sign-in-form", "Sign in");
+    // Back where the user was.
+    b.wait_text(".view h1", "Settings");
+    b.wait_text("#security", "Recovery codes left: 9");
+}
+
+#[test]
+fn the_activity_page_shows_a_change_with_its_fields_before_and_after() {
+    let Some(b) = start() else { return };
+    let entity = signed_up(&b, "activity@example.com");
+    let mug = product(
+        &b,
+        &entity,
+        json!({"name": "Blue mug", "sku": "MUG-1", "unit_price": 8.5}),
+    );
+    b.api_ok(
+        "PUT",
+        "/api/products",
+        json!({"id": mug, "name": "Navy mug", "unit_price": 9}),
+    );
+    open(&b, "#/activity", "Activity");
+    b.wait_text(".view tbody", "Changed product");
+    let row = b.text(&b.wait_text(".view tbody tr.activity-update", "Navy mug"));
+    assert!(row.contains("activity@example.com"), "{row}");
+    let before = b.text(
+        &b.find(".view tr.activity-update table.changes td.before")
+            .unwrap(),
+    );
+    let after = b.text(
+        &b.find(".view tr.activity-update table.changes td.after")
+            .unwrap(),
+    );
+    assert_eq!((before.as_str(), after.as_str()), ("Blue mug", "Navy mug"));
+    b.wait_text(".view tbody", "Created product");
+    // Sign-ins belong to no business: shown with "All".
+    b.select(
+        ".page-activity select[name=entityId]",
+        "All, and my sign-ins",
+    );
+    b.click_button(".page-activity form", "Show");
+    b.wait_text(".view tbody", "Signed in");
+    let found = axe_violations(&b);
+    assert!(found.is_empty(), "{found:?}");
+    b.screenshot("activity");
+
+    // The history of one record: only the mug's two entries.
+    b.type_into(".page-activity input[name=recordId]", &mug);
+    b.click_button(".page-activity form", "Show");
+    assert!(poll_until(|| b
+        .find_all(".view table.grid > tbody > tr")
+        .len()
+        == 2));
+    let href = b.js(
+        "return document.querySelector('.page-activity a[download]').getAttribute('href')",
+        json!([]),
+    );
+    assert!(
+        href.as_str().unwrap().contains("format=csv") && href.as_str().unwrap().contains(&mug),
+        "{href}"
+    );
+}

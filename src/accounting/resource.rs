@@ -94,7 +94,9 @@ pub async fn create<R: Resource>(
     ctx: Ctx,
 ) -> AppResult<Created<R::Record>> {
     let rec = db
-        .write(move |tx| R::create(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            R::create(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(Created(rec))
 }
@@ -106,14 +108,19 @@ pub async fn update<R: Resource>(
     ctx: Ctx,
 ) -> AppResult<Json<Value>> {
     let rec = db
-        .write(move |tx| R::update(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            R::update(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(data(rec))
 }
 
 pub async fn delete<R: Resource>(scope: Scope, body: IdBody, db: &Db) -> AppResult<Json<Value>> {
     let id = body.id()?;
-    db.write(move |tx| R::delete(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        R::delete(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }
 

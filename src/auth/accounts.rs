@@ -5,9 +5,11 @@
 
 use rusqlite::{params, Transaction};
 
+use super::two_factor::{self, Proof};
 use super::{create_session, throttle, user_by_email, Lifetime, User};
 use crate::clock::{rfc3339, Clock};
 use crate::config::SignupMode;
+use crate::db::audit;
 use crate::db::ident::compare_key;
 use crate::error::{AppError, AppResult};
 
@@ -132,26 +134,79 @@ pub fn sign_up(
         ],
     )?;
     let token = create_session(tx, &user.id, clock, lifetime)?;
+    audit::sign_in(tx, &user.id, true, "sign_up")?;
     Ok((user, token))
 }
 
-/// Signs in user `user_id`, whose password for `email` was just verified: clears the
-/// email's failed attempts, removes every expired session (they can never be used
-/// again; sign-in is when they go) and starts a session. Answers its raw token and
-/// `Max-Age`.
+/// What a sign-in whose password was right comes to.
+#[derive(Debug)]
+pub enum SignedIn {
+    /// A session: its raw token and `Max-Age`.
+    Session(String, i64),
+    /// Refused for its second factor (missing or wrong): the answer to give, the failure
+    /// kept for the throttle and the trail.
+    Refused(AppError),
+}
+
+/// Signs in user `user_id`, whose password for `email` was just verified, once its second
+/// factor (when it has one, docs/auth.md#two-factor-sign-in) passes: clears the email's
+/// failed attempts, removes every expired session (they can never be used again; sign-in
+/// is when they go), starts a session and records how it was opened. A missing or wrong
+/// code leaves the attempt counted as a failure and writes a failed sign-in to the trail.
 pub fn sign_in(
     tx: &Transaction,
     email: &str,
     user_id: &str,
+    code: &SecondFactor,
     clock: &Clock,
     lifetime: &Lifetime,
-) -> AppResult<(String, i64)> {
+) -> AppResult<SignedIn> {
+    let now = clock.now();
+    let at = rfc3339(now);
+    let secs = u64::try_from(now.unix_timestamp()).unwrap_or(0);
+    let factor = match two_factor::prove(
+        tx,
+        user_id,
+        code.totp.as_deref(),
+        code.recovery_code.as_deref(),
+        secs,
+        &at,
+    )? {
+        Proof::Passed(f) => f,
+        Proof::Missing => {
+            return Ok(SignedIn::Refused(AppError::Unauthorized(
+                "Two-factor code required".into(),
+            )))
+        }
+        Proof::Wrong => {
+            audit::sign_in(tx, user_id, false, "second_factor")?;
+            return Ok(SignedIn::Refused(AppError::Unauthorized(
+                "Invalid two-factor code".into(),
+            )));
+        }
+    };
     throttle::succeeded(tx, email)?;
     tx.execute(
         "DELETE FROM sessions WHERE expires_at <= ?1",
-        [clock.now().unix_timestamp()],
+        [now.unix_timestamp()],
     )?;
-    create_session(tx, user_id, clock, lifetime)
+    let (token, max_age) = create_session(tx, user_id, clock, lifetime)?;
+    two_factor::mark_session(tx, &super::token::digest(&token), &factor, &at)?;
+    audit::sign_in(tx, user_id, true, factor.method())?;
+    Ok(SignedIn::Session(token, max_age))
+}
+
+/// The second factor sent with a sign-in.
+#[derive(Debug, Default, Clone)]
+pub struct SecondFactor {
+    pub totp: Option<String>,
+    pub recovery_code: Option<String>,
+}
+
+/// A wrong password for an existing account: the trail's failed sign-in (the throttle
+/// counted it already).
+pub fn wrong_password(tx: &Transaction, user_id: &str) -> AppResult<()> {
+    audit::sign_in(tx, user_id, false, "password")
 }
 
 /// Ends the session whose token hashes to `token_hash` (sign-out).

@@ -7,6 +7,9 @@ pub mod password;
 pub mod routes;
 pub mod throttle;
 pub mod token;
+pub mod two_factor;
+
+pub use two_factor::{session_mfa, SessionMfa};
 
 use rocket::http::{Cookie, CookieJar, SameSite};
 use rocket::request::{FromRequest, Outcome, Request};

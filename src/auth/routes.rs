@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::accounts::{
-    end_every_session, end_session, normalise_email, sign_in, sign_up, signup_status, NewAccount,
-    Signup,
+    end_every_session, end_session, normalise_email, sign_in, sign_up, signup_status,
+    wrong_password, NewAccount, SecondFactor, SignedIn, Signup,
 };
 use super::password::HashGate;
 use super::throttle::{self, Attempt};
@@ -44,6 +44,11 @@ struct LoginBody {
     password: String,
     #[serde(default)]
     invite_token: Option<String>,
+    /// The second factor, when the account has two-factor sign-in on.
+    #[serde(default)]
+    totp: Option<String>,
+    #[serde(default)]
+    recovery_code: Option<String>,
 }
 
 #[post("/auth/signup", data = "<body>")]
@@ -123,6 +128,10 @@ async fn login(
         }
         Attempt::Counted(found) => found,
     };
+    let code = SecondFactor {
+        totp: body.totp,
+        recovery_code: body.recovery_code,
+    };
     let pw = body.password;
     let stored = found.as_ref().map(|(_, h)| h.clone());
     let ok = rocket::tokio::task::spawn_blocking(move || match stored {
@@ -140,17 +149,28 @@ async fn login(
         (true, Some((user, _))) => {
             let uid = user.id.clone();
             let invite = invite_digest(body.invite_token.as_deref());
-            let (token, max_age) = db
+            let signed_in = db
                 .write(move |tx| {
-                    if let Some(digest) = &invite {
+                    let signed = sign_in(tx, &email, &uid, &code, &clock, &lifetime)?;
+                    // The invitation is taken only by a sign-in that succeeded, second
+                    // factor included (docs/auth.md#members-and-roles).
+                    if let (SignedIn::Session(..), Some(digest)) = (&signed, &invite) {
                         let now = clock.now();
                         members::accept(tx, digest, &uid, now.unix_timestamp(), &rfc3339(now))?;
                     }
-                    sign_in(tx, &email, &uid, &clock, &lifetime)
+                    Ok(signed)
                 })
                 .await?;
+            let (token, max_age) = match signed_in {
+                SignedIn::Session(token, max_age) => (token, max_age),
+                SignedIn::Refused(e) => return Err(e),
+            };
             jar.add(session_cookie(token, max_age, secure.0));
             Ok(Json(json!({ "data": user })))
+        }
+        (false, Some((user, _))) => {
+            db.write(move |tx| wrong_password(tx, &user.id)).await?;
+            Err(wrong())
         }
         // The attempt is already recorded as a failure.
         _ => Err(wrong()),

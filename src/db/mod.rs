@@ -3,6 +3,7 @@
 //! [`Db::read`] for queries and [`Db::write`] for a `BEGIN IMMEDIATE` transaction that
 //! commits when the closure returns `Ok` and rolls back otherwise.
 
+pub mod audit;
 pub mod damage;
 pub mod decimal;
 pub mod ident;
@@ -191,6 +192,10 @@ impl Db {
         }
         .with_init(move |c| {
             init_connection(c, sync, in_memory, read_only)?;
+            audit::register(c)?;
+            if !read_only {
+                audit::install_triggers(c)?;
+            }
             init_key.register(c)
         });
         // An in-memory database is one connection: it serialises everything, which is what
@@ -241,6 +246,13 @@ impl Db {
         if in_memory {
             db.migrate()
                 .map_err(|e| format!("cannot migrate database `{path}`: {e}"))?;
+            // Its one connection was made before its tables.
+            let conn = db
+                .pool
+                .get()
+                .map_err(|e| format!("cannot open database `{path}`: {e}"))?;
+            audit::install_triggers(&conn)
+                .map_err(|e| format!("database `{path}`: the audit trail's triggers: {e}"))?;
         }
         let mut conn = db
             .pool
@@ -446,6 +458,16 @@ impl Db {
         answer
             .await
             .map_err(|_| AppError::internal("the writer thread dropped a write"))?
+    }
+
+    /// [`Db::write`] as `actor`: the audit trail names that user for every change `f`
+    /// makes (docs/audit.md#how-entries-are-written).
+    pub async fn write_as<T, F>(&self, actor: String, f: F) -> AppResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+    {
+        self.write(move |tx| audit::acting(&actor, || f(tx))).await
     }
 
     /// [`Db::write`] from a thread outside the async runtime (the webhook worker): the

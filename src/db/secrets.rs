@@ -40,6 +40,7 @@ pub const COLUMNS: &[(&str, &str, &str)] = &[
         "credentials",
         "import_connections.credentials",
     ),
+    ("users", "totp_secret", "users.totp_secret"),
 ];
 
 const NONCE_LEN: usize = 24;

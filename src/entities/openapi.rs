@@ -38,6 +38,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_registered_from", nullable(date())),
             ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme (docs/vat.md).")),
             ("flat_rate_percent", nullable(percent("The flat-rate percentage; required on the flat rate scheme."))),
+            ("require_2fa", json!({ "type": "boolean", "description": "Members must sign in with a second factor (docs/auth.md#requiring-two-factor)." })),
             ("created_at", timestamp()),
         ]);
     // Not required: only the list carries it.
@@ -67,6 +68,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("vat_scheme", one_of_values(SCHEMES, "The VAT accounting scheme; default standard.")),
             ("flat_rate_percent", nullable(percent("The flat-rate percentage (0 to 100, 2 dp); required on the flat rate scheme (400)."))),
             ("lock_date", json!({ "anyOf": [date(), blank(), { "type": "null" }], "description": "YYYY-MM-DD: nothing dated on or before it may be created, changed or deleted (409). Not after today (400). Null or blank: no lock date." })),
+            ("require_2fa", json!({ "type": "boolean", "description": "Require members to sign in with a second factor; turning it on needs the owner's own two-factor sign-in (409 otherwise)." })),
         ])),
     ]
 }

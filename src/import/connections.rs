@@ -368,7 +368,7 @@ async fn create(
     .map_err(credentials_error)?;
     let now = rfc3339(clock.now());
     let (connection, created) = db
-        .write(move |tx| {
+        .write_as(scope.actor().to_owned(), move |tx| {
             let entity_id = scope.entity(tx, "entity_id", &b.entity_id)?;
             upsert(
                 tx,
@@ -413,7 +413,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let scope = user.scope();
-    db.write(move |tx| delete_connection(tx, &scope, &id))
-        .await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_connection(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }

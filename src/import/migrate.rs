@@ -451,7 +451,7 @@ async fn migrate(
     // 4. One transaction for the whole run.
     let clock = clock.inner().clone();
     let answer = db
-        .write(move |tx| {
+        .write_as(scope.actor().to_owned(), move |tx| {
             let mut answer = Map::new();
             for (t, p) in pulled {
                 let v = match p {

@@ -240,8 +240,10 @@ async fn start(
     };
     let scope = user.scope();
     let now = clock.now().unix_timestamp();
-    db.write(move |tx| save_state(tx, &scope, &started, now))
-        .await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        save_state(tx, &scope, &started, now)
+    })
+    .await?;
     Ok(data(json!({ "authorize_url": url })))
 }
 
@@ -312,7 +314,9 @@ async fn callback(
     let scope = user.scope();
     let now = clock.now().unix_timestamp();
     let pending = db
-        .write(move |tx| use_state(tx, &scope, &state, now))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            use_state(tx, &scope, &state, now)
+        })
         .await?
         .map_err(AppError::bad_request)?;
 

@@ -248,7 +248,7 @@ async fn run_csv(
     let scope = user.scope();
     let clock = clock.inner().clone();
     let outcome = db
-        .write(move |tx| {
+        .write_as(scope.actor().to_owned(), move |tx| {
             let prepared = csv::prepare(
                 &csv,
                 Some(entity_type),

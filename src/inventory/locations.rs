@@ -251,7 +251,9 @@ async fn create(
     let scope = user.scope();
     let b = body.into_inner();
     let loc = db
-        .write(move |tx| create_location(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_location(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(Created(loc))
 }
@@ -266,7 +268,9 @@ async fn update(
     let scope = user.scope();
     let b = body.into_inner();
     let loc = db
-        .write(move |tx| update_location(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_location(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(data(loc))
 }
@@ -279,6 +283,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.id()?;
-    db.write(move |tx| delete_location(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_location(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }

@@ -428,7 +428,9 @@ async fn create(
     let scope = user.scope();
     let body = body.into_inner();
     let m = db
-        .write(move |tx| record_movement(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            record_movement(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(Created(m))
 }

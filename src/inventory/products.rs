@@ -580,7 +580,9 @@ async fn create(
     let scope = user.scope();
     let body = body.into_inner();
     let p = db
-        .write(move |tx| create_product(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_product(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(Created(p))
 }
@@ -733,7 +735,9 @@ async fn update(
     let scope = user.scope();
     let body = body.into_inner();
     let p = db
-        .write(move |tx| update_product(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_product(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(data(p))
 }
@@ -779,6 +783,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.id()?;
-    db.write(move |tx| delete_product(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_product(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(serde_json::json!({ "success": true })))
 }

@@ -107,6 +107,10 @@ async fn create(
 ) -> AppResult<Created<PutAway>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let done = db.write(move |tx| put_away(tx, &scope, body, &ctx)).await?;
+    let done = db
+        .write_as(scope.actor().to_owned(), move |tx| {
+            put_away(tx, &scope, body, &ctx)
+        })
+        .await?;
     Ok(Created(done))
 }

@@ -322,7 +322,9 @@ async fn upsert(
     let scope = user.scope();
     let body = body.into_inner();
     let (row, created) = db
-        .write(move |tx| upsert_stock(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            upsert_stock(tx, &scope, body, &ctx)
+        })
         .await?;
     let status = if created { Status::Created } else { Status::Ok };
     Ok((status, data(row)))
@@ -338,7 +340,9 @@ async fn update(
     let scope = user.scope();
     let body = body.into_inner();
     let row = db
-        .write(move |tx| update_stock(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_stock(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(data(row))
 }

@@ -557,7 +557,9 @@ async fn create(
     let scope = user.scope();
     let b = body.into_inner();
     let take = db
-        .write(move |tx| create_stock_take(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_stock_take(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(Created(take))
 }
@@ -572,7 +574,9 @@ async fn update(
     let scope = user.scope();
     let b = body.into_inner();
     let take = db
-        .write(move |tx| update_stock_take(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_stock_take(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(data(take))
 }
@@ -585,8 +589,10 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.id()?;
-    db.write(move |tx| delete_stock_take(tx, &scope, &id))
-        .await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_stock_take(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }
 

@@ -826,7 +826,9 @@ async fn create(
     let scope = user.scope();
     let b = body.into_inner();
     let order = db
-        .write(move |tx| create_transfer(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_transfer(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(Created(order))
 }
@@ -841,7 +843,9 @@ async fn update(
     let scope = user.scope();
     let b = body.into_inner();
     let order = db
-        .write(move |tx| update_transfer(tx, &scope, b, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_transfer(tx, &scope, b, &ctx)
+        })
         .await?;
     Ok(data(order))
 }
@@ -854,7 +858,10 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.id()?;
-    db.write(move |tx| delete_transfer(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_transfer(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }
 

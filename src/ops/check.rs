@@ -39,6 +39,9 @@ pub fn breaches(conn: &Connection, allow_negative: bool) -> Result<Vec<String>, 
     found.extend(
         crate::vat_return::check::breaches(conn).map_err(|e| format!("VAT return check: {e}"))?,
     );
+    found.extend(
+        crate::audit::check::breaches(conn).map_err(|e| format!("audit trail check: {e}"))?,
+    );
     Ok(found)
 }
 

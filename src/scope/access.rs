@@ -177,8 +177,13 @@ pub fn role_in(
 /// a role that may `cap`; the list form of [`role_in`] and [`Role::may`], run by the
 /// list's own query in the caller's transaction.
 pub fn entities_where(cap: Cap) -> String {
+    // An entity that requires two-factor sign-in shows nothing to a member without it
+    // (docs/auth.md#requiring-two-factor; `crate::mfa` says the same for one entity).
     format!(
-        "SELECT entity_id FROM members WHERE user_id = ? AND role IN ({})",
+        "SELECT mb.entity_id FROM members mb WHERE mb.user_id = ? AND mb.role IN ({})
+           AND NOT EXISTS (SELECT 1 FROM entities en JOIN users us ON us.id = mb.user_id
+                           WHERE en.id = mb.entity_id AND en.require_2fa = 1
+                             AND us.totp_enabled_at IS NULL)",
         Role::sql_list(cap)
     )
 }

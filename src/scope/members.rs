@@ -158,6 +158,16 @@ pub fn invite(
         scope.actor_id,
         at
     ])?;
+    let owner = scope.owner_for(tx, Some(&entity))?;
+    crate::db::audit::role_changed(
+        tx,
+        &scope.actor_id,
+        &entity,
+        &owner,
+        &id,
+        None,
+        Some(role.as_str()),
+    )?;
     get(tx, &id)?.ok_or_else(|| AppError::internal("the new member is gone"))
 }
 
@@ -206,6 +216,14 @@ pub fn accept(tx: &Transaction, digest: &str, user: &str, now: i64, at: &str) ->
          WHERE id = ?1",
     )?
     .execute(params![id, user, at])?;
+    // The trail names the new member joining with the role they were invited to.
+    let (owner, role): (String, String) = tx
+        .prepare_cached(
+            "SELECT e.owner_id, m.role FROM members m JOIN entities e ON e.id = m.entity_id
+             WHERE m.id = ?1",
+        )?
+        .query_row([&id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    crate::db::audit::role_changed(tx, user, &entity, &owner, &id, None, Some(&role))?;
     Ok(())
 }
 
@@ -264,6 +282,16 @@ pub fn change_role(tx: &Transaction, scope: &Scope, b: RoleChange) -> AppResult<
     tx.prepare_cached("UPDATE members SET role = ?2 WHERE id = ?1")?
         .execute(params![m.id, role.as_str()])?;
     stop_webhooks(tx, &m, Some(role))?;
+    let owner = scope.owner_for(tx, Some(&m.entity_id))?;
+    crate::db::audit::role_changed(
+        tx,
+        &scope.actor_id,
+        &m.entity_id,
+        &owner,
+        &m.id,
+        Some(&m.role),
+        Some(role.as_str()),
+    )?;
     role.as_str().clone_into(&mut m.role);
     Ok(m)
 }
@@ -274,8 +302,18 @@ pub fn change_role(tx: &Transaction, scope: &Scope, b: RoleChange) -> AppResult<
 pub fn remove(tx: &Transaction, scope: &Scope, raw_id: &str) -> AppResult<()> {
     let m = get_as_owner(tx, scope, raw_id)?;
     keep_an_owner(tx, &m)?;
+    let owner = scope.owner_for(tx, Some(&m.entity_id))?;
     tx.prepare_cached("DELETE FROM members WHERE id = ?1")?
         .execute([&m.id])?;
     stop_webhooks(tx, &m, None)?;
+    crate::db::audit::role_changed(
+        tx,
+        &scope.actor_id,
+        &m.entity_id,
+        &owner,
+        &m.id,
+        Some(&m.role),
+        None,
+    )?;
     Ok(())
 }

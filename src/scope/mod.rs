@@ -107,6 +107,13 @@ impl Scope {
         Ok(id)
     }
 
+    /// The user acting through this scope, whom the audit trail names
+    /// (docs/audit.md#how-entries-are-written): the signed-in user, or the API key's
+    /// creator.
+    pub fn actor(&self) -> &str {
+        &self.actor_id
+    }
+
     /// Checks that the caller may `cap` in entity `id` (see [`Scope::entity`]).
     pub fn require(&self, conn: &Connection, id: &str, cap: Cap) -> AppResult<()> {
         let not_found = || AppError::not_found(format!("Entity not found: {id}"));
@@ -122,6 +129,9 @@ impl Scope {
         if !role.may(cap) {
             return Err(Self::refused(role, cap));
         }
+        // An entity that requires two-factor sign-in refuses a member without it
+        // (docs/auth.md#requiring-two-factor).
+        crate::mfa::refuse_without_two_factor(conn, &self.actor_id, id)?;
         Ok(())
     }
 
@@ -260,6 +270,9 @@ impl Scope {
         }
         Ok(match access::role_in(conn, &self.actor_id, &e)? {
             Some((_, Some(role))) if !role.may(self.need) => Some(Self::refused(role, self.need)),
+            Some((_, Some(_))) => {
+                crate::mfa::refuse_without_two_factor(conn, &self.actor_id, &e).err()
+            }
             _ => None,
         })
     }

@@ -272,7 +272,9 @@ async fn products_create(
     let body = body.into_inner();
     let ctx = Ctx::new(clock, config);
     let p = db
-        .write(move |tx| create_product(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_product(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(Created(p))
 }

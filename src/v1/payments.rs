@@ -36,7 +36,9 @@ pub async fn create(
     let body = body.into_inner();
     let ctx = Ctx::new(clock, config);
     let p = db
-        .write(move |tx| payments::create(tx, &scope, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            payments::create(tx, &scope, body, &ctx)
+        })
         .await?;
     Ok(Created(p))
 }

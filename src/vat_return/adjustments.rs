@@ -269,7 +269,10 @@ pub async fn route_create(
     let scope = user.scope();
     let body = body.into_inner();
     Ok(Created(
-        db.write(move |tx| create(tx, &scope, body, &ctx)).await?,
+        db.write_as(scope.actor().to_owned(), move |tx| {
+            create(tx, &scope, body, &ctx)
+        })
+        .await?,
     ))
 }
 
@@ -283,7 +286,10 @@ pub async fn route_update(
     let scope = user.scope();
     let body = body.into_inner();
     Ok(data(
-        db.write(move |tx| update(tx, &scope, body, &ctx)).await?,
+        db.write_as(scope.actor().to_owned(), move |tx| {
+            update(tx, &scope, body, &ctx)
+        })
+        .await?,
     ))
 }
 
@@ -295,6 +301,7 @@ pub async fn route_delete(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.into_inner().id()?;
-    db.write(move |tx| delete(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| delete(tx, &scope, &id))
+        .await?;
     Ok(data(json!({ "success": true })))
 }

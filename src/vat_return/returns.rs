@@ -161,7 +161,9 @@ pub(super) async fn route_record(
     let by = user.user.id;
     let body = body.into_inner();
     let r = db
-        .write(move |tx| record(tx, &scope, &by, body, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            record(tx, &scope, &by, body, &ctx)
+        })
         .await?;
     Ok(Created(r))
 }

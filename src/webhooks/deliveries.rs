@@ -229,7 +229,9 @@ async fn redeliver(
     let event = parse_id("event_id", &raw)?;
     let scope = user.scope();
     let queued = db
-        .write(move |tx| redeliver_event(tx, &scope, &event))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            redeliver_event(tx, &scope, &event)
+        })
         .await?;
     Ok(data(queued))
 }
@@ -244,6 +246,10 @@ async fn test(
 ) -> AppResult<Created<Delivery>> {
     let id = body.id()?;
     let scope = user.scope();
-    let delivery = db.write(move |tx| send_test(tx, &scope, &id, &ctx)).await?;
+    let delivery = db
+        .write_as(scope.actor().to_owned(), move |tx| {
+            send_test(tx, &scope, &id, &ctx)
+        })
+        .await?;
     Ok(Created(delivery))
 }

@@ -393,7 +393,9 @@ async fn create(
     let new = body.into_inner().check(config).await?;
     let scope = user.scope();
     let created = db
-        .write(move |tx| create_webhook(tx, &scope, new, &ctx))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create_webhook(tx, &scope, new, &ctx)
+        })
         .await?;
     Ok(Created(created))
 }
@@ -409,7 +411,9 @@ async fn update(
     let change = body.into_inner().check(config).await?;
     let scope = user.scope();
     let webhook = db
-        .write(move |tx| update_webhook(tx, &scope, change))
+        .write_as(scope.actor().to_owned(), move |tx| {
+            update_webhook(tx, &scope, change)
+        })
         .await?;
     Ok(data(webhook))
 }
@@ -423,6 +427,9 @@ async fn remove(
 ) -> AppResult<Json<Value>> {
     let id = body.id()?;
     let scope = user.scope();
-    db.write(move |tx| delete_webhook(tx, &scope, &id)).await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        delete_webhook(tx, &scope, &id)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }

@@ -29,6 +29,7 @@ const ROUTES = {
   settings: () => import("./pages/settings.js"),
   print: () => import("./pages/print.js"),
   invite: () => import("./pages/invite.js"),
+  activity: () => import("./pages/activity.js"),
 };
 
 let generation = 0;

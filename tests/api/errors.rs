@@ -345,10 +345,12 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
             "offset",
             "platform",
             "productId",
+            "recordId",
             "state",
             "to",
             "type",
             "updated_since",
+            "userId",
         ]
     );
     // Documented as plain text, so an empty one is no filter (or the route's own rule).

@@ -633,3 +633,81 @@ fn the_webhooks_a_member_made_stop_when_they_leave_or_lose_the_role_that_manages
     t.delete("/api/members", json!({ "id": team.member_id }));
     assert_eq!(active(&second), json!(false));
 }
+
+/// docs/audit.md#reading-the-trail with members: the trail names the member who made a
+/// change; an entity's trail is its owners' and accountants' to read (403 naming the role
+/// for staff); invitations, joining, role changes and removals are in it; and an entity
+/// that requires two-factor sign-in refuses a member without it (403), lists included.
+#[test]
+fn a_members_change_is_in_the_trail_under_their_name_and_only_owners_and_accountants_read_it() {
+    let (t, e) = app_with_entity();
+    let (_, staff_token) = invite(&t, &e, "sam@example.com", "staff");
+    let (_, acc_token) = invite(&t, &e, "ada@example.com", "accountant");
+    *t.session.borrow_mut() = None;
+    let (s, v) = join_by_signup(&t, "sam@example.com", &staff_token);
+    assert_eq!(s, Status::Created, "{v}");
+    let (s, p) = t.post(
+        "/api/products",
+        json!({ "entity_id": e, "name": "Made by Sam" }),
+    );
+    assert_eq!(s, Status::Created, "{p}");
+    let pid = p["data"]["id"].as_str().unwrap().to_owned();
+    let r = t.get(&format!("/api/audit?entityId={e}"));
+    let msg = assert_error(&r, Status::Forbidden);
+    assert!(msg.contains("Your role (staff)"), "{msg}");
+    // Staff's own view without an entity: their own sign-ins, not the entity's trail.
+    let (s, v) = t.get("/api/audit");
+    assert_eq!(s, Status::Ok, "{v}");
+    assert!(
+        v["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["entity_id"].is_null()),
+        "{v}"
+    );
+
+    *t.session.borrow_mut() = None;
+    let (s, v) = join_by_signup(&t, "ada@example.com", &acc_token);
+    assert_eq!(s, Status::Created, "{v}");
+    let (s, v) = t.get(&format!("/api/audit?entityId={e}&recordId={pid}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    let entries = v["data"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{v}");
+    assert_eq!(entries[0]["action"], "create");
+    assert_eq!(entries[0]["user_email"], "sam@example.com");
+    let (_, v) = t.get(&format!("/api/audit?entityId={e}"));
+    let roles: Vec<String> = v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"] == "role_change")
+        .map(|a| a["changes"]["role"].to_string())
+        .collect();
+    // Two invitations and two joinings, each with its role.
+    assert_eq!(roles.len(), 4, "{roles:?}");
+
+    // The owner requires two-factor sign-in: members without it are refused.
+    t.db.write_sync(|tx| {
+        tx.execute("UPDATE entities SET require_2fa = 1 WHERE id = ?1", [&e])?;
+        Ok(())
+    })
+    .unwrap();
+    t.login("sam@example.com");
+    let msg = assert_error(
+        &t.get(&format!("/api/products?entityId={e}")),
+        Status::Forbidden,
+    );
+    assert!(msg.contains("two-factor"), "{msg}");
+    let (s, v) = t.get("/api/products");
+    assert_eq!(
+        (s, v["data"].clone()),
+        (Status::Ok, json!([])),
+        "a list shows nothing of it"
+    );
+    let msg = assert_error(
+        &t.put("/api/products", json!({ "id": pid, "name": "x" })),
+        Status::Forbidden,
+    );
+    assert!(msg.contains("two-factor"), "{msg}");
+}

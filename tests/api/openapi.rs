@@ -786,6 +786,7 @@ fn inventory_answers_match_their_documented_schemas() {
             "format" => "json".into(),
             "asOf" => t.clock.today().to_string(),
             "webhookId" => hook.clone(),
+            "recordId" | "userId" => uuid::Uuid::new_v4().to_string(),
             other => panic!("a documented parameter this test does not know: {other}"),
         }
     };

@@ -129,6 +129,13 @@ const ADMIN: &[&str] = &[
 ];
 
 const ANY: &[&str] = &[
+    // The trail's own rule: an entity's to its owners and accountants, anyone's own
+    // sign-ins (tests/api/audit.rs).
+    "/api/audit",
+    "/api/auth/2fa",
+    "/api/auth/2fa/setup",
+    "/api/auth/2fa/enable",
+    "/api/auth/2fa/disable",
     "/api/auth/me",
     "/api/auth/status",
     "/api/auth/login",

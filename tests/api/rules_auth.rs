@@ -130,7 +130,19 @@ fn signing_in_forgets_the_failures_drops_expired_sessions_and_starts_one() {
         throttle::begin(tx, "ann@example.com", now)?;
         throttle::begin(tx, "bob@example.com", now)
     });
-    let (t, _) = b.write(|tx| accounts::sign_in(tx, "ann@example.com", ANN, &clock, &LIFETIME));
+    let signed_in = b.write(|tx| {
+        accounts::sign_in(
+            tx,
+            "ann@example.com",
+            ANN,
+            &accounts::SecondFactor::default(),
+            &clock,
+            &LIFETIME,
+        )
+    });
+    let accounts::SignedIn::Session(t, _) = signed_in else {
+        panic!("{signed_in:?}")
+    };
     assert_eq!(
         b.count(
             "SELECT COUNT(*) FROM login_failures WHERE email = ?1",

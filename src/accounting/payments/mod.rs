@@ -116,7 +116,11 @@ async fn route_create(
 ) -> AppResult<Created<Payment>> {
     let scope = user.scope();
     let body = body.into_inner();
-    let p = db.write(move |tx| create(tx, &scope, body, &ctx)).await?;
+    let p = db
+        .write_as(scope.actor().to_owned(), move |tx| {
+            create(tx, &scope, body, &ctx)
+        })
+        .await?;
     Ok(Created(p))
 }
 
@@ -129,7 +133,9 @@ async fn route_delete(
 ) -> AppResult<Json<Value>> {
     let scope = user.scope();
     let id = body.into_inner().id()?;
-    db.write(move |tx| rules::delete(tx, &scope, &id, &ctx))
-        .await?;
+    db.write_as(scope.actor().to_owned(), move |tx| {
+        rules::delete(tx, &scope, &id, &ctx)
+    })
+    .await?;
     Ok(data(json!({ "success": true })))
 }

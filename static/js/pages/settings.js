@@ -7,6 +7,7 @@
 import { del, get, post, put } from "../api.js";
 import { loadEntities, scoped, state } from "../state.js";
 import { may } from "../roles.js";
+import { securitySection } from "./security.js";
 import { webhooksSection } from "./webhooks.js";
 import {
   act, badge, confirmDialog, date, field, fill, formError, h, loadError, notice, onSubmit,
@@ -21,6 +22,7 @@ export async function render(root, ctx) {
   const hooks = h("section", { "aria-labelledby": "webhooks-title", id: "webhooks" }, h("h2", { id: "webhooks-title" }, "Webhooks"));
   const business = h("section", { "aria-labelledby": "biz-title" }, h("h2", { id: "biz-title" }, "Business details"));
   const sessions = h("section", { "aria-labelledby": "sessions-title" }, h("h2", { id: "sessions-title" }, "Sign-in"));
+  const security = h("section", { "aria-labelledby": "security-title", id: "security" }, h("h2", { id: "security-title" }, "Security"));
   const team = h("section", { "aria-labelledby": "team-title", id: "team" }, h("h2", { id: "team-title" }, "Team"));
   // Only what the role may use (docs/auth.md#members-and-roles): the team and the
   // business details are the owner's (an accountant's: the lock date), keys and
@@ -30,6 +32,7 @@ export async function render(root, ctx) {
     may("admin") && hooks,
     (may("owner") || may("vat")) && business,
     may("owner") && team,
+    security,
     sessions,
   ].filter(Boolean);
   root.append(...shown);
@@ -39,6 +42,7 @@ export async function render(root, ctx) {
     may("admin") && apiKeys(keys, ctx),
     may("admin") && webhooksSection(hooks, ctx),
     (may("owner") || may("vat")) && businessForm(business),
+    securitySection(security, ctx),
   ]);
   // The logo is the owner's, like the rest of the business details.
   if (may("owner")) logoCard(business);

@@ -1,0 +1,403 @@
+//! The audit trail's machinery in the database (docs/audit.md#how-entries-are-written):
+//! the record tables it watches, the triggers made from that list at every start, the
+//! acting user a write runs as, and the SQL functions the triggers call.
+//!
+//! Every change to a row of a table in [`TABLES`] is written to `audit_log` by a trigger
+//! of that table, in the same statement and so the same savepoint as the change: a
+//! refused change writes nothing, and no rule can forget its entry. The triggers are
+//! generated here from the tables' columns (`PRAGMA table_info`) as TEMP triggers of
+//! each connection the server opens, so a column added by a later migration is in the
+//! trail without anyone writing it twice, and the migrations (on a connection of their
+//! own) and tools outside the server write no entries and need none of its functions. The acting user is a value of the writer thread ([`acting`], set by
+//! [`super::Db::write_as`] around one job), read by the triggers as `audit_actor()`;
+//! a write that names none is the row's owner's.
+//!
+//! Each entry's `hash` is [`entry_hash`]: the SHA-256 of the previous entry's hash and
+//! the entry's own content, computed by the SQL function `audit_hash` when the view
+//! `audit_append` (V28) numbers the entry.
+
+use std::cell::RefCell;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::{Connection, Transaction};
+use serde_json::Value;
+
+use crate::error::AppResult;
+use sha2::{Digest, Sha256};
+
+/// The record tables in the trail: table, the record type the trail names, and columns
+/// left out of it (derived figures, keys kept for lookups, secrets). A test holds every
+/// table with an `owner_id` to this list or to [`NOT_AUDITED`].
+pub const TABLES: &[(&str, &str, &[&str])] = &[
+    ("entities", "entity", &[]),
+    ("products", "product", &["stock_qty", "sku_key"]),
+    ("warehouse_locations", "location", &[]),
+    ("stock_movements", "movement", &[]),
+    ("transfer_orders", "transfer", &["number_seq"]),
+    (
+        "stock_takes",
+        "stock_take",
+        &["number_seq", "line_count", "counted_count"],
+    ),
+    ("contacts", "contact", &[]),
+    (
+        "invoices",
+        "invoice",
+        &["number_seq", "amount_paid", "amount_credited"],
+    ),
+    (
+        "bills",
+        "bill",
+        &["number_seq", "amount_paid", "amount_credited"],
+    ),
+    (
+        "credit_notes",
+        "credit_note",
+        &["number_seq", "amount_paid", "amount_credited"],
+    ),
+    (
+        "supplier_credits",
+        "supplier_credit",
+        &["number_seq", "amount_paid", "amount_credited"],
+    ),
+    ("payments", "payment", &[]),
+    ("expenses", "expense", &[]),
+    ("expense_categories", "expense_category", &[]),
+    ("projects", "project", &[]),
+    ("employees", "employee", &[]),
+    ("transactions", "transaction", &[]),
+    ("time_entries", "time_entry", &[]),
+    ("recurring_invoices", "recurring_invoice", &[]),
+    ("vat_adjustments", "vat_adjustment", &[]),
+    ("vat_returns", "vat_return", &[]),
+    (
+        "webhooks",
+        "webhook",
+        &["secret", "retry_at_ms", "movement_cursor"],
+    ),
+    ("api_keys", "api_key", &["key_hash", "last_used_at"]),
+    (
+        "import_connections",
+        "import_connection",
+        &["credentials", "last_used_at"],
+    ),
+];
+
+/// Tables with an `owner_id` that are not records of their own: stock levels (derived
+/// from the ledger, which is in the trail), single-use sign-in states, and the trail.
+pub const NOT_AUDITED: &[&str] = &[
+    "warehouse_stock",
+    "import_oauth_states",
+    "audit_log",
+    // Itself a log of each email sent (when, to whom), written once and never changed.
+    "document_sends",
+];
+
+/// Columns never in an entry: the row's number, and what the entry says itself (the
+/// record's id, its owner, its creation and last-change times).
+const ALWAYS_LEFT_OUT: &[&str] = &["seq", "id", "owner_id", "created_at", "updated_at"];
+
+thread_local! {
+    static ACTOR: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `actor` as the user the trail names for the writes it makes on this
+/// thread (the writer thread runs one job at a time), and forgets it afterwards, panic
+/// or not.
+pub fn acting<T>(actor: &str, f: impl FnOnce() -> T) -> T {
+    struct Reset(Option<String>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            ACTOR.with(|a| *a.borrow_mut() = before);
+        }
+    }
+    let before = ACTOR.with(|a| a.borrow_mut().replace(actor.to_owned()));
+    let _reset = Reset(before);
+    f()
+}
+
+/// The hash of an entry: SHA-256 (lower-case hex) of the JSON array of the previous
+/// entry's hash (null for the first) and the entry's fields in their column order.
+#[allow(clippy::too_many_arguments)]
+pub fn entry_hash(
+    prev: Option<&str>,
+    id: i64,
+    at: &str,
+    user_id: Option<&str>,
+    action: &str,
+    record_type: &str,
+    record_id: Option<&str>,
+    entity_id: Option<&str>,
+    owner_id: Option<&str>,
+    changes: &str,
+) -> String {
+    let content = serde_json::json!([
+        prev,
+        id,
+        at,
+        user_id,
+        action,
+        record_type,
+        record_id,
+        entity_id,
+        owner_id,
+        changes
+    ]);
+    let d = Sha256::digest(content.to_string().as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Binds `audit_actor()` and `audit_hash(...)` on `conn` (every connection that may
+/// write: the pool's, and the one that migrates).
+pub fn register(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function("audit_actor", 0, FunctionFlags::SQLITE_UTF8, |_| {
+        Ok(ACTOR.with(|a| a.borrow().clone()))
+    })?;
+    conn.create_scalar_function(
+        "audit_hash",
+        10,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let text = |i: usize| lossy(ctx.get_raw(i));
+            let id = ctx.get::<i64>(1)?;
+            Ok(entry_hash(
+                text(0).as_deref(),
+                id,
+                &text(2).unwrap_or_default(),
+                text(3).as_deref(),
+                &text(4).unwrap_or_default(),
+                &text(5).unwrap_or_default(),
+                text(6).as_deref(),
+                text(7).as_deref(),
+                text(8).as_deref(),
+                &text(9).unwrap_or_default(),
+            ))
+        },
+    )
+}
+
+/// A value as the hash reads it: text as text (bytes that are not UTF-8, which only
+/// damage leaves, replaced rather than refused), numbers in their decimal form.
+pub fn lossy(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    use rusqlite::types::ValueRef;
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i.to_string()),
+        ValueRef::Real(f) => Some(f.to_string()),
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
+/// An entry that is not a row change.
+#[derive(Debug)]
+pub struct Entry<'a> {
+    /// Who acted (none: an unknown email's failed sign-in is not recorded at all).
+    pub user_id: &'a str,
+    pub action: &'a str,
+    pub record_type: &'a str,
+    pub record_id: Option<&'a str>,
+    pub entity_id: Option<&'a str>,
+    /// Whose trail it is in: the entity's owner, or the user for their own sign-ins.
+    pub owner_id: &'a str,
+    pub changes: Value,
+}
+
+/// Appends `entry` in the caller's transaction.
+pub fn record(tx: &Transaction, entry: &Entry<'_>) -> AppResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO audit_append
+             (user_id, action, record_type, record_id, entity_id, owner_id, changes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(rusqlite::params![
+        entry.user_id,
+        entry.action,
+        entry.record_type,
+        entry.record_id,
+        entry.entity_id,
+        entry.owner_id,
+        entry.changes.to_string(),
+    ])?;
+    Ok(())
+}
+
+/// A sign-in (`ok`) or a failed one (a wrong password or second factor) of `user_id`,
+/// with how it was made (docs/audit.md#what-is-recorded).
+pub fn sign_in(tx: &Transaction, user_id: &str, ok: bool, method: &str) -> AppResult<()> {
+    record(
+        tx,
+        &Entry {
+            user_id,
+            action: if ok { "sign_in" } else { "sign_in_failed" },
+            record_type: "user",
+            record_id: Some(user_id),
+            entity_id: None,
+            owner_id: user_id,
+            changes: serde_json::json!({ "method": { "after": method } }),
+        },
+    )
+}
+
+/// A member's role changed from `before` to `after` (`None`: invited or removed), by
+/// `actor`, in entity `entity_id` owned by `owner_id`. The members code calls it in the
+/// transaction that changes the role.
+#[allow(clippy::too_many_arguments)]
+pub fn role_changed(
+    tx: &Transaction,
+    actor: &str,
+    entity_id: &str,
+    owner_id: &str,
+    member_id: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> AppResult<()> {
+    record(
+        tx,
+        &Entry {
+            user_id: actor,
+            action: "role_change",
+            record_type: "member",
+            record_id: Some(member_id),
+            entity_id: Some(entity_id),
+            owner_id,
+            changes: serde_json::json!({ "role": { "before": before, "after": after } }),
+        },
+    )
+}
+
+/// The audited columns of `table` as they are now.
+fn columns(conn: &Connection, table: &str, left_out: &[&str]) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")?;
+    let names = stmt.query_map([table], |r| r.get::<_, String>(0))?;
+    let mut out = Vec::new();
+    for name in names {
+        let name = name?;
+        if !left_out.contains(&name.as_str()) && !ALWAYS_LEFT_OUT.contains(&name.as_str()) {
+            out.push(name);
+        }
+    }
+    Ok(out)
+}
+
+/// The three triggers of one table: (name, SQL).
+pub fn triggers_for(
+    conn: &Connection,
+    table: &str,
+    record_type: &str,
+    left_out: &[&str],
+) -> rusqlite::Result<Vec<(String, String)>> {
+    let cols = columns(conn, table, left_out)?;
+    let entity = |row: &str| {
+        if table == "entities" {
+            format!("{row}.id")
+        } else {
+            format!("{row}.entity_id")
+        }
+    };
+    let object = |row: &str, side: &str| {
+        let pairs: Vec<String> = cols
+            .iter()
+            .map(|c| format!("'{c}', json_object('{side}', {row}.\"{c}\")"))
+            .collect();
+        format!("json_object({})", pairs.join(", "))
+    };
+    let append = |action: &str, row: &str, changes: &str| {
+        format!(
+            "INSERT INTO audit_append (user_id, action, record_type, record_id, entity_id, owner_id, changes)\n\
+             SELECT coalesce(audit_actor(), {row}.owner_id), '{action}', '{record_type}', {row}.id, {entity}, {row}.owner_id, c\n\
+             FROM (SELECT {changes} AS c) WHERE c <> '{{}}';",
+            entity = entity(row)
+        )
+    };
+    let changed: Vec<String> = cols
+        .iter()
+        .map(|c| format!("SELECT '{c}' AS k, OLD.\"{c}\" AS b, NEW.\"{c}\" AS a"))
+        .collect();
+    let update_changes = format!(
+        "(SELECT coalesce(json_group_object(k, json_object('before', b, 'after', a)), '{{}}') \
+         FROM ({}) WHERE b IS NOT a)",
+        changed.join(" UNION ALL ")
+    );
+    // An update that changes only columns left out (a product's `stock_qty` on every
+    // movement, a document's `amount_paid` on every payment) does nothing more than
+    // these comparisons.
+    let any_changed: Vec<String> = cols
+        .iter()
+        .map(|c| format!("OLD.\"{c}\" IS NOT NEW.\"{c}\""))
+        .collect();
+    let update_when = format!("UPDATE ON main.{table} WHEN {}", any_changed.join(" OR "));
+    let insert_on = format!("INSERT ON main.{table}");
+    let delete_on = format!("DELETE ON main.{table}");
+    let mk = |when: &str, action: &str, row: &str, changes: &str| {
+        let name = format!("audit_{table}_{action}");
+        let sql = format!(
+            "CREATE TEMP TRIGGER IF NOT EXISTS {name} AFTER {when}\nBEGIN\n{}\nEND",
+            append(action, row, changes)
+        );
+        (name, sql)
+    };
+    Ok(vec![
+        mk(&insert_on, "create", "NEW", &object("NEW", "after")),
+        mk(&update_when, "update", "NEW", &update_changes),
+        mk(&delete_on, "delete", "OLD", &object("OLD", "before")),
+    ])
+}
+
+/// Makes every record table's triggers on `conn`, as TEMP triggers of this connection
+/// (docs/audit.md#how-entries-are-written): every connection of the server has them,
+/// made from the tables' columns as they are; a table not there yet (an in-memory
+/// database before its migrations) is skipped, and a second call adds what is missing.
+pub fn install_triggers(conn: &Connection) -> rusqlite::Result<()> {
+    for (table, record_type, left_out) in TABLES {
+        let exists: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?1)",
+            [table],
+            |r| r.get(0),
+        )?;
+        if !exists {
+            continue;
+        }
+        for (_, sql) in triggers_for(conn, table, record_type, left_out)? {
+            conn.execute_batch(&format!("{sql};"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_with_an_owner_is_in_the_trail_or_said_not_to_be() {
+        let db = crate::db::Db::open(":memory:", crate::config::Synchronous::Normal).unwrap();
+        let owned: Vec<String> = db
+            .read_sync(|c| {
+                let mut s = c.prepare(
+                    "SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) p
+                     WHERE m.type = 'table' AND p.name = 'owner_id'",
+                )?;
+                let rows = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        for table in &owned {
+            assert!(
+                TABLES.iter().any(|(t, _, _)| t == table) || NOT_AUDITED.contains(&table.as_str()),
+                "table `{table}` has an owner but is neither in TABLES nor in NOT_AUDITED"
+            );
+        }
+    }
+
+    #[test]
+    fn the_actor_is_forgotten_after_the_job_even_when_it_panics() {
+        let r = std::panic::catch_unwind(|| acting("u1", || panic!("job failed")));
+        assert!(r.is_err());
+        assert!(ACTOR.with(|a| a.borrow().is_none()));
+        acting("u2", || {
+            assert_eq!(ACTOR.with(|a| a.borrow().clone()).as_deref(), Some("u2"));
+        });
+        assert!(ACTOR.with(|a| a.borrow().is_none()));
+    }
+}
