@@ -63,6 +63,7 @@ pub fn operations() -> Vec<Operation> {
         crate::webhooks::openapi::operations(),
         crate::import::openapi::operations(),
         crate::vat_return::openapi::returns_operations(),
+        crate::hmrc::openapi::operations(),
         crate::v1::openapi::operations(),
     ]
     .concat()
@@ -107,6 +108,7 @@ pub fn schemas() -> Map<String, Value> {
         crate::webhooks::openapi::schemas(),
         crate::inventory::openapi::schemas(),
         crate::vat_return::openapi::returns_schemas(),
+        crate::hmrc::openapi::schemas(),
     ]
     .concat()
     .into_iter()

@@ -1,0 +1,649 @@
+//! HMRC's VAT API through Stockbook (docs/hmrc.md#the-vat-api): the obligations,
+//! submitting a return, viewing a submitted return, the liabilities and the payments.
+//!
+//! A submission is kept as `submitting` (with the nine boxes, computed as the VAT page
+//! shows them) in a committed write before HMRC is called, so the period cannot be
+//! filed twice at once and a crash between HMRC's acceptance and our commit leaves a
+//! trace. HMRC's answer then either files it (the receipt kept, the period locked) or
+//! removes it (a refusal, a fault on HMRC's side: nothing recorded). A `submitting` return
+//! that no request is waiting for is resolved at the next call for its entity by reading
+//! the return back from HMRC ([`resolve_pending`], docs/hmrc.md#a-submission-interrupted).
+
+use rocket::serde::json::Json;
+use rocket::{get, post, FromForm, State};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::client::{Answer, Hmrc, HmrcError};
+use super::connection::{access_token, HmrcState};
+use super::fraud::{self, ClientInfo, RequestOrigin};
+use crate::auth::SessionUser;
+use crate::clock::Clock;
+use crate::config::AppConfig;
+use crate::ctx::Ctx;
+use crate::db::Db;
+use crate::entities::lock;
+use crate::error::{AppError, AppResult};
+use crate::http::{data, Created};
+use crate::scope::Scope;
+use crate::vat_return::boxes::Boxes;
+use crate::vat_return::filed::{overlapping, FiledReturn};
+use crate::vat_return::returns::{self, RecordReturn};
+
+/// An entity of the caller, ready for HMRC: its id and VAT registration number (the nine
+/// digits). 400 when the entity has no VAT number.
+pub fn vrn_of(
+    conn: &Connection,
+    scope: &Scope,
+    field: &str,
+    raw: &str,
+) -> AppResult<(String, String)> {
+    let entity = scope.entity(conn, field, raw)?;
+    let number: Option<String> = conn
+        .prepare_cached("SELECT vat_number FROM entities WHERE id = ?1")?
+        .query_row([&entity], |r| r.get(0))?;
+    let vrn = number
+        .map(|n| n.trim_start_matches("GB").to_owned())
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| {
+            AppError::bad_request(
+                "This business has no VAT number: set it in the VAT settings before using HMRC",
+            )
+        })?;
+    Ok((entity, vrn))
+}
+
+/// What every call needs: the caller, where the request came from, and the app's state.
+pub struct Call<'a> {
+    pub user: &'a SessionUser,
+    pub origin: &'a RequestOrigin,
+    pub client: ClientInfo,
+    pub db: &'a Db,
+    pub config: &'a AppConfig,
+    pub clock: &'a Clock,
+    pub state: &'a HmrcState,
+}
+
+impl Call<'_> {
+    /// The fraud-prevention headers of this request.
+    fn fraud(&self) -> AppResult<Vec<(&'static str, String)>> {
+        fraud::headers(&fraud::Inputs {
+            client: &self.client,
+            user_id: self.user.id(),
+            origin: self.origin,
+            received: self.clock.now(),
+            vendor_public_ip: self
+                .config
+                .hmrc
+                .vendor_public_ip
+                .as_deref()
+                .and_then(|ip| ip.trim().parse().ok()),
+            // Two-factor sign-in (§21) is wired here when it lands.
+            factor: None,
+        })
+    }
+
+    /// One call of the VAT API for `entity`, off the async threads.
+    async fn send(
+        &self,
+        entity: &str,
+        method: &'static str,
+        path: String,
+        body: Option<Value>,
+    ) -> AppResult<Result<Answer, HmrcError>> {
+        let fraud = self.fraud()?;
+        let token = access_token(self.db, self.config, self.clock, self.state, entity).await?;
+        let cfg = self.config.hmrc.clone();
+        rocket::tokio::task::spawn_blocking(move || {
+            Hmrc::new(&cfg).call(method, &path, &token, &fraud, body.as_ref())
+        })
+        .await
+        .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))
+    }
+
+    async fn get(&self, entity: &str, path: String) -> AppResult<Answer> {
+        Ok(self.send(entity, "GET", path, None).await??)
+    }
+}
+
+/// A query string of the parameters given.
+fn query(pairs: &[(&str, Option<&str>)]) -> String {
+    let mut s = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        if let Some(v) = v.map(str::trim).filter(|v| !v.is_empty()) {
+            s.append_pair(k, v);
+        }
+    }
+    let q = s.finish();
+    if q.is_empty() {
+        q
+    } else {
+        format!("?{q}")
+    }
+}
+
+/// A path segment, percent-encoded (a period key may hold `#`).
+fn segment(s: &str) -> String {
+    fraud::pct(s)
+}
+
+/// `entityId`, `from`, `to` and, for the obligations, `status` (`O` or `F`).
+#[derive(Debug, Default, FromForm)]
+pub struct HmrcQuery {
+    #[field(name = "entityId")]
+    pub entity_id: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub status: Option<String>,
+}
+
+impl HmrcQuery {
+    /// The dates checked as dates, and the status as HMRC's.
+    fn checked(&self) -> AppResult<()> {
+        for (k, v) in [("from", &self.from), ("to", &self.to)] {
+            if let Some(v) = v {
+                crate::http::body::parse_date(k, v.trim())?;
+            }
+        }
+        if let Some(s) = self.status.as_deref() {
+            if !matches!(s, "O" | "F") {
+                return Err(AppError::invalid(
+                    "status",
+                    "must be `O` (open) or `F` (fulfilled)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    async fn entity(&self, call: &Call<'_>) -> AppResult<(String, String)> {
+        self.checked()?;
+        let raw = self
+            .entity_id
+            .clone()
+            .ok_or_else(|| AppError::missing("entityId"))?;
+        let scope = call.user.scope();
+        call.db
+            .read(move |c| vrn_of(c, &scope, "entityId", &raw))
+            .await
+    }
+}
+
+/// HMRC's obligations as `{period_key, start, end, due, status, received}`.
+pub fn obligations_of(body: &Value) -> Vec<Value> {
+    body.get("obligations")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|o| {
+                    json!({
+                        "period_key": o.get("periodKey"),
+                        "start": o.get("start"),
+                        "end": o.get("end"),
+                        "due": o.get("due"),
+                        "status": o.get("status"),
+                        "received": o.get("received"),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[get("/vat/obligations?<q..>")]
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn route_obligations(
+    user: SessionUser,
+    q: HmrcQuery,
+    origin: RequestOrigin,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+    state: &State<HmrcState>,
+) -> AppResult<Json<Value>> {
+    let call = Call {
+        client: origin.client()?,
+        user: &user,
+        origin: &origin,
+        db,
+        config,
+        clock,
+        state,
+    };
+    let (entity, vrn) = q.entity(&call).await?;
+    resolve_pending(&call, &entity, &vrn).await?;
+    let path = format!(
+        "/organisations/vat/{vrn}/obligations{}",
+        query(&[
+            ("from", q.from.as_deref()),
+            ("to", q.to.as_deref()),
+            ("status", q.status.as_deref()),
+        ])
+    );
+    let answer = call.get(&entity, path).await?;
+    Ok(data(obligations_of(&answer.body)))
+}
+
+#[get("/vat/liabilities?<q..>")]
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn route_liabilities(
+    user: SessionUser,
+    q: HmrcQuery,
+    origin: RequestOrigin,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+    state: &State<HmrcState>,
+) -> AppResult<Json<Value>> {
+    let call = Call {
+        client: origin.client()?,
+        user: &user,
+        origin: &origin,
+        db,
+        config,
+        clock,
+        state,
+    };
+    let (entity, vrn) = q.entity(&call).await?;
+    let path = format!(
+        "/organisations/vat/{vrn}/liabilities{}",
+        query(&[("from", q.from.as_deref()), ("to", q.to.as_deref())])
+    );
+    let answer = call.get(&entity, path).await?;
+    Ok(data(
+        answer.body.get("liabilities").cloned().unwrap_or(json!([])),
+    ))
+}
+
+#[get("/vat/payments?<q..>")]
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn route_payments(
+    user: SessionUser,
+    q: HmrcQuery,
+    origin: RequestOrigin,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+    state: &State<HmrcState>,
+) -> AppResult<Json<Value>> {
+    let call = Call {
+        client: origin.client()?,
+        user: &user,
+        origin: &origin,
+        db,
+        config,
+        clock,
+        state,
+    };
+    let (entity, vrn) = q.entity(&call).await?;
+    let path = format!(
+        "/organisations/vat/{vrn}/payments{}",
+        query(&[("from", q.from.as_deref()), ("to", q.to.as_deref())])
+    );
+    let answer = call.get(&entity, path).await?;
+    Ok(data(
+        answer.body.get("payments").cloned().unwrap_or(json!([])),
+    ))
+}
+
+/// `GET /api/vat/submitted?entityId&periodKey`: the return HMRC holds for a period key.
+#[get("/vat/submitted?<entityId>&<periodKey>")]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+pub(super) async fn route_submitted(
+    user: SessionUser,
+    entityId: Option<String>,
+    periodKey: Option<String>,
+    origin: RequestOrigin,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+    state: &State<HmrcState>,
+) -> AppResult<Json<Value>> {
+    let call = Call {
+        client: origin.client()?,
+        user: &user,
+        origin: &origin,
+        db,
+        config,
+        clock,
+        state,
+    };
+    let key = period_key(
+        periodKey
+            .as_deref()
+            .ok_or_else(|| AppError::missing("periodKey"))?,
+    )?;
+    let q = HmrcQuery {
+        entity_id: entityId,
+        ..HmrcQuery::default()
+    };
+    let (entity, vrn) = q.entity(&call).await?;
+    let answer = call
+        .get(
+            &entity,
+            format!("/organisations/vat/{vrn}/returns/{}", segment(&key)),
+        )
+        .await?;
+    Ok(data(answer.body))
+}
+
+/// A period key as HMRC writes them: four characters.
+fn period_key(raw: &str) -> AppResult<String> {
+    let k = raw.trim();
+    if k.chars().count() == 4 && k.chars().all(|c| c.is_ascii_graphic()) {
+        Ok(k.to_owned())
+    } else {
+        Err(AppError::invalid(
+            "period_key",
+            "must be the four characters of HMRC's obligation (like `18A1`)",
+        ))
+    }
+}
+
+/// The body of `POST /api/vat/returns`: a return filed elsewhere, or, with a `period_key`,
+/// a submission to HMRC (`declaration` must be true; `client` the browser's values).
+#[derive(Debug, Deserialize)]
+pub struct ReturnBody {
+    pub entity_id: String,
+    pub from: String,
+    pub to: String,
+    pub period_key: Option<String>,
+    pub declaration: Option<bool>,
+    pub client: Option<ClientInfo>,
+}
+
+/// The return of a submission, kept as `submitting`, and its body for HMRC.
+pub struct Prepared {
+    pub filed: FiledReturn,
+    pub hmrc_body: Value,
+}
+
+/// HMRC's submission body: the nine boxes and `finalised: true`.
+pub fn hmrc_body(period_key: &str, b: &Boxes) -> AppResult<Value> {
+    let pounds = |m: crate::db::decimal::Money| {
+        m.to_scaled()
+            .map(|h| h / 100)
+            .ok_or_else(|| AppError::bad_request(format!("A box is too large for HMRC: {m}")))
+    };
+    Ok(json!({
+        "periodKey": period_key,
+        "vatDueSales": b.vat_due_sales,
+        "vatDueAcquisitions": b.vat_due_acquisitions,
+        "totalVatDue": b.total_vat_due,
+        "vatReclaimedCurrPeriod": b.vat_reclaimed_curr_period,
+        "netVatDue": b.net_vat_due,
+        "totalValueSalesExVAT": pounds(b.total_value_sales_ex_vat)?,
+        "totalValuePurchasesExVAT": pounds(b.total_value_purchases_ex_vat)?,
+        "totalValueGoodsSuppliedExVAT": pounds(b.total_value_goods_supplied_ex_vat)?,
+        "totalAcquisitionsExVAT": pounds(b.total_acquisitions_ex_vat)?,
+        "finalised": true,
+    }))
+}
+
+/// Keeps the return of `body`'s period as `submitting`, with the boxes computed now.
+/// 400 for a bad period or key; 409 when a return (filed or in flight) shares a day
+/// with the period or has the same period key.
+pub fn prepare(
+    tx: &Transaction,
+    scope: &Scope,
+    user: &str,
+    body: &ReturnBody,
+    key: &str,
+    ctx: &Ctx,
+) -> AppResult<Prepared> {
+    let entity = scope.entity(tx, "entity_id", &body.entity_id)?;
+    let (from, to) = returns::period(&body.from, &body.to)?;
+    if let Some((f, t)) = overlapping(tx, &entity, from, to)? {
+        return Err(AppError::conflict(format!(
+            "A VAT return is already filed (or being filed) for {f} to {t}, which overlaps {from} to {to}"
+        )));
+    }
+    let same_key: Option<String> = tx
+        .prepare_cached(
+            "SELECT period_from FROM vat_returns WHERE entity_id = ?1 AND period_key = ?2",
+        )?
+        .query_row(params![entity, key], |r| r.get(0))
+        .optional()?;
+    if same_key.is_some() {
+        return Err(AppError::conflict(format!(
+            "A VAT return is already filed for HMRC's period {key}"
+        )));
+    }
+    let boxes = crate::vat_return::compute::boxes(tx, &entity, from, to)?;
+    let scheme: String = tx
+        .prepare_cached("SELECT vat_scheme FROM entities WHERE id = ?1")?
+        .query_row([&entity], |r| r.get(0))?;
+    let filed = FiledReturn {
+        id: uuid::Uuid::now_v7().to_string(),
+        entity_id: entity,
+        from: from.to_string(),
+        to: to.to_string(),
+        period_key: Some(key.to_owned()),
+        scheme,
+        boxes,
+        filed_at: ctx.now.clone(),
+        filed_by: user.to_owned(),
+        method: "hmrc".into(),
+        receipt: None,
+    };
+    returns::insert(tx, &filed, "submitting")?;
+    Ok(Prepared {
+        hmrc_body: hmrc_body(key, &filed.boxes)?,
+        filed,
+    })
+}
+
+/// Files a `submitting` return: its receipt kept, the period locked. `None` when it is
+/// no longer there.
+pub fn mark_filed(
+    tx: &Transaction,
+    id: &str,
+    receipt: &Value,
+    now: &str,
+) -> AppResult<Option<FiledReturn>> {
+    let row: Option<(String, String)> = tx
+        .prepare_cached(
+            "UPDATE vat_returns SET status = 'filed', receipt = ?2, filed_at = ?3
+             WHERE id = ?1 AND status = 'submitting' RETURNING entity_id, period_to",
+        )?
+        .query_row(params![id, receipt.to_string(), now], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let Some((entity, to)) = row else {
+        return Ok(None);
+    };
+    let to = crate::http::body::parse_date("period_to", &to)?;
+    lock::lock_at_least(tx, &entity, to)?;
+    let filed = crate::vat_return::filed::list(tx, &entity)?
+        .into_iter()
+        .find(|r| r.id == id);
+    Ok(filed)
+}
+
+/// Removes a `submitting` return HMRC did not take.
+pub fn forget_submission(tx: &Transaction, id: &str) -> AppResult<()> {
+    tx.execute(
+        "DELETE FROM vat_returns WHERE id = ?1 AND status = 'submitting'",
+        [id],
+    )?;
+    Ok(())
+}
+
+/// The receipt of an accepted submission: HMRC's answer and its `Receipt-ID`.
+fn receipt_of(a: &Answer) -> Value {
+    let b = &a.body;
+    json!({
+        "processingDate": b.get("processingDate"),
+        "formBundleNumber": b.get("formBundleNumber"),
+        "paymentIndicator": b.get("paymentIndicator"),
+        "chargeRefNumber": b.get("chargeRefNumber"),
+        "receiptId": a.header("receipt-id"),
+        "receiptTimestamp": a.header("receipt-timestamp"),
+    })
+}
+
+/// Resolves the `submitting` returns of `entity` that no request is waiting for, by
+/// reading each back from HMRC: found, it is filed (its receipt says it was recovered);
+/// HMRC's 404, it is removed; anything else leaves it for the next call.
+pub async fn resolve_pending(call: &Call<'_>, entity: &str, vrn: &str) -> AppResult<()> {
+    let e = entity.to_owned();
+    let pending: Vec<(String, String)> = call
+        .db
+        .read(move |c| {
+            let mut stmt = c.prepare_cached(
+                "SELECT id, period_key FROM vat_returns
+                 WHERE entity_id = ?1 AND status = 'submitting' AND period_key IS NOT NULL",
+            )?;
+            let rows = stmt
+                .query_map([&e], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await?;
+    for (id, key) in pending {
+        if call.state.is_in_flight(&id) {
+            continue;
+        }
+        let path = format!("/organisations/vat/{vrn}/returns/{}", segment(&key));
+        match call.send(entity, "GET", path, None).await? {
+            Ok(a) => {
+                let receipt = json!({ "recovered": true, "submitted": a.body });
+                let now = crate::clock::rfc3339(call.clock.now());
+                call.db
+                    .write(move |tx| mark_filed(tx, &id, &receipt, &now))
+                    .await?;
+            }
+            Err(HmrcError::Refused { status: 404, .. }) => {
+                call.db.write(move |tx| forget_submission(tx, &id)).await?;
+            }
+            Err(e) => {
+                eprintln!("stockbook: an interrupted HMRC submission stays unresolved: {e:?}")
+            }
+        }
+    }
+    Ok(())
+}
+
+#[post("/vat/returns", data = "<body>")]
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn route_returns(
+    user: SessionUser,
+    body: crate::http::body::JsonBody<ReturnBody>,
+    origin: RequestOrigin,
+    db: &State<Db>,
+    config: &State<AppConfig>,
+    clock: &State<Clock>,
+    state: &State<HmrcState>,
+    ctx: Ctx,
+) -> AppResult<Created<FiledReturn>> {
+    let body = body.into_inner();
+    let scope = user.scope();
+    let by = user.user.id.clone();
+    let Some(raw_key) = body.period_key.clone() else {
+        // A return filed elsewhere (docs/vat.md#filed-returns).
+        let record = RecordReturn {
+            entity_id: body.entity_id,
+            from: body.from,
+            to: body.to,
+        };
+        let r = db
+            .write(move |tx| returns::record(tx, &scope, &by, record, &ctx))
+            .await?;
+        return Ok(Created(r));
+    };
+    let key = period_key(&raw_key)?;
+    if body.declaration != Some(true) {
+        return Err(AppError::invalid(
+            "declaration",
+            "must be true: the user declares the return true and complete, as HMRC's text says",
+        ));
+    }
+    let call = Call {
+        client: body.client.clone().unwrap_or_default(),
+        user: &user,
+        origin: &origin,
+        db,
+        config,
+        clock,
+        state,
+    };
+    // Refuse bad browser values before anything is kept.
+    call.fraud()?;
+    let raw = body.entity_id.clone();
+    let (entity, vrn) = db
+        .read(move |c| vrn_of(c, &scope, "entity_id", &raw))
+        .await?;
+    resolve_pending(&call, &entity, &vrn).await?;
+    let scope = user.scope();
+    let k = key.clone();
+    let prepared = db
+        .write(move |tx| prepare(tx, &scope, &by, &body, &k, &ctx))
+        .await?;
+    let id = prepared.filed.id.clone();
+    let _in_flight = state.begin(&id);
+    let sent = call
+        .send(
+            &entity,
+            "POST",
+            format!("/organisations/vat/{vrn}/returns"),
+            Some(prepared.hmrc_body),
+        )
+        .await;
+    let now = crate::clock::rfc3339(clock.now());
+    let outcome = match sent {
+        Err(e) => {
+            // No call was made (no token, say): nothing is kept.
+            let i = id.clone();
+            db.write(move |tx| forget_submission(tx, &i)).await?;
+            return Err(e);
+        }
+        Ok(o) => o,
+    };
+    match outcome {
+        Ok(answer) => {
+            let receipt = receipt_of(&answer);
+            let i = id.clone();
+            let filed = db
+                .write(move |tx| mark_filed(tx, &i, &receipt, &now))
+                .await?
+                .ok_or_else(|| AppError::internal("the submitting return vanished"))?;
+            Ok(Created(filed))
+        }
+        Err(
+            e @ (HmrcError::Refused { .. }
+            | HmrcError::Unavailable { .. }
+            | HmrcError::NotConfigured(_)
+            | HmrcError::ReconnectRequired),
+        ) => {
+            let i = id.clone();
+            db.write(move |tx| forget_submission(tx, &i)).await?;
+            Err(e.into())
+        }
+        Err(HmrcError::Unreachable(why)) => {
+            // HMRC may have received it: ask.
+            let path = format!("/organisations/vat/{vrn}/returns/{}", segment(&key));
+            match call.send(&entity, "GET", path, None).await? {
+                Ok(a) => {
+                    let receipt = json!({ "recovered": true, "submitted": a.body });
+                    let i = id.clone();
+                    let filed = db
+                        .write(move |tx| mark_filed(tx, &i, &receipt, &now))
+                        .await?
+                        .ok_or_else(|| AppError::internal("the submitting return vanished"))?;
+                    Ok(Created(filed))
+                }
+                Err(HmrcError::Refused { status: 404, .. }) => {
+                    let i = id.clone();
+                    db.write(move |tx| forget_submission(tx, &i)).await?;
+                    Err(HmrcError::Unreachable(why).into())
+                }
+                Err(_) => Err(AppError::Unavailable(format!(
+                    "HMRC could not be reached ({why}) and whether it received the return cannot \
+                     be told yet: it is checked again at the next call to HMRC for this business"
+                ))),
+            }
+        }
+    }
+}
