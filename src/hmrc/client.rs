@@ -38,8 +38,30 @@ pub enum HmrcError {
     ReconnectRequired,
     /// HMRC answered 5xx.
     Unavailable { status: u16 },
-    /// No answer (or one that could not be read): the cause, for the message.
+    /// No connection could be made: the request was never sent.
+    NotSent(String),
+    /// No answer (or one that could not be read) after the request may have been sent:
+    /// the cause, for the message.
     Unreachable(String),
+}
+
+/// Whether a `ureq` error happened before anything of the request left (no address, no
+/// connection, refused by the outgoing-call rules, the TLS handshake).
+fn before_sending(e: &ureq::Error) -> bool {
+    match e {
+        ureq::Error::HostNotFound
+        | ureq::Error::ConnectionFailed
+        | ureq::Error::BadUri(_)
+        | ureq::Error::Http(_)
+        | ureq::Error::Tls(_)
+        | ureq::Error::Rustls(_) => true,
+        ureq::Error::Timeout(t) => matches!(t, ureq::Timeout::Resolve | ureq::Timeout::Connect),
+        ureq::Error::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::PermissionDenied
+        ),
+        _ => false,
+    }
 }
 
 impl From<HmrcError> for AppError {
@@ -77,9 +99,9 @@ impl From<HmrcError> for AppError {
             HmrcError::Unavailable { status } => AppError::Unavailable(format!(
                 "HMRC answered HTTP {status} (a fault on HMRC's side): nothing was filed; try again later"
             )),
-            HmrcError::Unreachable(why) => AppError::Unavailable(format!(
-                "HMRC could not be reached ({why}): try again later"
-            )),
+            HmrcError::NotSent(why) | HmrcError::Unreachable(why) => AppError::Unavailable(
+                format!("HMRC could not be reached ({why}): try again later"),
+            ),
         }
     }
 }
@@ -170,7 +192,13 @@ impl Hmrc {
                     .map_err(|e| bad(&e))?,
             ),
         };
-        let mut res = result.map_err(|e| bad(&e))?;
+        let mut res = result.map_err(|e| {
+            if before_sending(&e) {
+                HmrcError::NotSent(e.to_string())
+            } else {
+                bad(&e)
+            }
+        })?;
         let status = res.status().as_u16();
         let headers = res
             .headers()

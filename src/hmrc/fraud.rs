@@ -417,11 +417,11 @@ mod tests {
 
     #[test]
     fn forwarded_hops_run_from_the_client_to_this_server() {
-        let c: IpAddr = "198.51.100.7".parse().unwrap();
-        let v: IpAddr = "203.0.113.6".parse().unwrap();
+        let c: IpAddr = "81.2.69.160".parse().unwrap();
+        let v: IpAddr = "51.140.0.10".parse().unwrap();
         assert_eq!(
             vendor_forwarded(&[(c, None)], true, Some(v)).unwrap(),
-            "by=203.0.113.6&for=198.51.100.7"
+            "by=51.140.0.10&for=81.2.69.160"
         );
         assert_eq!(vendor_forwarded(&[(c, None)], true, None), None);
         assert_eq!(vendor_forwarded(&[], false, Some(v)), None);

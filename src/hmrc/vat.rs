@@ -615,7 +615,8 @@ pub(super) async fn route_returns(
             e @ (HmrcError::Refused { .. }
             | HmrcError::Unavailable { .. }
             | HmrcError::NotConfigured(_)
-            | HmrcError::ReconnectRequired),
+            | HmrcError::ReconnectRequired
+            | HmrcError::NotSent(_)),
         ) => {
             let i = id.clone();
             db.write(move |tx| forget_submission(tx, &i)).await?;

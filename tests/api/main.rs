@@ -29,6 +29,7 @@ mod documents_stock;
 mod entities;
 mod errors;
 mod faults_storage;
+mod hmrc;
 mod idempotency;
 mod identifiers;
 mod import_api;

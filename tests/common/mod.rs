@@ -5,6 +5,7 @@
 //! speak as a signed-in user, as another user, with an API key, or anonymously.
 #![allow(dead_code)]
 
+pub mod fake_hmrc;
 pub mod invariants;
 pub mod mock_server;
 pub mod stock_fixtures;
