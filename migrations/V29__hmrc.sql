@@ -1,4 +1,4 @@
--- Filing with HMRC (DECISIONS §20, docs/hmrc.md): an entity's connection to HMRC's
+-- Filing with HMRC (docs/hmrc.md): an entity's connection to HMRC's
 -- Making Tax Digital VAT API, and the authorisations being started.
 --
 -- `tokens` holds the access and refresh tokens as JSON, sealed with the key kept beside

@@ -62,7 +62,7 @@ pub enum FactorKind {
     Other,
 }
 
-/// A second factor the session's user passed (two-factor sign-in, §21).
+/// A second factor the session's user passed (two-factor sign-in).
 #[derive(Debug, Clone)]
 pub struct Factor {
     pub kind: FactorKind,

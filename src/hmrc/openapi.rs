@@ -77,7 +77,7 @@ pub fn operations() -> Vec<Operation> {
             .rules(&["docs/hmrc.md#connecting"]),
         op("get", "/api/hmrc/connection", "HMRC", "getHmrcConnection", "Whether an entity is connected to HMRC, and until when its authority lasts", S, Query { params: ENTITY, record: "HmrcConnection" })
             .rules(&["docs/hmrc.md#connecting"]),
-        op("delete", "/api/hmrc/connection", "HMRC", "deleteHmrcConnection", "Forget an entity's HMRC tokens", S, Action { body: "HmrcConnectionDelete", record: "Success" })
+        op("delete", "/api/hmrc/connection", "HMRC", "deleteHmrcConnection", "Forget an entity's HMRC tokens", S, Action { body: "HmrcConnectionBody", record: "Success" })
             .rules(&["docs/hmrc.md#connecting"])
             .never_refused(),
         op("get", "/api/vat/obligations", "HMRC", "listVatObligations", "HMRC's VAT obligations for the entity's VAT number", S, ReportList("VatObligation", &[Own(entity), Own(from), Own(to), Own(status)]))
@@ -105,7 +105,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
             ("connected_at", nullable(timestamp())),
             ("refresh_expires_at", nullable(json!({ "type": "string", "format": "date-time", "description": "18 months after authority was granted: connect again before then." }))),
         ])),
-        ("HmrcConnectionDelete", object(&["entity_id"], vec![("entity_id", uuid())])),
+        ("HmrcConnectionBody", object(&["entity_id"], vec![("entity_id", uuid())])),
         ("VatObligation", record(vec![
             ("period_key", string()),
             ("start", date()),

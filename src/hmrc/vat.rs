@@ -79,7 +79,7 @@ impl Call<'_> {
                 .vendor_public_ip
                 .as_deref()
                 .and_then(|ip| ip.trim().parse().ok()),
-            // Two-factor sign-in (§21) is wired here when it lands.
+            // The session's second factor (two-factor sign-in) is passed here once sign-in has one.
             factor: None,
         })
     }

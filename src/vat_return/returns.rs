@@ -79,7 +79,7 @@ pub fn record(
     Ok(r)
 }
 
-/// Keeps `r` with `status` (`filed`, or `submitting` while HMRC is being called, §20):
+/// Keeps `r` with `status` (`filed`, or `submitting` while HMRC is being called, docs/hmrc.md#submitting-a-return):
 /// the boxes as they are (1-5 in hundredths, 6-9 in whole pounds). 400 for a box too large
 /// to keep.
 pub fn insert(tx: &Transaction, r: &FiledReturn, status: &str) -> AppResult<()> {
