@@ -3160,11 +3160,9 @@ fn a_re_import_through_the_wizard_fills_the_blanks_of_existing_contacts() {
 // ---------------------------------------------------------------------------------------
 
 #[path = "common/mock_server.rs"]
-#[allow(dead_code)]
 mod mock_server;
 
 #[path = "common/fake_hmrc.rs"]
-#[allow(dead_code)]
 mod fake_hmrc;
 
 #[test]

@@ -86,6 +86,21 @@ impl Drop for InFlightGuard<'_> {
     }
 }
 
+/// [`Db::write`] in a task of its own, so it is not the write that carries the request's
+/// `Idempotency-Key` (docs/idempotency.md#what-is-stored): a submission's key goes with
+/// the write that files the return, and a refusal, which removes what it kept, keeps no
+/// key (docs/hmrc.md#submitting-a-return).
+pub async fn write_apart<T, F>(db: &Db, f: F) -> AppResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&Transaction) -> AppResult<T> + Send + 'static,
+{
+    let db = db.clone();
+    rocket::tokio::spawn(async move { db.write(f).await })
+        .await
+        .map_err(|e| AppError::internal(format!("write task failed: {e}")))?
+}
+
 /// The tokens as sealed.
 #[derive(Serialize, Deserialize)]
 struct Tokens {
@@ -345,7 +360,7 @@ pub async fn access_token(
         .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))??;
     // The old refresh token is used up: keep the new one before anything else.
     let (e, g) = (entity.to_owned(), grant.clone());
-    db.write(move |tx| refreshed(tx, &e, &g, now)).await?;
+    write_apart(db, move |tx| refreshed(tx, &e, &g, now)).await?;
     Ok(grant.access_token)
 }
 

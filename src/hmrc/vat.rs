@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::client::{Answer, Hmrc, HmrcError};
-use super::connection::{access_token, HmrcState};
+use super::connection::{access_token, write_apart, HmrcState};
 use super::fraud::{self, ClientInfo, RequestOrigin};
 use crate::auth::SessionUser;
 use crate::clock::Clock;
@@ -511,12 +511,10 @@ pub async fn resolve_pending(call: &Call<'_>, entity: &str, vrn: &str) -> AppRes
             Ok(a) => {
                 let receipt = json!({ "recovered": true, "submitted": a.body });
                 let now = crate::clock::rfc3339(call.clock.now());
-                call.db
-                    .write(move |tx| mark_filed(tx, &id, &receipt, &now))
-                    .await?;
+                write_apart(call.db, move |tx| mark_filed(tx, &id, &receipt, &now)).await?;
             }
             Err(HmrcError::Refused { status: 404, .. }) => {
-                call.db.write(move |tx| forget_submission(tx, &id)).await?;
+                write_apart(call.db, move |tx| forget_submission(tx, &id)).await?;
             }
             Err(e) => {
                 eprintln!("stockbook: an interrupted HMRC submission stays unresolved: {e:?}")
@@ -578,9 +576,8 @@ pub(super) async fn route_returns(
     resolve_pending(&call, &entity, &vrn).await?;
     let scope = user.scope();
     let k = key.clone();
-    let prepared = db
-        .write(move |tx| prepare(tx, &scope, &by, &body, &k, &ctx))
-        .await?;
+    // Kept apart from the request's Idempotency-Key, which goes with the filing below.
+    let prepared = write_apart(db, move |tx| prepare(tx, &scope, &by, &body, &k, &ctx)).await?;
     let id = prepared.filed.id.clone();
     let _in_flight = state.begin(&id);
     let sent = call
@@ -596,7 +593,7 @@ pub(super) async fn route_returns(
         Err(e) => {
             // No call was made (no token, say): nothing is kept.
             let i = id.clone();
-            db.write(move |tx| forget_submission(tx, &i)).await?;
+            write_apart(db, move |tx| forget_submission(tx, &i)).await?;
             return Err(e);
         }
         Ok(o) => o,
@@ -619,7 +616,7 @@ pub(super) async fn route_returns(
             | HmrcError::NotSent(_)),
         ) => {
             let i = id.clone();
-            db.write(move |tx| forget_submission(tx, &i)).await?;
+            write_apart(db, move |tx| forget_submission(tx, &i)).await?;
             Err(e.into())
         }
         Err(HmrcError::Unreachable(why)) => {
@@ -637,7 +634,7 @@ pub(super) async fn route_returns(
                 }
                 Err(HmrcError::Refused { status: 404, .. }) => {
                     let i = id.clone();
-                    db.write(move |tx| forget_submission(tx, &i)).await?;
+                    write_apart(db, move |tx| forget_submission(tx, &i)).await?;
                     Err(HmrcError::Unreachable(why).into())
                 }
                 Err(_) => Err(AppError::Unavailable(format!(

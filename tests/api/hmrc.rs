@@ -863,3 +863,55 @@ fn the_servers_public_address_when_configured_completes_the_forwarded_chain() {
         Some("2001:4860:4860::8888")
     );
 }
+
+#[test]
+fn a_submission_retried_with_its_idempotency_key_after_hmrcs_fault_reaches_hmrc_again_and_its_success_replays(
+) {
+    let fake = FakeHmrc::start();
+    let (t, e) = setup(&fake);
+    connect(&t, &fake, &e);
+    let send = || {
+        let res = t
+            .with_session(
+                t.client
+                    .post("/api/vat/returns")
+                    .header(Header::new(
+                        "Idempotency-Key",
+                        "4d7c4f1e-8d2a-4c43-9a55-0b3f1b8a0c11",
+                    ))
+                    .header(rocket::http::ContentType::JSON)
+                    .body(
+                        json!({
+                            "entity_id": e, "from": "2026-04-01", "to": "2026-06-30",
+                            "period_key": "26A2", "declaration": true, "client": client()
+                        })
+                        .to_string(),
+                    ),
+            )
+            .dispatch();
+        let replayed = res
+            .headers()
+            .get_one("Idempotent-Replayed")
+            .map(str::to_owned);
+        (body(res), replayed)
+    };
+    fake.with(|s| s.fail_submissions_with = Some(503));
+    let ((s, v), _) = send();
+    assert_eq!(s, Status::ServiceUnavailable, "{v}");
+    fake.with(|s| s.fail_submissions_with = None);
+    // The fault kept no key: the retry runs.
+    let ((s, v), replayed) = send();
+    assert_eq!(s, Status::Created, "{v}");
+    assert_eq!(replayed, None);
+    // Once filed, the same key answers the same receipt without calling HMRC.
+    let ((s, again), replayed) = send();
+    assert_eq!(s, Status::Created, "{again}");
+    assert_eq!(replayed.as_deref(), Some("true"));
+    assert_eq!(again["data"]["receipt"], v["data"]["receipt"]);
+    let posts = fake
+        .api_requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(posts, 2, "the faulty one and the one that filed");
+}
