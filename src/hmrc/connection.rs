@@ -332,14 +332,16 @@ pub fn forget(tx: &Transaction, scope: &Scope, entity: &str) -> AppResult<()> {
 }
 
 /// A usable access token for `entity` (resolved already): the one kept, or, when it has
-/// expired, a new one from a refresh, committed before it is returned. 409 when the
-/// entity is not connected or its authority has run out.
+/// expired or is `stale` (HMRC has just refused it), a new one from a refresh, committed
+/// before it is returned. 409 when the entity is not connected or its authority has run
+/// out.
 pub async fn access_token(
     db: &Db,
     config: &AppConfig,
     clock: &Clock,
     state: &HmrcState,
     entity: &str,
+    stale: Option<&str>,
 ) -> AppResult<String> {
     let _one = state.refreshing.lock().await;
     let e = entity.to_owned();
@@ -347,7 +349,11 @@ pub async fn access_token(
         AppError::conflict("This business is not connected to HMRC: connect to HMRC first")
     })?;
     let now = clock.now();
-    if kept.access_expires_at > now.unix_timestamp() + REFRESH_MARGIN_SECS {
+    // (A token refused by HMRC that another request has refreshed meanwhile is not the
+    // kept one any more: the kept one is used.)
+    if kept.access_expires_at > now.unix_timestamp() + REFRESH_MARGIN_SECS
+        && stale != Some(kept.access_token.as_str())
+    {
         return Ok(kept.access_token);
     }
     if crate::clock::parse_rfc3339(&kept.refresh_expires_at).is_some_and(|t| t <= now) {

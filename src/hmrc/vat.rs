@@ -93,13 +93,39 @@ impl Call<'_> {
         body: Option<Value>,
     ) -> AppResult<Result<Answer, HmrcError>> {
         let fraud = self.fraud()?;
-        let token = access_token(self.db, self.config, self.clock, self.state, entity).await?;
-        let cfg = self.config.hmrc.clone();
-        rocket::tokio::task::spawn_blocking(move || {
-            Hmrc::new(&cfg).call(method, &path, &token, &fraud, body.as_ref())
-        })
-        .await
-        .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))
+        let token =
+            access_token(self.db, self.config, self.clock, self.state, entity, None).await?;
+        let once = |token: String| {
+            let (cfg, fraud, path, body) = (
+                self.config.hmrc.clone(),
+                fraud.clone(),
+                path.clone(),
+                body.clone(),
+            );
+            async move {
+                rocket::tokio::task::spawn_blocking(move || {
+                    Hmrc::new(&cfg).call(method, &path, &token, &fraud, body.as_ref())
+                })
+                .await
+                .map_err(|e| AppError::internal(format!("blocking task failed: {e}")))
+            }
+        };
+        let answer = once(token.clone()).await?;
+        // HMRC no longer takes the access token (withdrawn before its expiry): one refresh,
+        // then the call again. A 401 was not acted on, so a submission may be sent again.
+        if let Err(HmrcError::Refused { status: 401, .. }) = answer {
+            let fresh = access_token(
+                self.db,
+                self.config,
+                self.clock,
+                self.state,
+                entity,
+                Some(&token),
+            )
+            .await?;
+            return once(fresh).await;
+        }
+        Ok(answer)
     }
 
     async fn get(&self, entity: &str, path: String) -> AppResult<Answer> {

@@ -915,3 +915,25 @@ fn a_submission_retried_with_its_idempotency_key_after_hmrcs_fault_reaches_hmrc_
         .count();
     assert_eq!(posts, 2, "the faulty one and the one that filed");
 }
+
+#[test]
+fn an_access_token_hmrc_withdraws_before_its_expiry_is_refreshed_once_and_the_call_made_again() {
+    let fake = FakeHmrc::start();
+    let (t, e) = setup(&fake);
+    connect(&t, &fake, &e);
+    // No time passes: HMRC simply stops taking the token.
+    fake.expire_access_tokens();
+    let (s, v) = t.get(&format!("/api/vat/obligations?entityId={e}"));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(fake.with(|s| s.refreshed_with.len()), 1);
+    let calls = fake.api_requests();
+    assert_eq!(
+        calls.len(),
+        2,
+        "the refused call and the one after the refresh"
+    );
+    // The new token is kept and used from then on.
+    let (s, _) = t.get(&format!("/api/vat/obligations?entityId={e}"));
+    assert_eq!(s, Status::Ok);
+    assert_eq!(fake.with(|s| s.refreshed_with.len()), 1);
+}
