@@ -343,9 +343,11 @@ fn the_parameters_that_may_not_be_empty_are_those_the_api_description_types() {
             "lines",
             "locationId",
             "offset",
+            "periodKey",
             "platform",
             "productId",
             "state",
+            "status",
             "to",
             "type",
         ]
