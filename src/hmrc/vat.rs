@@ -9,8 +9,10 @@
 //! that no request is waiting for is resolved at the next call for its entity by reading
 //! the return back from HMRC ([`resolve_pending`], docs/hmrc.md#a-submission-interrupted).
 
+use rocket::http::Status;
+use rocket::request::{FromRequest, Outcome, Request};
 use rocket::serde::json::Json;
-use rocket::{get, post, FromForm, State};
+use rocket::{get, post, FromForm};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -25,6 +27,7 @@ use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::entities::lock;
 use crate::error::{AppError, AppResult};
+use crate::http::stash::stash;
 use crate::http::{data, Created};
 use crate::scope::Scope;
 use crate::vat_return::boxes::Boxes;
@@ -54,15 +57,54 @@ pub fn vrn_of(
     Ok((entity, vrn))
 }
 
-/// What every call needs: the caller, where the request came from, and the app's state.
-pub struct Call<'a> {
-    pub user: &'a SessionUser,
-    pub origin: &'a RequestOrigin,
+/// What every call to HMRC needs, as a request guard: the signed-in caller (401 without a
+/// session), where the request came from, the browser's values of a `GET` (400 when the
+/// `Stockbook-Client` header is not them), and the app's state.
+pub struct Call<'r> {
+    pub user: SessionUser,
+    pub origin: RequestOrigin,
     pub client: ClientInfo,
-    pub db: &'a Db,
-    pub config: &'a AppConfig,
-    pub clock: &'a Clock,
-    pub state: &'a HmrcState,
+    pub db: &'r Db,
+    pub config: &'r AppConfig,
+    pub clock: &'r Clock,
+    pub state: &'r HmrcState,
+}
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for Call<'r> {
+    type Error = ();
+
+    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {
+        let user = match req.guard::<SessionUser>().await {
+            Outcome::Success(u) => u,
+            Outcome::Error(e) => return Outcome::Error(e),
+            Outcome::Forward(s) => return Outcome::Forward(s),
+        };
+        let Outcome::Success(origin) = req.guard::<RequestOrigin>().await else {
+            return Outcome::Error((Status::InternalServerError, ()));
+        };
+        let client = match origin.client() {
+            Ok(c) => c,
+            Err(e) => {
+                let status = e.status();
+                stash(req, e);
+                return Outcome::Error((status, ()));
+            }
+        };
+        let r = req.rocket();
+        match (r.state(), r.state(), r.state(), r.state()) {
+            (Some(db), Some(config), Some(clock), Some(state)) => Outcome::Success(Call {
+                user,
+                origin,
+                client,
+                db,
+                config,
+                clock,
+                state,
+            }),
+            _ => Outcome::Error((Status::InternalServerError, ())),
+        }
+    }
 }
 
 impl Call<'_> {
@@ -71,7 +113,7 @@ impl Call<'_> {
         fraud::headers(&fraud::Inputs {
             client: &self.client,
             user_id: self.user.id(),
-            origin: self.origin,
+            origin: &self.origin,
             received: self.clock.now(),
             vendor_public_ip: self
                 .config
@@ -218,25 +260,7 @@ pub fn obligations_of(body: &Value) -> Vec<Value> {
 }
 
 #[get("/vat/obligations?<q..>")]
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn route_obligations(
-    user: SessionUser,
-    q: HmrcQuery,
-    origin: RequestOrigin,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-    state: &State<HmrcState>,
-) -> AppResult<Json<Value>> {
-    let call = Call {
-        client: origin.client()?,
-        user: &user,
-        origin: &origin,
-        db,
-        config,
-        clock,
-        state,
-    };
+pub(super) async fn route_obligations(call: Call<'_>, q: HmrcQuery) -> AppResult<Json<Value>> {
     let (entity, vrn) = q.entity(&call).await?;
     resolve_pending(&call, &entity, &vrn).await?;
     let path = format!(
@@ -251,90 +275,35 @@ pub(super) async fn route_obligations(
     Ok(data(obligations_of(&answer.body)))
 }
 
-#[get("/vat/liabilities?<q..>")]
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn route_liabilities(
-    user: SessionUser,
-    q: HmrcQuery,
-    origin: RequestOrigin,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-    state: &State<HmrcState>,
-) -> AppResult<Json<Value>> {
-    let call = Call {
-        client: origin.client()?,
-        user: &user,
-        origin: &origin,
-        db,
-        config,
-        clock,
-        state,
-    };
-    let (entity, vrn) = q.entity(&call).await?;
+/// HMRC's `list` of a liabilities or payments answer, as it is.
+async fn pass_on(call: &Call<'_>, q: &HmrcQuery, what: &str) -> AppResult<Json<Value>> {
+    let (entity, vrn) = q.entity(call).await?;
     let path = format!(
-        "/organisations/vat/{vrn}/liabilities{}",
+        "/organisations/vat/{vrn}/{what}{}",
         query(&[("from", q.from.as_deref()), ("to", q.to.as_deref())])
     );
     let answer = call.get(&entity, path).await?;
-    Ok(data(
-        answer.body.get("liabilities").cloned().unwrap_or(json!([])),
-    ))
+    Ok(data(answer.body.get(what).cloned().unwrap_or(json!([]))))
+}
+
+#[get("/vat/liabilities?<q..>")]
+pub(super) async fn route_liabilities(call: Call<'_>, q: HmrcQuery) -> AppResult<Json<Value>> {
+    pass_on(&call, &q, "liabilities").await
 }
 
 #[get("/vat/payments?<q..>")]
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn route_payments(
-    user: SessionUser,
-    q: HmrcQuery,
-    origin: RequestOrigin,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-    state: &State<HmrcState>,
-) -> AppResult<Json<Value>> {
-    let call = Call {
-        client: origin.client()?,
-        user: &user,
-        origin: &origin,
-        db,
-        config,
-        clock,
-        state,
-    };
-    let (entity, vrn) = q.entity(&call).await?;
-    let path = format!(
-        "/organisations/vat/{vrn}/payments{}",
-        query(&[("from", q.from.as_deref()), ("to", q.to.as_deref())])
-    );
-    let answer = call.get(&entity, path).await?;
-    Ok(data(
-        answer.body.get("payments").cloned().unwrap_or(json!([])),
-    ))
+pub(super) async fn route_payments(call: Call<'_>, q: HmrcQuery) -> AppResult<Json<Value>> {
+    pass_on(&call, &q, "payments").await
 }
 
 /// `GET /api/vat/submitted?entityId&periodKey`: the return HMRC holds for a period key.
 #[get("/vat/submitted?<entityId>&<periodKey>")]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) async fn route_submitted(
-    user: SessionUser,
+    call: Call<'_>,
     entityId: Option<String>,
     periodKey: Option<String>,
-    origin: RequestOrigin,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-    state: &State<HmrcState>,
 ) -> AppResult<Json<Value>> {
-    let call = Call {
-        client: origin.client()?,
-        user: &user,
-        origin: &origin,
-        db,
-        config,
-        clock,
-        state,
-    };
     let key = period_key(
         periodKey
             .as_deref()
@@ -345,13 +314,8 @@ pub(super) async fn route_submitted(
         ..HmrcQuery::default()
     };
     let (entity, vrn) = q.entity(&call).await?;
-    let answer = call
-        .get(
-            &entity,
-            format!("/organisations/vat/{vrn}/returns/{}", segment(&key)),
-        )
-        .await?;
-    Ok(data(answer.body))
+    let path = format!("/organisations/vat/{vrn}/returns/{}", segment(&key));
+    Ok(data(call.get(&entity, path).await?.body))
 }
 
 /// A period key as HMRC writes them: four characters.
@@ -550,34 +514,11 @@ pub async fn resolve_pending(call: &Call<'_>, entity: &str, vrn: &str) -> AppRes
     Ok(())
 }
 
-#[post("/vat/returns", data = "<body>")]
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn route_returns(
-    user: SessionUser,
-    body: crate::http::body::JsonBody<ReturnBody>,
-    origin: RequestOrigin,
-    db: &State<Db>,
-    config: &State<AppConfig>,
-    clock: &State<Clock>,
-    state: &State<HmrcState>,
-    ctx: Ctx,
-) -> AppResult<Created<FiledReturn>> {
-    let body = body.into_inner();
-    let scope = user.scope();
-    let by = user.user.id.clone();
-    let Some(raw_key) = body.period_key.clone() else {
-        // A return filed elsewhere (docs/vat.md#filed-returns).
-        let record = RecordReturn {
-            entity_id: body.entity_id,
-            from: body.from,
-            to: body.to,
-        };
-        let r = db
-            .write(move |tx| returns::record(tx, &scope, &by, record, &ctx))
-            .await?;
-        return Ok(Created(r));
-    };
-    let key = period_key(&raw_key)?;
+/// Submits the return of `body` (with its `period_key`) to HMRC, as
+/// docs/hmrc.md#submitting-a-return says: kept as `submitting`, sent, then filed with the
+/// receipt or removed; a lost answer is settled by reading the return back.
+pub async fn submit(call: Call<'_>, body: ReturnBody, ctx: Ctx) -> AppResult<FiledReturn> {
+    let key = period_key(body.period_key.as_deref().unwrap_or_default())?;
     if body.declaration != Some(true) {
         return Err(AppError::invalid(
             "declaration",
@@ -586,88 +527,84 @@ pub(super) async fn route_returns(
     }
     let call = Call {
         client: body.client.clone().unwrap_or_default(),
-        user: &user,
-        origin: &origin,
-        db,
-        config,
-        clock,
-        state,
+        ..call
     };
     // Refuse bad browser values before anything is kept.
     call.fraud()?;
-    let raw = body.entity_id.clone();
-    let (entity, vrn) = db
+    let (scope, raw) = (call.user.scope(), body.entity_id.clone());
+    let (entity, vrn) = call
+        .db
         .read(move |c| vrn_of(c, &scope, "entity_id", &raw))
         .await?;
     resolve_pending(&call, &entity, &vrn).await?;
-    let scope = user.scope();
-    let k = key.clone();
+    let (scope, by, k) = (call.user.scope(), call.user.user.id.clone(), key.clone());
     // Kept apart from the request's Idempotency-Key, which goes with the filing below.
-    let prepared = write_apart(db, move |tx| prepare(tx, &scope, &by, &body, &k, &ctx)).await?;
+    let prepared =
+        write_apart(call.db, move |tx| prepare(tx, &scope, &by, &body, &k, &ctx)).await?;
     let id = prepared.filed.id.clone();
-    let _in_flight = state.begin(&id);
+    let _in_flight = call.state.begin(&id);
+    let path = format!("/organisations/vat/{vrn}/returns");
     let sent = call
-        .send(
-            &entity,
-            "POST",
-            format!("/organisations/vat/{vrn}/returns"),
-            Some(prepared.hmrc_body),
-        )
+        .send(&entity, "POST", path, Some(prepared.hmrc_body))
         .await;
-    let now = crate::clock::rfc3339(clock.now());
-    let outcome = match sent {
-        Err(e) => {
-            // No call was made (no token, say): nothing is kept.
-            let i = id.clone();
-            write_apart(db, move |tx| forget_submission(tx, &i)).await?;
-            return Err(e);
-        }
-        Ok(o) => o,
-    };
-    match outcome {
-        Ok(answer) => {
-            let receipt = receipt_of(&answer);
-            let i = id.clone();
-            let filed = db
-                .write(move |tx| mark_filed(tx, &i, &receipt, &now))
-                .await?
-                .ok_or_else(|| AppError::internal("the submitting return vanished"))?;
-            Ok(Created(filed))
-        }
-        Err(
-            e @ (HmrcError::Refused { .. }
-            | HmrcError::Unavailable { .. }
-            | HmrcError::NotConfigured(_)
-            | HmrcError::ReconnectRequired
-            | HmrcError::NotSent(_)),
-        ) => {
-            let i = id.clone();
-            write_apart(db, move |tx| forget_submission(tx, &i)).await?;
-            Err(e.into())
-        }
-        Err(HmrcError::Unreachable(why)) => {
-            // HMRC may have received it: ask.
+    let receipt = match sent {
+        Ok(Ok(answer)) => receipt_of(&answer),
+        // HMRC may have received it: ask.
+        Ok(Err(HmrcError::Unreachable(why))) => {
             let path = format!("/organisations/vat/{vrn}/returns/{}", segment(&key));
             match call.send(&entity, "GET", path, None).await? {
-                Ok(a) => {
-                    let receipt = json!({ "recovered": true, "submitted": a.body });
-                    let i = id.clone();
-                    let filed = db
-                        .write(move |tx| mark_filed(tx, &i, &receipt, &now))
-                        .await?
-                        .ok_or_else(|| AppError::internal("the submitting return vanished"))?;
-                    Ok(Created(filed))
-                }
+                Ok(a) => json!({ "recovered": true, "submitted": a.body }),
                 Err(HmrcError::Refused { status: 404, .. }) => {
-                    let i = id.clone();
-                    write_apart(db, move |tx| forget_submission(tx, &i)).await?;
-                    Err(HmrcError::Unreachable(why).into())
+                    write_apart(call.db, move |tx| forget_submission(tx, &id)).await?;
+                    return Err(HmrcError::Unreachable(why).into());
                 }
-                Err(_) => Err(AppError::Unavailable(format!(
-                    "HMRC could not be reached ({why}) and whether it received the return cannot \
-                     be told yet: it is checked again at the next call to HMRC for this business"
-                ))),
+                Err(_) => {
+                    return Err(AppError::Unavailable(format!(
+                        "HMRC could not be reached ({why}) and whether it received the return \
+                         cannot be told yet: it is checked again at the next call to HMRC for \
+                         this business"
+                    )))
+                }
             }
         }
+        // Refused, a fault on HMRC's side, or never sent: nothing is kept.
+        Ok(Err(e)) => {
+            write_apart(call.db, move |tx| forget_submission(tx, &id)).await?;
+            return Err(e.into());
+        }
+        Err(e) => {
+            write_apart(call.db, move |tx| forget_submission(tx, &id)).await?;
+            return Err(e);
+        }
+    };
+    let now = crate::clock::rfc3339(call.clock.now());
+    call.db
+        .write(move |tx| mark_filed(tx, &id, &receipt, &now))
+        .await?
+        .ok_or_else(|| AppError::internal("the submitting return vanished"))
+}
+
+/// `POST /api/vat/returns`: a return filed elsewhere without `period_key`
+/// (docs/vat.md#filed-returns), else a submission to HMRC.
+#[post("/vat/returns", data = "<body>")]
+pub(super) async fn route_returns(
+    call: Call<'_>,
+    body: crate::http::body::JsonBody<ReturnBody>,
+    ctx: Ctx,
+) -> AppResult<Created<FiledReturn>> {
+    let body = body.into_inner();
+    if body.period_key.is_some() {
+        return Ok(Created(submit(call, body, ctx).await?));
     }
+    let (scope, by) = (call.user.scope(), call.user.user.id.clone());
+    let record = RecordReturn {
+        entity_id: body.entity_id,
+        from: body.from,
+        to: body.to,
+    };
+    let r = call
+        .db
+        .write(move |tx| returns::record(tx, &scope, &by, record, &ctx))
+        .await?;
+    Ok(Created(r))
 }

@@ -937,3 +937,36 @@ fn an_access_token_hmrc_withdraws_before_its_expiry_is_refreshed_once_and_the_ca
     assert_eq!(s, Status::Ok);
     assert_eq!(fake.with(|s| s.refreshed_with.len()), 1);
 }
+
+#[test]
+fn hmrc_routes_want_a_session_and_the_browsers_values_as_json() {
+    let fake = FakeHmrc::start();
+    let (t, e) = setup(&fake);
+    connect(&t, &fake, &e);
+    let res = body(
+        t.with_session(
+            t.client
+                .get(format!("/api/vat/obligations?entityId={e}"))
+                .header(Header::new("Stockbook-Client", "not%20json")),
+        )
+        .dispatch(),
+    );
+    let m = assert_error(&res, Status::BadRequest);
+    assert!(m.contains("Stockbook-Client"), "{m}");
+    assert!(fake.api_requests().is_empty());
+    let res = body(
+        t.client
+            .get(format!("/api/vat/obligations?entityId={e}"))
+            .dispatch(),
+    );
+    assert_error(&res, Status::Unauthorized);
+}
+
+#[test]
+fn a_vendor_public_ip_that_is_not_an_address_stops_the_start_naming_the_key() {
+    let figment = common::test_figment(&[("hmrc", json!({ "vendor_public_ip": "my-server" }))]);
+    let err = stockbook::App::from_figment(&figment)
+        .err()
+        .expect("refused");
+    assert!(err.contains("hmrc.vendor_public_ip"), "{err}");
+}
