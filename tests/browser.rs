@@ -3233,6 +3233,7 @@ fn the_vat_page_connects_to_hmrc_submits_an_obligation_once_and_shows_hmrcs_rece
     let receipt = b.text(&b.wait("#vat-return [data-receipt='hmrc']"));
     assert!(receipt.contains("aCxFaNx0FZsCvyWF"), "{receipt}");
     b.wait_text("#vat-filed-list", "with HMRC");
+    b.wait_text("#vat-hmrc-money", "VAT Return Debit Charge");
     b.screenshot("hmrc_submitted");
 
     // Sent once, with the browser's fraud-prevention values.
