@@ -68,6 +68,8 @@ pub struct Call<'r> {
     pub config: &'r AppConfig,
     pub clock: &'r Clock,
     pub state: &'r HmrcState,
+    /// When the request arrived (`Gov-Client-Public-IP-Timestamp`).
+    pub received: time::OffsetDateTime,
 }
 
 #[rocket::async_trait]
@@ -92,7 +94,7 @@ impl<'r> FromRequest<'r> for Call<'r> {
             }
         };
         let r = req.rocket();
-        match (r.state(), r.state(), r.state(), r.state()) {
+        match (r.state(), r.state(), r.state::<Clock>(), r.state()) {
             (Some(db), Some(config), Some(clock), Some(state)) => Outcome::Success(Call {
                 user,
                 origin,
@@ -101,6 +103,7 @@ impl<'r> FromRequest<'r> for Call<'r> {
                 config,
                 clock,
                 state,
+                received: clock.now(),
             }),
             _ => Outcome::Error((Status::InternalServerError, ())),
         }
@@ -114,7 +117,7 @@ impl Call<'_> {
             client: &self.client,
             user_id: self.user.id(),
             origin: &self.origin,
-            received: self.clock.now(),
+            received: self.received,
             vendor_public_ip: self
                 .config
                 .hmrc
