@@ -77,6 +77,100 @@ impl PlatformConfig {
     }
 }
 
+/// Filing with HMRC (`hmrc`, docs/hmrc.md#configuration): HMRC's API origin and OAuth
+/// endpoints and this installation's application credentials. Unset, the URLs are HMRC's
+/// production ones; the sandbox is `base_url = "https://test-api.service.hmrc.gov.uk"`.
+#[derive(Clone, Default, Deserialize)]
+pub struct HmrcConfig {
+    pub base_url: Option<String>,
+    pub authorize_url: Option<String>,
+    pub token_url: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// The callback URL registered with HMRC (`https://<host>/api/hmrc/callback`).
+    pub redirect_uri: Option<String>,
+    /// The public IP address HMRC's fraud-prevention headers name as this server's
+    /// (`Gov-Vendor-Public-IP`); unset, it is not sent.
+    pub vendor_public_ip: Option<String>,
+}
+
+/// HMRC's production API origin.
+pub const HMRC_BASE_URL: &str = "https://api.service.hmrc.gov.uk";
+/// HMRC's sandbox API origin.
+pub const HMRC_SANDBOX_URL: &str = "https://test-api.service.hmrc.gov.uk";
+
+/// `client_secret` is never printed.
+impl std::fmt::Debug for HmrcConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HmrcConfig")
+            .field("base_url", &self.base_url)
+            .field("authorize_url", &self.authorize_url)
+            .field("token_url", &self.token_url)
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("redirect_uri", &self.redirect_uri)
+            .field("vendor_public_ip", &self.vendor_public_ip)
+            .finish()
+    }
+}
+
+fn set(v: Option<&String>) -> Option<&str> {
+    v.map(|s| s.trim()).filter(|s| !s.is_empty())
+}
+
+impl HmrcConfig {
+    /// The API origin, without a trailing `/`.
+    pub fn base(&self) -> String {
+        set(self.base_url.as_ref())
+            .unwrap_or(HMRC_BASE_URL)
+            .trim_end_matches('/')
+            .to_owned()
+    }
+
+    /// Where the user grants authority. HMRC serves it on its `www` host: for the
+    /// production and sandbox API origins that host, else `<base_url>/oauth/authorize`.
+    pub fn authorize(&self) -> String {
+        if let Some(u) = set(self.authorize_url.as_ref()) {
+            return u.to_owned();
+        }
+        match self.base().as_str() {
+            HMRC_BASE_URL => "https://www.tax.service.gov.uk/oauth/authorize".into(),
+            HMRC_SANDBOX_URL => "https://test-www.tax.service.gov.uk/oauth/authorize".into(),
+            other => format!("{other}/oauth/authorize"),
+        }
+    }
+
+    /// The token endpoint: `<base_url>/oauth/token` unless set.
+    pub fn token(&self) -> String {
+        set(self.token_url.as_ref())
+            .map_or_else(|| format!("{}/oauth/token", self.base()), str::to_owned)
+    }
+
+    /// The application's credentials, when both are set.
+    pub fn credentials(&self) -> Option<(&str, &str)> {
+        Some((
+            set(self.client_id.as_ref())?,
+            set(self.client_secret.as_ref())?,
+        ))
+    }
+
+    /// The configured redirect URI, if any.
+    pub fn redirect(&self) -> Option<&str> {
+        set(self.redirect_uri.as_ref())
+    }
+
+    /// The URLs the operator configured: their origins may be called whatever their
+    /// scheme and address (docs/limits.md).
+    pub fn configured_urls(&self) -> impl Iterator<Item = &str> {
+        [&self.base_url, &self.token_url, &self.authorize_url]
+            .into_iter()
+            .filter_map(|u| u.as_deref())
+    }
+}
+
 /// Bounds of the import pulls (`pulls` key, docs/limits.md#rates): per run of
 /// `POST /api/import/migrate` (every data type of an `all` run together), and how many
 /// runs may pull at once across the installation.
@@ -311,6 +405,8 @@ pub struct AppConfig {
     pub cookie_secure: CookieSecure,
     pub synchronous: Synchronous,
     pub platforms: BTreeMap<String, PlatformConfig>,
+    /// Filing with HMRC (docs/hmrc.md#configuration).
+    pub hmrc: HmrcConfig,
     pub pulls: PullLimits,
     /// Public API requests per rolling minute per key and endpoint (docs/limits.md).
     pub v1_rate_limit: usize,
@@ -350,6 +446,8 @@ struct RawConfig {
     password_hash_concurrency: i64,
     #[serde(default)]
     platforms: BTreeMap<String, PlatformConfig>,
+    #[serde(default)]
+    hmrc: HmrcConfig,
     #[serde(default)]
     pulls: PullLimits,
     webhooks_allow_http: bool,
@@ -515,6 +613,15 @@ impl AppConfig {
             1_000_000,
             "a whole number from 1 to 1000000",
         )?;
+        if let Some(ip) = set(raw.hmrc.vendor_public_ip.as_ref()) {
+            if ip.parse::<std::net::IpAddr>().is_err() {
+                return Err(bad_key(
+                    "hmrc.vendor_public_ip",
+                    "an IPv4 or IPv6 address",
+                    ip,
+                ));
+            }
+        }
         if raw.database.trim().is_empty() {
             return Err(bad_key("database", "a file path or `:memory:`", ""));
         }
@@ -530,6 +637,7 @@ impl AppConfig {
             cookie_secure,
             synchronous,
             platforms: raw.platforms,
+            hmrc: raw.hmrc,
             pulls: raw.pulls.check()?,
             v1_rate_limit,
             stream_timeout: std::time::Duration::from_secs(

@@ -13,6 +13,7 @@ pub mod ctx;
 pub mod db;
 pub mod entities;
 pub mod error;
+pub mod hmrc;
 pub mod http;
 pub mod idempotency;
 pub mod import;

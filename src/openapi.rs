@@ -65,6 +65,7 @@ pub fn operations() -> Vec<Operation> {
         crate::webhooks::openapi::operations(),
         crate::import::openapi::operations(),
         crate::vat_return::openapi::returns_operations(),
+        crate::hmrc::openapi::operations(),
         crate::v1::openapi::operations(),
     ]
     .concat()
@@ -114,6 +115,7 @@ pub fn schemas() -> Map<String, Value> {
         crate::inventory::openapi::schemas(),
         crate::vat_return::openapi::returns_schemas(),
         crate::v1::openapi::schemas(),
+        crate::hmrc::openapi::schemas(),
     ]
     .concat()
     .into_iter()

@@ -3557,3 +3557,107 @@ fn the_activity_page_shows_a_change_with_its_fields_before_and_after() {
         "{href}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Filing with HMRC (issue 29, docs/hmrc.md#the-vat-page), against the fake HMRC of the API
+// tests, served from this test process.
+// ---------------------------------------------------------------------------------------
+
+#[path = "common/mock_server.rs"]
+mod mock_server;
+
+#[path = "common/fake_hmrc.rs"]
+mod fake_hmrc;
+
+#[test]
+fn the_vat_page_connects_to_hmrc_submits_an_obligation_once_and_shows_hmrcs_receipt() {
+    let fake = fake_hmrc::FakeHmrc::start();
+    let hmrc = format!(
+        "{{base_url=\"{}\",client_id=\"{}\",client_secret=\"{}\"}}",
+        fake.url(),
+        fake_hmrc::CLIENT_ID,
+        fake_hmrc::CLIENT_SECRET
+    );
+    let Some(b) = webdriver::Browser::start_with(Options {
+        env: vec![("HMRC", hmrc)],
+    }) else {
+        return;
+    };
+    // A quarter of last year, so it has ended whenever the test runs.
+    let year = time::OffsetDateTime::now_utc().year() - 1;
+    fake.with(|s| {
+        s.obligations = vec![
+            json!({"periodKey": "25A2", "start": format!("{year}-04-01"),
+            "end": format!("{year}-06-30"), "due": format!("{year}-08-07"), "status": "O"}),
+        ];
+    });
+    let entity = signed_up(&b, "hmrc@example.com");
+    b.api_ok(
+        "PUT",
+        "/api/entities",
+        json!({"id": entity, "vat_number": "GB123456782"}),
+    );
+    b.api_ok(
+        "POST",
+        "/api/vat/adjustments",
+        json!({"entity_id": entity, "date": format!("{year}-05-01"), "box": 1, "amount": 250.5,
+               "description": "Postponed import VAT, May"}),
+    );
+
+    // Connect: HMRC's page (the fake consents at once) sends the browser back.
+    b.reload();
+    open(&b, "#/vat", "VAT");
+    b.wait_text("#hmrc-connect", "Connect to HMRC");
+    b.click("#hmrc-connect");
+    b.wait_text("#hmrc-status", "Connected to HMRC on");
+    b.wait_page_text("Connected to HMRC.");
+
+    // HMRC's open obligation in place of the quarters.
+    let period = format!("1 Apr {year} to 30 Jun {year}");
+    b.wait_text("#vat-periods", &period);
+    b.click_button("#vat-periods", &period);
+    b.wait_text("#vat-return h2", &format!("Return for {period}"));
+    b.wait_text("#vat-boxes [data-box='1']", "£250.50");
+    b.wait_text("#hmrc-declaration", "legal declaration");
+    let submit = b.wait("#hmrc-submit");
+    assert_eq!(
+        b.prop(&submit, "disabled"),
+        json!(true),
+        "not before the declaration"
+    );
+    let violations = axe_violations(&b);
+    assert!(violations.is_empty(), "{violations:?}");
+    b.click("#hmrc-declare");
+    b.js(
+        "const s = document.getElementById('hmrc-submit'); s.click(); s.click();",
+        json!([]),
+    );
+    b.wait_page_text("Return submitted to HMRC.");
+    b.wait_text("#vat-return [data-receipt='hmrc']", "256660290587");
+    let receipt = b.text(&b.wait("#vat-return [data-receipt='hmrc']"));
+    assert!(receipt.contains("aCxFaNx0FZsCvyWF"), "{receipt}");
+    b.wait_text("#vat-filed-list", "with HMRC");
+    b.wait_text("#vat-hmrc-money", "VAT Return Debit Charge");
+    b.screenshot("hmrc_submitted");
+
+    // Sent once, with the browser's fraud-prevention values.
+    let posts: Vec<_> = fake
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/returns"))
+        .collect();
+    assert_eq!(posts.len(), 1, "submitted once");
+    for h in [
+        "gov-client-device-id",
+        "gov-client-browser-js-user-agent",
+        "gov-client-timezone",
+        "gov-client-window-size",
+    ] {
+        assert!(posts[0].header(h).is_some(), "{h} not sent");
+    }
+    assert_eq!(
+        fake.with(|s| s.returns.values().next().unwrap()["vatDueSales"].clone()),
+        json!(250.5)
+    );
+}

@@ -91,6 +91,10 @@ pub const NOT_AUDITED: &[&str] = &[
     "audit_log",
     // Itself a log of each email sent (when, to whom), written once and never changed.
     "document_sends",
+    // Sealed tokens, rewritten at every refresh, and single-use authorisation states: no
+    // record a person changes. The filings they make are (`vat_returns`).
+    "hmrc_connections",
+    "hmrc_oauth_states",
 ];
 
 /// Columns never in an entry: the row's number, and what the entry says itself (the

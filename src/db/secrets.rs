@@ -31,8 +31,8 @@ use rusqlite::Connection;
 /// What a sealed value starts with.
 pub const PREFIX: &str = "enc:v1:";
 
-/// The columns that hold secrets, each with the label it is sealed under. Later secrets
-/// (the HMRC tokens) are one more row here and `seal`/`unseal` in their SQL.
+/// The columns that hold secrets, each with the label it is sealed under. A new secret is
+/// one more row here and `seal`/`unseal` in its SQL.
 pub const COLUMNS: &[(&str, &str, &str)] = &[
     ("webhooks", "secret", "webhooks.secret"),
     (
@@ -41,6 +41,12 @@ pub const COLUMNS: &[(&str, &str, &str)] = &[
         "import_connections.credentials",
     ),
     ("users", "totp_secret", "users.totp_secret"),
+    ("hmrc_connections", "tokens", "hmrc_connections.tokens"),
+    (
+        "hmrc_oauth_states",
+        "code_verifier",
+        "hmrc_oauth_states.code_verifier",
+    ),
 ];
 
 const NONCE_LEN: usize = 24;

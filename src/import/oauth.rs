@@ -75,6 +75,13 @@ impl<'r> rocket::request::FromRequest<'r> for Origin {
     }
 }
 
+impl Origin {
+    /// `<scheme>://<host>` of the request, when it names a valid host.
+    pub fn url(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
 /// A host and optional port: letters, digits, `.`, `-`, `:` and IPv6 brackets only, so
 /// a forged header cannot smuggle a path or a query into the redirect URI.
 fn valid_host(h: &str) -> bool {

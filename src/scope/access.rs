@@ -139,7 +139,13 @@ impl Cap {
             | "employees" | "projects" | "time-entries" | "recurring-invoices" => {
                 rw(Cap::ReadBooks, Cap::WriteBooks)
             }
-            "vat" if second == "obligations" || second == "liabilities" || second == "payments" => {
+            // HMRC's own records of the business, read with its connection.
+            "vat"
+                if second == "obligations"
+                    || second == "liabilities"
+                    || second == "payments"
+                    || second == "submitted" =>
+            {
                 Cap::Vat
             }
             "vat" => rw(Cap::ReadBooks, Cap::Vat),

@@ -31,10 +31,8 @@ pub fn routes() -> Vec<Route> {
         adjustments::route_delete
     ]);
     // Filed returns and the periods.
-    r.extend(routes![
-        returns::route_list,
-        returns::route_record,
-        periods::route_periods
-    ]);
+    // (`POST /api/vat/returns` is mounted by `hmrc`, which records a return filed
+    // elsewhere through `returns::record` or submits it to HMRC.)
+    r.extend(routes![returns::route_list, periods::route_periods]);
     r
 }

@@ -272,9 +272,10 @@ pub fn returns_operations() -> Vec<Operation> {
     vec![
         op("get", "/api/vat/returns", "VAT", "listVatReturns", "The VAT returns filed for an entity, newest period first", S, Shape::ReportList("VatFiledReturn", &[Filter::Own(required_entity)]))
             .rules(&["docs/vat.md#filed-returns"]),
-        op("post", "/api/vat/returns", "VAT", "recordVatReturn", "Record a VAT return filed elsewhere: its nine boxes computed now and kept, the lock date moved to its end", S, Shape::Create { body: "VatFiledReturnCreate", record: "VatFiledReturn" })
-            .rules(&["docs/vat.md#filed-returns"])
-            .refused("A return is already filed for a period sharing a day with this one"),
+        op("post", "/api/vat/returns", "VAT", "recordVatReturn", "Record a VAT return filed elsewhere (no period_key), or submit it to HMRC (with period_key, declaration and client): its nine boxes computed now and kept, the lock date moved to its end", S, Shape::Create { body: "VatFiledReturnCreate", record: "VatFiledReturn" })
+            .rules(&["docs/vat.md#filed-returns", "docs/hmrc.md#submitting-a-return"])
+            .refused("A return is already filed (or being filed) for a period sharing a day with this one or for its period key; HMRC refused it by its rules (DUPLICATE_SUBMISSION, TAX_PERIOD_NOT_ENDED, …, named); not connected to HMRC")
+            .answers(&[("503", "HMRC answered 5xx or could not be reached (nothing recorded), or filing with HMRC is not configured on this server")]),
         op("get", "/api/vat/periods", "VAT", "listVatPeriods", "The entity's VAT periods (quarters), newest first, each with the return filed for it", S, Shape::ReportList("VatPeriod", &[Filter::Own(required_entity)]))
             .rules(&["docs/vat.md#periods"]),
     ]
@@ -306,7 +307,30 @@ pub fn returns_schemas() -> Vec<(&'static str, Value)> {
                 vec![
                     ("entity_id", uuid()),
                     ("from", date()),
-                    ("to", json!({ "type": "string", "format": "date", "description": "YYYY-MM-DD, not before `from`, at most 366 days after it, and before today (400)." })),
+                    ("to", json!({ "type": "string", "format": "date", "description": "YYYY-MM-DD, not before `from`, at most 366 days after it, and, for a return filed elsewhere, before today (400)." })),
+                    ("period_key", json!({ "type": "string", "minLength": 4, "maxLength": 4, "description": "HMRC's key of the obligation: submits the return to HMRC (docs/hmrc.md#submitting-a-return)." })),
+                    ("declaration", json!({ "type": "boolean", "description": "With period_key: must be true, the user's declaration in HMRC's words." })),
+                    ("client", reference("HmrcClient")),
+                ],
+            ),
+        ),
+        (
+            "HmrcClient",
+            object(
+                &[],
+                vec![
+                    ("js_user_agent", string()),
+                    ("screens", array(object(&["width", "height"], vec![
+                        ("width", integer()),
+                        ("height", integer()),
+                        ("scaling_factor", json!({ "type": "number" })),
+                        ("colour_depth", integer()),
+                    ]))),
+                    ("window_size", object(&["width", "height"], vec![("width", integer()), ("height", integer())])),
+                    ("timezone", text("Like `UTC+01:00`.")),
+                    ("do_not_track", boolean()),
+                    ("plugins", array(string())),
+                    ("device_id", uuid()),
                 ],
             ),
         ),

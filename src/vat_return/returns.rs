@@ -6,7 +6,7 @@
 //! refuses it, docs/accounting.md#lock-date) and the figures kept are the figures filed.
 
 use rocket::serde::json::Json;
-use rocket::{get, post, FromForm, State};
+use rocket::{get, FromForm, State};
 use rusqlite::{params, Connection, Transaction};
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,10 +19,10 @@ use crate::db::decimal::Money;
 use crate::db::Db;
 use crate::entities::lock;
 use crate::error::{AppError, AppResult};
-use crate::http::{data, Created};
+use crate::http::data;
 use crate::scope::Scope;
 
-/// The body of `POST /api/vat/returns`.
+/// The body of `POST /api/vat/returns` for a return filed elsewhere.
 #[derive(Debug, Deserialize)]
 pub struct RecordReturn {
     pub entity_id: String,
@@ -75,6 +75,15 @@ pub fn record(
         method: "recorded".into(),
         receipt: None,
     };
+    insert(tx, &r, "filed")?;
+    lock::lock_at_least(tx, &r.entity_id, to)?;
+    Ok(r)
+}
+
+/// Keeps `r` with `status` (`filed`, or `submitting` while HMRC is being called, docs/hmrc.md#submitting-a-return):
+/// the boxes as they are (1-5 in hundredths, 6-9 in whole pounds). 400 for a box too large
+/// to keep.
+pub fn insert(tx: &Transaction, r: &FiledReturn, status: &str) -> AppResult<()> {
     let b = &r.boxes;
     let money = |m: Money| {
         m.to_scaled().ok_or_else(|| {
@@ -84,9 +93,10 @@ pub fn record(
     let pounds = |m: Money| Ok::<_, AppError>(money(m)? / 100);
     tx.prepare_cached(
         "INSERT INTO vat_returns (id, owner_id, entity_id, period_from, period_to, scheme,
-             box1, box2, box3, box4, box5, box6, box7, box8, box9, method, filed_at, filed_by)
+             box1, box2, box3, box4, box5, box6, box7, box8, box9, method, filed_at, filed_by,
+             period_key, status, receipt)
          SELECT ?1, owner_id, id, ?3, ?4, ?16,
-             ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'recorded', ?14, ?15
+             ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?17, ?14, ?15, ?18, ?19, ?20
          FROM entities WHERE id = ?2",
     )?
     .execute(params![
@@ -106,14 +116,17 @@ pub fn record(
         r.filed_at,
         r.filed_by,
         r.scheme,
+        r.method,
+        r.period_key,
+        status,
+        r.receipt.as_ref().map(Value::to_string),
     ])?;
-    lock::lock_at_least(tx, &r.entity_id, to)?;
-    Ok(r)
+    Ok(())
 }
 
 /// The period of a return, checked as the return's GET checks it
 /// (docs/vat.md#the-computation): two dates, `to` not before `from`, at most 366 days.
-fn period(from: &str, to: &str) -> AppResult<(Date, Date)> {
+pub fn period(from: &str, to: &str) -> AppResult<(Date, Date)> {
     let from = crate::http::body::parse_date("from", from.trim())?;
     let to = crate::http::body::parse_date("to", to.trim())?;
     super::period::check_period(from, to)?;
@@ -148,22 +161,4 @@ pub(super) async fn route_list(
         .read(move |conn| list(conn, &q.resolve(conn, &scope)?))
         .await?;
     Ok(data(rows))
-}
-
-#[post("/vat/returns", data = "<body>")]
-pub(super) async fn route_record(
-    user: SessionUser,
-    body: crate::http::body::JsonBody<RecordReturn>,
-    db: &State<Db>,
-    ctx: Ctx,
-) -> AppResult<Created<FiledReturn>> {
-    let scope = user.scope();
-    let by = user.user.id;
-    let body = body.into_inner();
-    let r = db
-        .write_as(scope.actor().to_owned(), move |tx| {
-            record(tx, &scope, &by, body, &ctx)
-        })
-        .await?;
-    Ok(Created(r))
 }

@@ -31,6 +31,7 @@ mod entities;
 mod errors;
 mod exact_amounts;
 mod faults_storage;
+mod hmrc;
 mod idempotency;
 mod identifiers;
 mod import_api;

@@ -114,6 +114,18 @@ const BOOK_REPORTS: &[&str] = &[
 
 const VAT: &[&str] = &["/api/vat/adjustments", "/api/vat/returns"];
 
+/// The HMRC connection and what is read through it (docs/hmrc.md): the VAT role's, read
+/// or write.
+const HMRC: &[&str] = &[
+    "/api/hmrc/connect",
+    "/api/hmrc/callback",
+    "/api/hmrc/connection",
+    "/api/vat/obligations",
+    "/api/vat/liabilities",
+    "/api/vat/payments",
+    "/api/vat/submitted",
+];
+
 const ADMIN: &[&str] = &[
     "/api/api-keys",
     "/api/webhooks",
@@ -165,6 +177,9 @@ fn expected(method: &str, path: &str) -> Option<Need> {
     if VAT.contains(&path) {
         // Reading filed returns and adjustments is reading the books.
         return rw(Need::ReadBooks, Need::Vat);
+    }
+    if HMRC.contains(&path) {
+        return Some(Need::Vat);
     }
     if ADMIN.contains(&path) {
         return Some(Need::Admin);

@@ -5,6 +5,7 @@
 //! speak as a signed-in user, as another user, with an API key, or anonymously.
 #![allow(dead_code)]
 
+pub mod fake_hmrc;
 pub mod fake_smtp;
 pub mod invariants;
 pub mod mock_server;

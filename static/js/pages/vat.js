@@ -5,8 +5,14 @@
 // period. Below, the returns filed so far with their figures.
 //
 // `#/vat?from=YYYY-MM-DD&to=YYYY-MM-DD` shows that period's return.
+//
+// Filing with HMRC (docs/hmrc.md#the-vat-page): "Connect to HMRC"; once connected, HMRC's
+// open obligations in place of the computed quarters (`&periodKey=` names the obligation),
+// for an obligation HMRC's declaration and "Submit to HMRC", the receipt kept with the
+// return, and the liabilities and payments HMRC holds.
 
 import { del, get, post, put, query } from "../api.js";
+import { clientInfo, hmrcGet } from "../hmrc.js";
 import { format, money, pence } from "../decimal.js";
 import { loadEntities, scoped, state } from "../state.js";
 import {
@@ -73,6 +79,26 @@ export function netInWords(boxes) {
 
 const isFiled = (p) => Boolean(p && p.filed);
 
+/** HMRC's declaration, shown before a submission (HMRC's wording for MTD VAT software). */
+export const HMRC_DECLARATION = "When you submit this VAT information you are making a legal declaration that the information is true and complete. A false declaration can result in prosecution.";
+
+/** What the callback's `hmrc_error` codes mean (docs/hmrc.md#connecting). */
+const HMRC_ERRORS = {
+  access_denied: "HMRC did not grant Stockbook access (the request was refused or cancelled at HMRC). Nothing was connected.",
+  no_code: "HMRC sent the browser back without an authorisation. Nothing was connected: try again.",
+  exchange_failed: "HMRC's authorisation could not be completed (HMRC refused it or could not be reached). Nothing was connected: try again.",
+};
+
+/** Days from now to `iso`, rounded down. */
+const daysUntil = (iso) => Math.floor((Date.parse(iso) - Date.now()) / 86400000);
+
+/** `YYYY-MM-DD` a year before today. */
+function yearAgo() {
+  const d = new Date(`${today()}T00:00:00Z`);
+  d.setUTCFullYear(d.getUTCFullYear() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
 export async function render(root, ctx) {
   const entity = state.entity;
   root.append(pageHeader("VAT"),
@@ -84,25 +110,39 @@ export async function render(root, ctx) {
   const ret = h("section", { "aria-labelledby": "vat-return-title", id: "vat-return" });
   const filed = h("section", { "aria-labelledby": "vat-filed-title", id: "vat-filed" },
     h("h2", { id: "vat-filed-title" }, "Filed returns"), h("p", { class: "muted" }, "Loading…"));
-  root.append(settings, periods, ret, filed);
+  const hmrc = h("section", { "aria-labelledby": "vat-hmrc-title", id: "vat-hmrc" },
+    h("h2", { id: "vat-hmrc-title" }, "HMRC"), h("p", { class: "muted" }, "Loading…"));
+  root.append(settings, hmrc, periods, ret, filed);
   settingsForm(settings, entity, ctx);
 
   const from = ctx.query.get("from") || "";
   const to = ctx.query.get("to") || "";
+  const connection = await hmrcPanel(hmrc, entity, ctx);
+  if (!ctx.alive()) return;
+  const connected = Boolean(connection?.connected);
   const [periodList, returns] = await Promise.all([
-    loadPeriods(periods, entity, ctx, from, to),
+    connected ? loadObligations(periods, entity, ctx, from, to) : loadPeriods(periods, entity, ctx, from, to),
     loadFiled(filed, entity, ctx),
   ]);
   if (!ctx.alive()) return;
-  let chosen = from && to ? { from, to } : defaultPeriod(periodList);
+  if (connected) {
+    const money = h("section", { "aria-labelledby": "vat-hmrc-money-title", id: "vat-hmrc-money" });
+    root.append(money);
+    hmrcMoney(money, entity, ctx);
+  }
+  let chosen = from && to ? { from, to, periodKey: ctx.query.get("periodKey") || null } : defaultPeriod(periodList);
   if (!chosen) {
     ret.remove();
     return;
   }
   const known = periodList?.find((p) => p.from === chosen.from && p.to === chosen.to);
   const filedReturn = returns?.find((r) => r.from === chosen.from && r.to === chosen.to);
-  chosen = { ...chosen, filed: isFiled(known) || Boolean(filedReturn) };
-  await showReturn(ret, entity, ctx, chosen);
+  chosen = {
+    ...chosen,
+    periodKey: chosen.periodKey || known?.periodKey || null,
+    filed: isFiled(known) || Boolean(filedReturn),
+  };
+  await showReturn(ret, entity, ctx, chosen, connected);
 }
 
 /** Newest first. */
@@ -150,6 +190,146 @@ function settingsForm(section, e, ctx) {
     toast("VAT settings saved.");
     ctx.refresh();
   });
+}
+
+// ---------------------------------------------------------------------------------------
+// HMRC: the connection, the obligations, liabilities and payments
+// ---------------------------------------------------------------------------------------
+
+/** The connection of the entity, with "Connect to HMRC" or its state; the connection or null. */
+async function hmrcPanel(section, e, ctx) {
+  const area = section.querySelector("p");
+  const said = [];
+  const back = ctx.query.get("hmrc_error");
+  if (ctx.query.get("hmrc") === "connected") said.push(notice("ok", h("p", {}, "Connected to HMRC.")));
+  if (back) said.push(notice("error", h("p", {}, HMRC_ERRORS[back] ?? "Connecting to HMRC did not complete. Nothing was connected: try again.")));
+  let c;
+  try {
+    c = (await get("/api/hmrc/connection", { entityId: e.id })).data;
+  } catch (err) {
+    if (ctx.alive()) fill(area, loadError(err, "the connection to HMRC"));
+    return null;
+  }
+  if (!ctx.alive()) return null;
+  const error = h("p", { class: "form-error", role: "alert" });
+  const connect = h("button", { type: "button", id: "hmrc-connect", class: c.connected ? "secondary" : "" },
+    c.connected ? "Connect again" : "Connect to HMRC");
+  if (!e.vat_number) connect.disabled = true;
+  connect.addEventListener("click", () => act(connect, async () => {
+    const { data } = await get("/api/hmrc/connect", { entityId: e.id });
+    window.location.assign(data.authorize_url);
+  }, error));
+  const parts = [...said];
+  if (!c.connected) {
+    parts.push(h("p", {}, "Not connected. Connect this business to HMRC to see its VAT obligations and submit its returns from here (Making Tax Digital)."));
+    if (!e.vat_number) parts.push(h("p", { class: "hint" }, "Save the VAT number in the settings above first: HMRC is asked about that number."));
+    parts.push(h("div", { class: "actions" }, connect), error);
+  } else {
+    const left = daysUntil(c.refresh_expires_at);
+    parts.push(h("p", { id: "hmrc-status" }, `Connected to HMRC on ${date(c.connected_at.slice(0, 10))}. HMRC's authority lasts until ${date(c.refresh_expires_at.slice(0, 10))}.`));
+    if (left <= 30) {
+      parts.push(notice("warn", h("p", {}, h("strong", {}, left < 0 ? "HMRC's authority has run out. " : `HMRC's authority runs out in ${left} day${left === 1 ? "" : "s"}. `),
+        "Connect again to keep filing from Stockbook.")));
+    }
+    const disconnect = h("button", { type: "button", class: "secondary danger" }, "Disconnect");
+    disconnect.addEventListener("click", () => act(disconnect, async () => {
+      if (!(await confirmDialog("Disconnect this business from HMRC?", { confirm: "Disconnect", danger: true, detail: "Stockbook forgets HMRC's tokens. Returns already filed stay as they are." }))) return;
+      await del("/api/hmrc/connection", { entity_id: e.id });
+      toast("Disconnected from HMRC.");
+      ctx.go("#/vat");
+    }, error));
+    parts.push(h("div", { class: "actions" }, connect, disconnect), error);
+  }
+  area.replaceWith(...parts);
+  return c;
+}
+
+/** HMRC's open obligations as the periods (`{from, to, periodKey, due}`); null on failure. */
+async function loadObligations(section, e, ctx, from, to) {
+  const area = section.querySelector("p");
+  let list;
+  try {
+    list = (await hmrcGet("/api/vat/obligations", { entityId: e.id, status: "O" })).data;
+  } catch (err) {
+    if (!ctx.alive()) return null;
+    // HMRC's list is out of reach: say so, and offer the computed quarters meanwhile.
+    section.querySelector("h2").after(loadError(err, "HMRC's obligations"));
+    return loadPeriods(section, e, ctx, from, to);
+  }
+  if (!ctx.alive()) return null;
+  const rows = newestFirst(list.map((o) => ({ from: o.start, to: o.end, periodKey: o.period_key, due: o.due })));
+  const other = otherDates(ctx, from, to);
+  area.replaceWith(h("p", { class: "hint" }, "HMRC's open obligations for this business."), table({
+    caption: "VAT obligations open at HMRC",
+    rows,
+    empty: "HMRC lists no open obligation: nothing to file now.",
+    columns: [
+      { label: "Period", header: true, cell: (p) => {
+        const current = p.from === from && p.to === to;
+        return h("a", { href: `#/vat?${new URLSearchParams({ from: p.from, to: p.to, periodKey: p.periodKey })}`, "aria-current": current ? "true" : null }, periodText(p.from, p.to));
+      } },
+      { label: "Due", cell: (p) => date(p.due) },
+      { label: "Status", cell: (p) => (p.to < today() ? badge("Open: to file", "warn") : badge("Open", "")) },
+    ],
+  }), other);
+  return rows;
+}
+
+/** The liabilities and payments HMRC holds for the past year. */
+async function hmrcMoney(section, e, ctx) {
+  section.append(h("h2", { id: "vat-hmrc-money-title" }, "At HMRC: liabilities and payments"));
+  const area = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  section.append(area);
+  const params = { entityId: e.id, from: yearAgo(), to: today() };
+  let liabilities;
+  let payments;
+  try {
+    [liabilities, payments] = await Promise.all([
+      hmrcGet("/api/vat/liabilities", params).then((r) => r.data),
+      hmrcGet("/api/vat/payments", params).then((r) => r.data),
+    ]);
+  } catch (err) {
+    if (ctx.alive()) fill(area, loadError(err, "HMRC's liabilities and payments"));
+    return;
+  }
+  if (!ctx.alive()) return;
+  fill(area,
+    table({
+      caption: "Liabilities (the last 12 months)",
+      rows: liabilities,
+      empty: "HMRC lists no liability in the last 12 months.",
+      columns: [
+        { label: "Period", header: true, cell: (l) => (l.taxPeriod ? periodText(l.taxPeriod.from, l.taxPeriod.to) : "—") },
+        { label: "Type", cell: (l) => l.type ?? "—" },
+        { label: "Due", cell: (l) => (l.due ? date(l.due) : "—") },
+        { label: "Original amount", num: true, cell: (l) => money(l.originalAmount) },
+        { label: "Outstanding", num: true, cell: (l) => (l.outstandingAmount === undefined ? "—" : money(l.outstandingAmount)) },
+      ],
+    }),
+    table({
+      caption: "Payments received by HMRC (the last 12 months)",
+      rows: payments,
+      empty: "HMRC lists no payment in the last 12 months.",
+      columns: [
+        { label: "Received", header: true, cell: (p) => (p.received ? date(p.received) : "—") },
+        { label: "Amount", num: true, cell: (p) => money(p.amount) },
+      ],
+    }));
+}
+
+/** HMRC's receipt of a filed return, as a list of its parts. */
+export function receiptView(receipt) {
+  if (!receipt) return null;
+  if (receipt.recovered) {
+    return h("p", { class: "hint", "data-receipt": "recovered" }, "HMRC confirmed it holds this return (the submission was interrupted before its receipt arrived, so HMRC's reference numbers were not received).");
+  }
+  const item = (term, value) => (value ? [h("dt", {}, term), h("dd", {}, String(value))] : []);
+  return h("dl", { class: "facts receipt", "data-receipt": "hmrc" },
+    ...item("Processing date", receipt.processingDate),
+    ...item("Form bundle number", receipt.formBundleNumber),
+    ...item("Charge reference", receipt.chargeRefNumber),
+    ...item("Payment indicator", receipt.paymentIndicator),
+    ...item("Receipt ID", receipt.receiptId));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -204,8 +384,8 @@ function otherDates(ctx, from, to) {
 // The return of a period
 // ---------------------------------------------------------------------------------------
 
-async function showReturn(section, e, ctx, period) {
-  const { from, to } = period;
+async function showReturn(section, e, ctx, period, connected) {
+  const { from, to, periodKey } = period;
   const params = { entityId: e.id, from, to };
   section.append(h("h2", { id: "vat-return-title" }, `Return for ${periodText(from, to)}`));
   const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
@@ -229,12 +409,14 @@ async function showReturn(section, e, ctx, period) {
   }, "Download every box's lines (CSV)");
   const status = locked
     ? notice("ok", h("p", {}, h("strong", {}, "Filed: this period is locked. "),
-      filedReturn ? `Recorded as filed on ${date(filedReturn.filed_at)}${filedReturn.method === "hmrc" ? " with HMRC" : ""}. ` : "",
-      `The books are locked up to ${date(e.lock_date || to)}: nothing dated in the period can be added, changed or deleted, so these figures stay as filed.`))
+      filedReturn ? `${filedReturn.method === "hmrc" ? "Submitted to HMRC" : "Recorded as filed"} on ${date(filedReturn.filed_at)}. ` : "",
+      `The books are locked up to ${date(e.lock_date || to)}: nothing dated in the period can be added, changed or deleted, so these figures stay as filed.`),
+      filedReturn?.method === "hmrc" ? receiptView(filedReturn.receipt) : null)
     : null;
   // A period is filed once it has ended (docs/vat.md#filed-returns).
   const ended = to < today();
-  const recordButton = locked || !ended ? null : h("button", { type: "button", class: "danger" }, "Record as filed…");
+  const toHmrc = connected && periodKey && !locked && ended ? submitToHmrc(e, ctx, period) : null;
+  const recordButton = locked || !ended || toHmrc ? null : h("button", { type: "button", class: "danger" }, "Record as filed…");
   const notYet = locked || ended ? null : h("p", { class: "hint" }, `The period ends on ${date(to)}: it can be recorded as filed after that.`);
   const recordError = h("p", { class: "form-error", role: "alert" });
 
@@ -245,6 +427,7 @@ async function showReturn(section, e, ctx, period) {
     h("p", { id: "vat-net", class: "notice info" }, h("strong", {}, netInWords(boxes))),
     linesArea,
     h("div", { class: "actions" }, csv, recordButton),
+    toHmrc,
     notYet,
     recordError);
   if (recordButton) {
@@ -266,6 +449,39 @@ async function showReturn(section, e, ctx, period) {
     h("h3", { id: "vat-adjustments-title" }, "Adjustments in this period"));
   section.append(adjustments);
   await adjustmentsPanel(adjustments, e, ctx, period, locked);
+}
+
+/** HMRC's declaration and "Submit to HMRC" for an obligation (docs/hmrc.md#submitting-a-return):
+ * the button waits for the declaration, and is disabled while the submission runs. */
+function submitToHmrc(e, ctx, period) {
+  const { from, to, periodKey } = period;
+  const error = h("p", { class: "form-error", role: "alert" });
+  const declare = h("input", { type: "checkbox", id: "hmrc-declare" });
+  const submit = h("button", { type: "button", id: "hmrc-submit", disabled: true }, "Submit to HMRC");
+  declare.addEventListener("change", () => { submit.disabled = !declare.checked; });
+  const area = h("div", { class: "card", id: "hmrc-submission", role: "group", "aria-labelledby": "hmrc-submit-title" },
+    h("h3", { id: "hmrc-submit-title" }, `Submit to HMRC (period ${periodKey})`),
+    h("p", {}, "These nine boxes go to HMRC as they are shown above, as your return for this period."),
+    h("p", { id: "hmrc-declaration" }, h("strong", {}, HMRC_DECLARATION)),
+    h("div", { class: "field check" }, declare, h("label", { for: "hmrc-declare" }, "I have read the declaration, and the information is true and complete.")),
+    h("div", { class: "actions" }, submit),
+    error);
+  submit.addEventListener("click", () => act(submit, async () => {
+    if (!declare.checked) return;
+    declare.disabled = true;
+    try {
+      const r = (await post("/api/vat/returns", {
+        entity_id: e.id, from, to, period_key: periodKey, declaration: true, client: clientInfo(),
+      })).data;
+      await loadEntities();
+      fill(area, notice("ok", h("p", {}, h("strong", {}, `HMRC received the return for ${periodText(from, to)}. `), "The period is locked. HMRC's receipt:"), receiptView(r.receipt)));
+      toast("Return submitted to HMRC.");
+      ctx.refresh();
+    } finally {
+      declare.disabled = false;
+    }
+  }, error));
+  return area;
 }
 
 /** The nine boxes; `open(box, button)` (when given) shows a box's lines. */
@@ -453,6 +669,7 @@ async function loadFiled(section, e, ctx) {
   area.replaceWith(h("div", { id: "vat-filed-list" }, sorted.map((r) => h("details", { class: "totals" },
     h("summary", {}, `${periodText(r.from, r.to)}: ${netInWords(r.boxes)} `,
       h("span", { class: "muted" }, `Filed ${date(r.filed_at)}${r.method === "hmrc" ? " with HMRC" : " (recorded)"}${r.period_key ? `, period ${r.period_key}` : ""}.`)),
-    boxesTable(r.boxes, { caption: `The nine boxes as filed for ${periodText(r.from, r.to)}` })))));
+    boxesTable(r.boxes, { caption: `The nine boxes as filed for ${periodText(r.from, r.to)}` }),
+    r.method === "hmrc" ? receiptView(r.receipt) : null))));
   return list;
 }
