@@ -108,6 +108,7 @@ function logoCard(section) {
     h("div", { class: "field" }, h("label", { for: "logo-file" }, "Choose a PNG or JPEG (at most 512 KiB)"), input),
     h("div", { class: "actions" }, remove)));
   show();
+}
 
 const ROLES = [
   { value: "manager", label: "Manager: everything but the team, VAT filing and the business's settings" },
