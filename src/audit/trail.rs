@@ -93,8 +93,10 @@ impl Filters {
                 }
                 None => None,
             },
-            record_id: record.filter(|s| !s.is_empty()).map(str::to_owned),
-            user_id: user.filter(|s| !s.is_empty()).map(str::to_owned),
+            // Every record and user id is a UUID, as the document says: anything else is a
+            // 400, not an empty page.
+            record_id: crate::http::body::parse_opt_id("recordId", record)?,
+            user_id: crate::http::body::parse_opt_id("userId", user)?,
             date_from: day("dateFrom", from)?,
             date_to,
             limit,

@@ -67,7 +67,8 @@ fn before_sending(e: &ureq::Error) -> bool {
 impl From<HmrcError> for AppError {
     fn from(e: HmrcError) -> Self {
         match e {
-            HmrcError::NotConfigured(key) => AppError::Unavailable(format!(
+            // The operator's to set up, not a fault: a 409 naming the keys, as for mail.
+            HmrcError::NotConfigured(key) => AppError::refused("not_configured", format!(
                 "Filing with HMRC is not configured on this server: `hmrc.{key}` is not set (docs/hmrc.md)"
             )),
             HmrcError::Refused {

@@ -53,8 +53,8 @@ fn status() -> Value {
 }
 
 const HMRC_ANSWERS: &[(&str, &str)] = &[
-    ("409", "Not connected to HMRC, the connection's authority has run out, or HMRC refused by its rules (its code named)"),
-    ("503", "HMRC answered 5xx or could not be reached, or filing with HMRC is not configured on this server"),
+    ("409", "Not connected to HMRC, filing with HMRC not configured on this server, the connection's authority has run out, or HMRC refused by its rules (its code named)"),
+    ("503", "HMRC answered 5xx or could not be reached"),
 ];
 
 const SUBMITTED_ANSWERS: &[(&str, &str)] = &[
@@ -72,7 +72,7 @@ pub fn operations() -> Vec<Operation> {
     vec![
         op("get", "/api/hmrc/connect", "HMRC", "startHmrcConnection", "Start connecting an entity to HMRC: the URL to send the browser to", S, Query { params: ENTITY, record: "HmrcConnect" })
             .rules(&["docs/hmrc.md#connecting"])
-            .answers(&[("503", "Filing with HMRC is not configured on this server")]),
+            .answers(&[("409", "Filing with HMRC is not configured on this server (`code: not_configured`)")]),
         op("get", "/api/hmrc/callback", "HMRC", "hmrcCallback", "HMRC's redirect back (browser): keeps the tokens, then 303 to /#/vat?hmrc=connected or ?hmrc_error=", S, Redirect(CALLBACK))
             .rules(&["docs/hmrc.md#connecting"]),
         op("get", "/api/hmrc/connection", "HMRC", "getHmrcConnection", "Whether an entity is connected to HMRC, and until when its authority lasts", S, Query { params: ENTITY, record: "HmrcConnection" })

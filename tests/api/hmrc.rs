@@ -177,8 +177,9 @@ fn without_a_connection_or_configuration_hmrc_calls_are_refused_plainly() {
     t.signup("owner@example.com");
     let e = t.entity("Acme Ltd");
     let res = t.get(&format!("/api/hmrc/connect?entityId={e}"));
-    let m = assert_error(&res, Status::ServiceUnavailable);
+    let m = assert_error(&res, Status::Conflict);
     assert!(m.contains("hmrc.client_id"), "{m}");
+    assert_eq!(res.1["code"], "not_configured");
 }
 
 #[test]
