@@ -29,7 +29,7 @@ import schemathesis
 
 # Session-API collections: PUT and DELETE take the record's id in the body.
 _COLLECTION = re.compile(r"^/api/[a-z-]+$")
-_GONE_WITH_ENTITY = {"/api/webhooks", "/api/api-keys"}
+_GONE_WITH_ENTITY = {"/api/webhooks", "/api/api-keys", "/api/members"}
 _GONE_WITH_DOCUMENT = {"/api/payments"}
 _DOCUMENTS = {"/api/invoices", "/api/bills"}
 

@@ -228,7 +228,7 @@ async fn route_put(
         )));
     }
     let declared = content_type.map(|c| format!("{}/{}", c.top(), c.sub()));
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id("Entity", id)?);
     let bytes = bytes.into_inner();
     let info = db
         .write(move |tx| set_logo(tx, &scope, &id, declared.as_deref(), &bytes, &ctx))
@@ -253,7 +253,7 @@ impl<'r> rocket::response::Responder<'r, 'static> for Image {
 
 #[get("/entities/<id>/logo")]
 async fn route_get(user: SessionUser, id: &str, db: &State<Db>) -> AppResult<Image> {
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id("Entity", id)?);
     Ok(Image(
         db.read(move |conn| get_logo(conn, &scope, &id)).await?,
     ))
@@ -265,7 +265,7 @@ async fn route_delete(
     id: &str,
     db: &State<Db>,
 ) -> AppResult<rocket::serde::json::Json<serde_json::Value>> {
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id("Entity", id)?);
     db.write(move |tx| delete_logo(tx, &scope, &id)).await?;
     Ok(crate::http::data(serde_json::json!({ "success": true })))
 }

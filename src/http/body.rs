@@ -480,6 +480,18 @@ pub fn parse_flag(field: &str, s: Option<&str>) -> Result<Option<bool>, AppError
 }
 
 /// Parses an optional UUID query parameter.
+/// A record's id taken from the path (`/api/v1/invoices/{id}`): a value that is not a UUID
+/// names no record, so it is the 404 of an unknown one (`<label> not found: <value>`), not
+/// a 400 (docs/conventions.md#collection-paths).
+pub fn path_id(label: &str, raw: &str) -> Result<String, AppError> {
+    uuid::Uuid::parse_str(raw.trim())
+        .map(|u| u.hyphenated().to_string())
+        .map_err(|_| {
+            let shown: String = raw.chars().take(100).collect();
+            AppError::not_found(format!("{label} not found: {shown}"))
+        })
+}
+
 pub fn parse_opt_id(field: &str, s: Option<&str>) -> Result<Option<String>, AppError> {
     match s {
         None | Some("") => Ok(None),

@@ -138,10 +138,43 @@ pub fn invite(
             "This email is already a member of this entity",
         ));
     }
-    tx.prepare_cached(
-        "DELETE FROM members WHERE entity_id = ?1 AND user_id IS NULL AND email = ?2",
-    )?
-    .execute(params![entity, email])?;
+    // Inviting the same email again renews the open invitation in place (a new link, the
+    // new role, seven days from now): the member keeps its id.
+    let open: Option<String> = tx
+        .prepare_cached(
+            "SELECT id FROM members WHERE entity_id = ?1 AND user_id IS NULL AND email = ?2",
+        )?
+        .query_row(params![entity, email], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = open {
+        let before: String = tx
+            .prepare_cached("SELECT role FROM members WHERE id = ?1")?
+            .query_row([&id], |r| r.get(0))?;
+        tx.prepare_cached(
+            "UPDATE members SET role = ?2, invite_hash = ?3, invite_expires_at = ?4,
+                 invited_by = ?5, invited_at = ?6
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            id,
+            role.as_str(),
+            digest,
+            now + INVITE_LIFETIME_SECS,
+            scope.actor_id,
+            at
+        ])?;
+        let owner = scope.owner_for(tx, Some(&entity))?;
+        crate::db::audit::role_changed(
+            tx,
+            &scope.actor_id,
+            &entity,
+            &owner,
+            &id,
+            Some(&before),
+            Some(role.as_str()),
+        )?;
+        return get(tx, &id)?.ok_or_else(|| AppError::internal("the member is gone"));
+    }
     let id = uuid::Uuid::new_v4().to_string();
     tx.prepare_cached(
         "INSERT INTO members (id, entity_id, email, role, invite_hash, invite_expires_at,

@@ -18,7 +18,7 @@ use crate::config::AppConfig;
 use crate::ctx::Ctx;
 use crate::db::Db;
 use crate::error::{AppError, AppResult};
-use crate::http::body::{parse_id, parse_json, JsonBody};
+use crate::http::body::{parse_json, path_id, JsonBody};
 use crate::http::list_sql::{not_found, Which};
 use crate::http::paging::{Order, Page};
 use crate::inventory::products::{delete_product, get_product, update_product, Product};
@@ -31,8 +31,12 @@ const ONE: Page = Page {
 /// The session API's update body from a v1 PUT's body and the path's id: an `id` in the
 /// body must be the path's (400 otherwise); the body is then read exactly as the session
 /// API reads its own, with the same field-naming errors.
-fn update_body<T: DeserializeOwned>(id: &str, mut body: Map<String, Value>) -> AppResult<T> {
-    let id = parse_id("id", id)?;
+fn update_body<T: DeserializeOwned>(
+    label: &str,
+    id: &str,
+    mut body: Map<String, Value>,
+) -> AppResult<T> {
+    let id = path_id(label, id)?;
     if let Some(sent) = body.get("id") {
         if sent.as_str() != Some(id.as_str()) {
             return Err(crate::error::AppError::invalid(
@@ -56,7 +60,7 @@ async fn one<R: Resource>(
     id: &str,
     db: &Db,
 ) -> AppResult<R::Record> {
-    let id = parse_id("id", id)?;
+    let id = path_id(label, id)?;
     let found = read_list::<R>(
         db,
         key.scope(),
@@ -94,12 +98,13 @@ async fn hidden(db: &Db, key: &ApiKey, label: &str, table: &'static str, id: Str
 
 async fn update<R: Resource>(
     key: &ApiKey,
+    label: &str,
     id: &str,
     body: Map<String, Value>,
     db: &Db,
     ctx: Ctx,
 ) -> AppResult<Json<Value>> {
-    let body: R::Update = update_body(id, body)?;
+    let body: R::Update = update_body(label, id, body)?;
     let scope = key.scope();
     let rec = db
         .write(move |tx| R::update(tx, &scope, body, &ctx))
@@ -107,8 +112,13 @@ async fn update<R: Resource>(
     Ok(Json(json!({ "data": rec })))
 }
 
-async fn remove<R: Resource>(key: &ApiKey, id: &str, db: &Db) -> AppResult<Json<Value>> {
-    let id = parse_id("id", id)?;
+async fn remove<R: Resource>(
+    key: &ApiKey,
+    label: &str,
+    id: &str,
+    db: &Db,
+) -> AppResult<Json<Value>> {
+    let id = path_id(label, id)?;
     let scope = key.scope();
     db.write(move |tx| R::delete(tx, &scope, &id)).await?;
     Ok(Json(json!({ "data": { "success": true } })))
@@ -132,12 +142,13 @@ macro_rules! record_paths {
             clock: &State<Clock>,
             config: &State<AppConfig>,
         ) -> AppResult<Json<Value>> {
-            update::<$res>(&key, id, body.into_inner(), db, Ctx::new(clock, config)).await
+            update::<$res>(&key, $label, id, body.into_inner(), db, Ctx::new(clock, config))
+                .await
         }
 
         #[delete($path)]
         pub async fn $delete(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Json<Value>> {
-            remove::<$res>(&key, id, db).await
+            remove::<$res>(&key, $label, id, db).await
         }
     };
 }
@@ -190,7 +201,7 @@ record_paths!(
 
 #[get("/products/<id>")]
 pub async fn product_get(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Json<Value>> {
-    let id = parse_id("id", id)?;
+    let id = path_id("Product", id)?;
     let scope = key.scope();
     let p: Product = db.read(move |conn| get_product(conn, &scope, &id)).await?;
     Ok(Json(json!({ "data": p })))
@@ -205,7 +216,7 @@ pub async fn product_put(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Json<Value>> {
-    let body = update_body(id, body.into_inner())?;
+    let body = update_body("Product", id, body.into_inner())?;
     let scope = key.scope();
     let ctx = Ctx::new(clock, config);
     let p = db
@@ -216,7 +227,7 @@ pub async fn product_put(
 
 #[delete("/products/<id>")]
 pub async fn product_delete(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Json<Value>> {
-    let id = parse_id("id", id)?;
+    let id = path_id("Product", id)?;
     let scope = key.scope();
     db.write(move |tx| delete_product(tx, &scope, &id)).await?;
     Ok(Json(json!({ "data": { "success": true } })))
@@ -224,7 +235,7 @@ pub async fn product_delete(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<
 
 #[get("/payments/<id>")]
 pub async fn payment_get(key: ApiKey, id: &str, db: &State<Db>) -> AppResult<Json<Value>> {
-    let id = parse_id("id", id)?;
+    let id = path_id("Payment", id)?;
     let scope = key.scope();
     let p: Payment = db
         .read(move |conn| {
@@ -256,7 +267,7 @@ pub async fn payment_delete(
     clock: &State<Clock>,
     config: &State<AppConfig>,
 ) -> AppResult<Json<Value>> {
-    let id = parse_id("id", id)?;
+    let id = path_id("Payment", id)?;
     let scope = key.scope();
     let ctx = Ctx::new(clock, config);
     db.write(move |tx| payments::delete_payment(tx, &scope, &id, &ctx))

@@ -711,3 +711,26 @@ fn a_members_change_is_in_the_trail_under_their_name_and_only_owners_and_account
     );
     assert!(msg.contains("two-factor"), "{msg}");
 }
+
+/// docs/auth.md#members-and-roles: inviting an email again renews its open invitation in
+/// place: the same member, the new role, a new link; the old link no longer works.
+#[test]
+fn inviting_an_email_again_renews_the_same_invitation_and_retires_the_old_link() {
+    let (t, e) = app_with_entity();
+    let (first, old_token) = invite(&t, &e, "sam@example.com", "staff");
+    let (second, new_token) = invite(&t, &e, "sam@example.com", "accountant");
+    assert_eq!(first["id"], second["id"]);
+    assert_eq!(second["role"], "accountant");
+    assert_ne!(old_token, new_token);
+    assert_eq!(members_of(&t, &e).len(), 2, "the owner and one invitation");
+    let (s, v) = t.put(
+        "/api/members",
+        json!({ "id": first["id"], "role": "viewer" }),
+    );
+    assert_eq!(s, Status::Ok, "{v}");
+    *t.session.borrow_mut() = None;
+    let (s, v) = join_by_signup(&t, "sam@example.com", &old_token);
+    assert_eq!(s, Status::BadRequest, "{v}");
+    let (s, v) = join_by_signup(&t, "sam@example.com", &new_token);
+    assert_eq!(s, Status::Created, "{v}");
+}

@@ -130,9 +130,12 @@ fn record_paths_see_only_what_the_key_sees() {
     t.signup("second@example.com");
     let theirs = key(&t, None);
     assert_error(&send(&t, "GET", &path, &theirs, None), Status::NotFound);
-    // A malformed id is a 400 naming it; an unknown path parameter query is refused.
+    // A path that holds no id names no record: 404; an unknown query parameter is refused.
     let r = send(&t, "GET", "/api/v1/contacts/not-a-uuid", &unscoped, None);
-    assert_eq!(r.1["field"], "id", "{}", r.1);
+    assert_eq!(
+        assert_error(&r, Status::NotFound),
+        "Contact not found: not-a-uuid"
+    );
     let r = send(&t, "GET", &format!("{path}?expand=1"), &unscoped, None);
     assert_eq!(r.1["code"], "unknown_parameter", "{}", r.1);
 }

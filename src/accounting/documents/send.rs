@@ -57,7 +57,7 @@ async fn print_data(
     kind: DocKind,
     id: &str,
 ) -> AppResult<Json<Value>> {
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id(kind.label(), id)?);
     let p = db
         .read(move |conn| print::printable(conn, &scope, kind, &id))
         .await?;
@@ -115,7 +115,7 @@ impl<'r> rocket::response::Responder<'r, 'static> for PdfFile {
 }
 
 async fn pdf_file(user: SessionUser, db: &Db, kind: DocKind, id: &str) -> AppResult<PdfFile> {
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id(kind.label(), id)?);
     let (p, bytes) = db.read(move |conn| render(conn, &scope, kind, &id)).await?;
     Ok(PdfFile {
         name: file_name(&p),
@@ -141,7 +141,7 @@ async fn send(
              (docs/configuration.md)",
         ));
     };
-    let (scope, id) = (user.scope(), id.to_owned());
+    let (scope, id) = (user.scope(), crate::http::body::path_id(kind.label(), id)?);
     let (p, bytes) = {
         let (scope, id) = (scope.clone(), id.clone());
         db.read(move |conn| render(conn, &scope, kind, &id)).await?
