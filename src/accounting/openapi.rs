@@ -103,14 +103,15 @@ fn line_input() -> Value {
             ("capital_goods", json!({ "type": "boolean", "description": "Bought as a capital asset (docs/vat.md#capital-goods): bill and supplier-credit lines only, default false; true on an invoice, credit-note or recurring template line is 400." })),
         ],
     );
-    // Without a product, the line needs its own description and price.
-    v["anyOf"] = json!([
-        { "required": ["product_id"], "properties": { "product_id": uuid() } },
-        {
-            "required": ["description", "unit_price"],
-            "properties": { "description": name_text(""), "unit_price": { "type": "number" } },
-        },
-    ]);
+    // Without a product, the line needs its own description and price. Said with
+    // `if`/`else`, not an `anyOf` of partial schemas: client generators turn such an
+    // `anyOf` into a choice between the two partial schemas and drop every other field
+    // (openapi-generator's `python` sent a line without its quantity and discount).
+    v["if"] = json!({ "required": ["product_id"], "properties": { "product_id": uuid() } });
+    v["else"] = json!({
+        "required": ["description", "unit_price"],
+        "properties": { "description": name_text("") },
+    });
     v
 }
 

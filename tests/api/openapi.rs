@@ -880,3 +880,28 @@ fn every_operation_with_a_csv_format_documents_its_csv_answer() {
         "the valuation, the movements and the VAT lines take format"
     );
 }
+
+/// Issue 30 point 3: no request body schema is an `anyOf`/`oneOf` of partial schemas
+/// beside its own properties, the construct that made openapi-generator's `python`
+/// client choose one partial schema and drop the other fields (a line's quantity and
+/// discount). Conditions between fields are written with `if`/`then`/`else`.
+#[test]
+fn no_request_schema_mixes_its_properties_with_a_choice_of_partial_schemas() {
+    let t = app();
+    let (_, doc) = t.get("/api/openapi.json");
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let requests = stockbook::openapi::request_schemas(doc["paths"].as_object().unwrap(), schemas);
+    let line = &schemas["LineInput"];
+    assert!(line["if"].is_object() && line["else"].is_object(), "{line}");
+    for name in requests {
+        let s = &schemas[&name];
+        if s["properties"].is_object() {
+            for k in ["anyOf", "oneOf"] {
+                assert!(
+                    s.get(k).is_none(),
+                    "{name} has properties and a top-level {k}"
+                );
+            }
+        }
+    }
+}
