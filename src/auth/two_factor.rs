@@ -341,6 +341,15 @@ pub fn turn_off(tx: &Transaction, user_id: &str) -> AppResult<()> {
     )
 }
 
+/// How many of `user_id`'s recovery codes are still unused.
+pub fn recovery_codes_left(conn: &Connection, user_id: &str) -> AppResult<i64> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
+        )?
+        .query_row([user_id], |r| r.get(0))?)
+}
+
 /// The QR code of `uri` as an SVG image.
 pub fn qr_svg(uri: &str) -> AppResult<String> {
     let code = QrCode::new(uri.as_bytes())
@@ -364,15 +373,7 @@ struct CodeBody {
 async fn status(user: SessionUser, db: &State<Db>) -> AppResult<Json<Value>> {
     let uid = user.user.id;
     let (enabled, left) = db
-        .read(move |c| {
-            let enabled = state(c, &uid)?.enabled;
-            let left: i64 = c.query_row(
-                "SELECT COUNT(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
-                [&uid],
-                |r| r.get(0),
-            )?;
-            Ok((enabled, left))
-        })
+        .read(move |c| Ok((state(c, &uid)?.enabled, recovery_codes_left(c, &uid)?)))
         .await?;
     Ok(Json(
         json!({ "data": { "enabled": enabled, "recovery_codes_left": left } }),
