@@ -120,29 +120,18 @@ impl Server {
         } else {
             c.request_full("POST", "/api/auth/login", &creds, None).2
         };
-        let cookie = headers
-            .lines()
-            .find_map(|l| {
-                let l = l.to_ascii_lowercase();
-                l.starts_with("set-cookie:").then(|| l.clone())
-            })
-            .expect("session cookie");
-        let v = cookie.split_once(':').unwrap().1.trim();
-        self.cookie = v.split(';').next().unwrap().to_owned();
-        // The cookie value is case-sensitive: take it from the original header.
-        let orig = headers
-            .lines()
-            .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
-            .unwrap();
-        self.cookie = orig
-            .split_once(':')
-            .unwrap()
-            .1
-            .trim()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
+        self.cookie = session_cookie(&headers);
+    }
+
+    /// Signs another user up with `body` (an email, a password and, say, an
+    /// `invite_token`) and returns a connection that carries their session.
+    pub fn sign_up(&self, body: &Value) -> Conn {
+        let mut c = Conn::open(self.port).unwrap();
+        let (status, b, headers) =
+            c.request_full("POST", "/api/auth/signup", &body.to_string(), None);
+        assert_eq!(status, 201, "sign-up: {}", String::from_utf8_lossy(&b));
+        c.cookie = Some(session_cookie(&headers));
+        c
     }
 
     pub fn conn(&self) -> Conn {
@@ -166,6 +155,23 @@ impl Server {
         let (_, v) = self.conn().json("GET", "/api/auth/me", "");
         v["data"]["id"].as_str().unwrap().to_owned()
     }
+}
+
+/// The session cookie (`name=value`, as sent back) of a sign-up or sign-in answer's
+/// headers; the value is case-sensitive, so it is taken as the server wrote it.
+fn session_cookie(headers: &str) -> String {
+    headers
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .expect("session cookie")
+        .split_once(':')
+        .unwrap()
+        .1
+        .trim()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
 }
 
 /// One keep-alive HTTP/1.1 connection.

@@ -105,20 +105,70 @@ impl Filters {
     }
 }
 
-/// The query of a page of the trail and its parameters.
-fn list_sql(viewer: &Scope, f: &Filters) -> (String, Vec<String>) {
-    let mut sql = String::from(
-        "SELECT a.id, a.at, a.user_id, u.email, a.action, a.record_type, a.record_id,
-                a.entity_id, a.changes
-         FROM audit_log a LEFT JOIN users u ON u.id = a.user_id
-         WHERE ",
-    );
+/// The columns of an entry as listed, for one arm of the query.
+const LISTED: &str = "SELECT a.id, a.at, a.user_id, u.email, a.action, a.record_type, a.record_id,
+            a.entity_id, a.changes
+     FROM audit_log a LEFT JOIN users u ON u.id = a.user_id
+     WHERE ";
+
+/// Past this many businesses a reader's page is one walk of the trail, not one stream
+/// each (SQLite allows 500 arms in a compound query).
+const MAX_STREAMS: usize = 400;
+
+/// The entities whose trail `viewer` may read: those where they are an owner or an
+/// accountant (docs/audit.md#reading-the-trail).
+fn readable_entities(conn: &Connection, viewer: &Scope) -> AppResult<Vec<String>> {
+    let sql = crate::scope::access::entities_where(Cap::Vat);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let ids = stmt
+        .query_map([viewer.actor()], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+/// The query of a page of the trail and its parameters. `readable` is the viewer's
+/// entities ([`readable_entities`]) when the page is read as one stream per entity.
+fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String, Vec<String>) {
+    let dated = f.date_from.is_some() || f.date_to.is_some();
     let mut args: Vec<String> = Vec::new();
+    let dates = |sql: &mut String, args: &mut Vec<String>| {
+        if let Some(v) = &f.date_from {
+            sql.push_str(" AND a.at >= ?");
+            args.push(v.clone());
+        }
+        if let Some(v) = &f.date_to {
+            sql.push_str(" AND a.at < ?");
+            args.push(v.clone());
+        }
+    };
+    if let Some(entities) = readable {
+        // One arm per entity read from (entity, id) or (entity, at), and one for the
+        // viewer's entries without an entity from the partial indexes; SQLite merges the
+        // ordered arms and stops at the page's end (migration V32).
+        let mut sql = String::new();
+        for e in entities {
+            sql.push_str(LISTED);
+            sql.push_str("a.entity_id = ?");
+            args.push(e.clone());
+            dates(&mut sql, &mut args);
+            sql.push_str("\nUNION ALL\n");
+        }
+        sql.push_str(LISTED);
+        sql.push_str("a.entity_id IS NULL AND a.owner_id = ?");
+        args.push(viewer.actor().to_owned());
+        dates(&mut sql, &mut args);
+        let order = if dated { "2 DESC, 1 DESC" } else { "1 DESC" };
+        sql.push_str(&format!(
+            " ORDER BY {order} LIMIT {} OFFSET {}",
+            f.limit, f.offset
+        ));
+        return (sql, args);
+    }
+    let mut sql = String::from(LISTED);
     if f.entity_id.is_none() {
-        // Every entity the viewer may read the trail of, and their own entity-less
-        // records and sign-ins (kept under their id as `owner_id`). The unary `+` keeps
-        // SQLite reading newest first by number and filtering (a shop's few entities make
-        // most entries match), rather than merging two indexes and sorting.
+        // A record's or a user's entries, read from their index newest first and kept
+        // to the entities the viewer may read and their own entries without an entity
+        // (kept under their id as `owner_id`); the unary `+` keeps SQLite on that index.
         sql.push_str(&format!(
             "(+a.entity_id IN ({}) OR (+a.entity_id IS NULL AND +a.owner_id = ?))",
             crate::scope::access::entities_where(Cap::Vat)
@@ -138,12 +188,10 @@ fn list_sql(viewer: &Scope, f: &Filters) -> (String, Vec<String>) {
     add(" AND a.entity_id = ?", &f.entity_id);
     add(" AND a.record_id = ?", &f.record_id);
     add(" AND a.user_id = ?", &f.user_id);
-    add(" AND a.at >= ?", &f.date_from);
-    add(" AND a.at < ?", &f.date_to);
+    dates(&mut sql, &mut args);
     // Entries are numbered in the order they are written, so newest first is the
-    // number's order; with dates, the same order read from the (owner, at) index.
-    // Without an entity the page is read newest first by number and filtered (above).
-    let order = if f.entity_id.is_some() && (f.date_from.is_some() || f.date_to.is_some()) {
+    // number's order; an entity's page with dates is read from (entity, at).
+    let order = if f.entity_id.is_some() && dated {
         "a.at DESC, a.id DESC"
     } else {
         "a.id DESC"
@@ -164,7 +212,12 @@ pub fn list(
     f: &Filters,
     each: &mut dyn FnMut(Listed) -> AppResult<bool>,
 ) -> AppResult<()> {
-    let (sql, args) = list_sql(viewer, f);
+    let streams = if f.entity_id.is_none() && f.record_id.is_none() && f.user_id.is_none() {
+        Some(readable_entities(conn, viewer)?).filter(|e| e.len() <= MAX_STREAMS)
+    } else {
+        None
+    };
+    let (sql, args) = list_sql(viewer, f, streams.as_deref());
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = rows.next()? {
@@ -249,13 +302,39 @@ mod tests {
                 ..base.clone()
             },
             Filters {
+                entity_id: some("e"),
                 date_from: some("2026-01-01"),
                 date_to: some("2026-02-01"),
                 ..base.clone()
             },
+            Filters {
+                record_id: some("r"),
+                date_from: some("2026-01-01"),
+                ..base.clone()
+            },
         ];
-        for f in cases {
-            let (sql, args) = list_sql(&Scope::user("owner"), &f);
+        let month = Filters {
+            date_from: some("2026-01-01"),
+            date_to: some("2026-02-01"),
+            ..base.clone()
+        };
+        let two = ["e1".to_owned(), "e2".to_owned()];
+        // Without a filter: one stream per readable entity (none, one, two) and the
+        // viewer's own, with and without dates.
+        let streams: [(&Filters, &[String]); 6] = [
+            (&base, &[]),
+            (&base, &two[..1]),
+            (&base, &two),
+            (&month, &[]),
+            (&month, &two[..1]),
+            (&month, &two),
+        ];
+        let queries = cases
+            .iter()
+            .map(|f| (f, None))
+            .chain(streams.iter().map(|(f, e)| (*f, Some(*e))));
+        for (f, readable) in queries {
+            let (sql, args) = list_sql(&Scope::user("owner"), f, readable);
             let plan: Vec<String> = db
                 .read_sync(|c| {
                     let mut s = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;

@@ -260,3 +260,121 @@ fn filing_a_vat_return_is_its_creation_and_the_lock_date_it_moves() {
         json!({ "before": null, "after": "2026-03-31" })
     );
 }
+
+/// The ids of the trail the signed-in user may read, as the definition in
+/// docs/audit.md#reading-the-trail says: the entries of the entities where they are an
+/// owner or an accountant, and their own entries without an entity; newest first.
+fn readable_ids(t: &TestApp, user: &str) -> Vec<i64> {
+    t.db.read_sync(|c| {
+        let mut s = c.prepare(
+            "SELECT id FROM audit_log
+             WHERE entity_id IN (SELECT entity_id FROM members
+                                 WHERE user_id = ?1 AND role IN ('owner', 'accountant'))
+                OR (entity_id IS NULL AND owner_id = ?1)
+             ORDER BY id DESC",
+        )?;
+        let ids = s
+            .query_map([user], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    })
+    .unwrap()
+}
+
+fn ids(entries: &[Value]) -> Vec<i64> {
+    entries.iter().map(|e| e["id"].as_i64().unwrap()).collect()
+}
+
+/// Invites `email` into `entity` as `role` and signs them up with the link; their
+/// session is the app's from then on. Their user id.
+fn join(t: &TestApp, entity: &str, email: &str, role: &str) -> String {
+    let (s, v) = t.post(
+        "/api/members",
+        json!({ "entity_id": entity, "email": email, "role": role }),
+    );
+    assert_eq!(s, Status::Created, "{v}");
+    let url = v["data"]["invite_url"].as_str().unwrap().to_owned();
+    let token = url.split_once("token=").unwrap().1.to_owned();
+    let res = t
+        .client
+        .post("/api/auth/signup")
+        .header(rocket::http::ContentType::JSON)
+        .body(json!({ "email": email, "password": PASSWORD, "invite_token": token }).to_string())
+        .dispatch();
+    assert_eq!(res.status(), Status::Created);
+    let cookie = res
+        .cookies()
+        .get("stockbook_session")
+        .unwrap()
+        .value()
+        .to_owned();
+    *t.session.borrow_mut() = Some(cookie);
+    t.get("/api/auth/me").1["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Without a filter the page is every business the reader may read and their own
+/// entries without one, merged newest first (one ordered read each, migration V32), and
+/// it pages without a gap or a repeat; members see only what their role reads.
+#[test]
+fn the_unfiltered_trail_merges_each_readable_business_and_the_readers_own_entries() {
+    let (t, a) = app_with_entity();
+    let owner_session = t.session.borrow().clone();
+    let owner = t.get("/api/auth/me").1["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let b = t.entity("Second shop");
+    // Interleaved: A, B and no business in turn.
+    for i in 0..4 {
+        product(&t, &a, &format!("A{i}"));
+        product(&t, &b, &format!("B{i}"));
+        let (s, v) = t.post("/api/products", json!({ "name": format!("Own {i}") }));
+        assert_eq!(s, Status::Created, "{v}");
+    }
+    let all = ids(&trail(&t, ""));
+    assert_eq!(all, readable_ids(&t, &owner));
+    assert!(all.len() > 12, "{all:?}");
+    // Pages of every size meet end to end.
+    for size in [1, 2, 5, 7] {
+        let mut paged = Vec::new();
+        for offset in (0..all.len() + size).step_by(size) {
+            let (s, v) = t.get(&format!("/api/audit?limit={size}&offset={offset}"));
+            assert_eq!(s, Status::Ok, "{v}");
+            paged.extend(ids(v["data"].as_array().unwrap()));
+        }
+        assert_eq!(paged, all, "pages of {size}");
+    }
+    // With dates: the same entries, and none before today.
+    let day = today();
+    assert_eq!(
+        ids(&trail(&t, &format!("&dateFrom={day}&dateTo={day}"))),
+        all
+    );
+    let (s, v) = t.get(&format!("/api/audit?dateFrom={day}&limit=3&offset=3"));
+    assert_eq!(s, Status::Ok, "{v}");
+    assert_eq!(ids(v["data"].as_array().unwrap()), all[3..6]);
+    assert!(trail(&t, "&dateTo=2000-01-01").is_empty());
+
+    // An accountant of B reads B and their own sign-in; a manager of A only their own.
+    let accountant = join(&t, &b, "acc@example.com", "accountant");
+    assert_ne!(accountant, owner);
+    let theirs = ids(&trail(&t, ""));
+    assert_eq!(theirs, readable_ids(&t, &accountant));
+    let seen = trail(&t, "");
+    assert!(seen.iter().any(|e| e["entity_id"] == json!(b)), "{seen:?}");
+    assert!(
+        seen.iter()
+            .all(|e| e["entity_id"] == json!(b) || e["user_id"] == json!(accountant)),
+        "{seen:?}"
+    );
+    t.session.borrow_mut().clone_from(&owner_session);
+    let manager = join(&t, &a, "manager@example.com", "manager");
+    let (s, v) = t.post("/api/products", json!({ "name": "Manager's own" }));
+    assert_eq!(s, Status::Created, "{v}");
+    let seen = trail(&t, "");
+    assert_eq!(ids(&seen), readable_ids(&t, &manager));
+    assert_eq!(actions(&seen), ["create", "sign_in"], "{seen:?}");
+}
