@@ -363,6 +363,16 @@ fn main() {
         ),
         ("owner, no filter", owner_c, String::new()),
         (
+            "owner, no filter, one month",
+            owner_c,
+            format!("dateFrom={from}&dateTo={to}"),
+        ),
+        (
+            "owner, the manager's changes, one month",
+            owner_c,
+            format!("userId={manager_id}&dateFrom={from}&dateTo={to}"),
+        ),
+        (
             "accountant of C and D, business C",
             accountant_c,
             format!("entityId={cc}"),
@@ -371,6 +381,11 @@ fn main() {
             "accountant of C and D, no filter",
             accountant_c,
             String::new(),
+        ),
+        (
+            "accountant of C and D, no filter, one month",
+            accountant_c,
+            format!("dateFrom={from}&dateTo={to}"),
         ),
         ("auditor of D alone, no filter", auditor_c, String::new()),
         (

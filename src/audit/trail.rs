@@ -190,8 +190,9 @@ fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String
     add(" AND a.user_id = ?", &f.user_id);
     dates(&mut sql, &mut args);
     // Entries are numbered in the order they are written, so newest first is the
-    // number's order; an entity's page with dates is read from (entity, at).
-    let order = if f.entity_id.is_some() && dated {
+    // number's order; an entity's or a user's page with dates is read from (entity, at)
+    // or (user, at).
+    let order = if (f.entity_id.is_some() || f.user_id.is_some()) && dated {
         "a.at DESC, a.id DESC"
     } else {
         "a.id DESC"
@@ -310,6 +311,12 @@ mod tests {
             Filters {
                 record_id: some("r"),
                 date_from: some("2026-01-01"),
+                ..base.clone()
+            },
+            Filters {
+                user_id: some("u"),
+                date_from: some("2026-01-01"),
+                date_to: some("2026-02-01"),
                 ..base.clone()
             },
         ];

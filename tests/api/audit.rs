@@ -357,6 +357,16 @@ fn the_unfiltered_trail_merges_each_readable_business_and_the_readers_own_entrie
     assert_eq!(s, Status::Ok, "{v}");
     assert_eq!(ids(v["data"].as_array().unwrap()), all[3..6]);
     assert!(trail(&t, "&dateTo=2000-01-01").is_empty());
+    // A user's changes with dates are read by time: the same entries as without.
+    let mine = ids(&trail(&t, &format!("&userId={owner}")));
+    assert!(!mine.is_empty());
+    assert_eq!(
+        ids(&trail(
+            &t,
+            &format!("&userId={owner}&dateFrom={day}&dateTo={day}")
+        )),
+        mine
+    );
 
     // An accountant of B reads B and their own sign-in; a manager of A only their own.
     let accountant = join(&t, &b, "acc@example.com", "accountant");
