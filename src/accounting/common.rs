@@ -34,7 +34,7 @@ pub fn reference(
     raw: &str,
 ) -> AppResult<Reference> {
     let id = parse_id(field, raw)?;
-    let (cond, params) = scope.condition("");
+    let (cond, params) = scope.condition(conn, "");
     let sql = format!("SELECT entity_id FROM {table} WHERE id = ? AND {cond}");
     let mut values: Vec<&dyn ToSql> = vec![&id];
     values.extend(params.iter().map(|p| p as &dyn ToSql));

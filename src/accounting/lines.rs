@@ -255,7 +255,7 @@ struct LineProduct {
 }
 
 fn product_for_line(conn: &Connection, scope: &Scope, id: &str) -> AppResult<LineProduct> {
-    let (cond, params) = scope.condition("");
+    let (cond, params) = scope.condition(conn, "");
     let sql = format!(
         "SELECT id, entity_id, name, unit_price, cost_price, vat_rate, vat_treatment FROM products
          WHERE id = ? AND {cond}"

@@ -79,7 +79,7 @@ pub fn money_summary(
     // Only the documents that count: every `sent` invoice, and the `paid` ones issued
     // this month (the owner's date-ordered index keeps the second part short).
     // What the caller sees (docs/auth.md#members-and-roles), then the entity filter.
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(conn, "");
     let args = |more: &[&str]| -> Vec<Option<String>> {
         let mut v: Vec<Option<String>> = seen.iter().cloned().map(Some).collect();
         v.push(entity.map(str::to_owned));

@@ -220,8 +220,9 @@ impl<'r> FromRequest<'r> for SessionUser {
 }
 
 /// The scope of `actor` (through a key scoped to `entity`) on this request's route: what
-/// the route needs ([`crate::scope::Cap::of_route`]) and the caller's memberships, read
-/// on every request (the session cache keeps who the user is, never their roles).
+/// the route needs ([`crate::scope::Cap::of_route`]). The caller's roles are read where
+/// they are used, in the request's own transaction (the session cache keeps who the
+/// user is, never their roles); only a scoped key's membership is checked here.
 pub async fn route_scope(
     req: &Request<'_>,
     actor: &str,
@@ -231,9 +232,10 @@ pub async fn route_scope(
         Some(r) => crate::scope::Cap::of_route(r.method.as_str(), r.uri.path()),
         None => crate::scope::Cap::of_route(req.method().as_str(), req.uri().path().as_str()),
     };
-    if need == crate::scope::Cap::Any && entity.is_none() {
-        // The caller's own account and entity list: no role to read.
-        return Ok(crate::scope::Scope::user(actor).needing(need));
+    if entity.is_none() {
+        // A signed-in user (or an unscoped key): nothing to read before the handler; each
+        // rule reads the role where it uses it, in its own transaction.
+        return Ok(crate::scope::Scope::signed_in(actor, need));
     }
     let db = req
         .rocket()

@@ -14,8 +14,9 @@ use crate::error::{AppError, AppResult};
 
 /// Which rows a caller may see.
 pub trait Visible {
-    /// An SQL condition on the row aliased `alias` (none: unaliased), with its parameters.
-    fn condition(&self, alias: &str) -> (String, Vec<String>);
+    /// An SQL condition on the row aliased `alias` (none: unaliased), with its
+    /// parameters, for a query on `conn`.
+    fn condition(&self, conn: &Connection, alias: &str) -> (String, Vec<String>);
 
     /// The error for record `id` of `table` that the condition hides from the caller,
     /// when hiding it is not the answer (a role that may not do this: 403); `None` for a
@@ -37,8 +38,13 @@ pub struct Which<'a> {
 }
 
 /// `WHERE <visible> [AND alias.entity_id = ?] [AND alias.id = ?]` and its parameters.
-fn filter(visible: &impl Visible, alias: &str, which: Which<'_>) -> (String, Vec<String>) {
-    let (cond, mut params) = visible.condition(alias);
+fn filter(
+    conn: &Connection,
+    visible: &impl Visible,
+    alias: &str,
+    which: Which<'_>,
+) -> (String, Vec<String>) {
+    let (cond, mut params) = visible.condition(conn, alias);
     let mut filter = format!("WHERE {cond}");
     if let Some(e) = which.entity {
         filter.push_str(&format!(" AND {alias}.entity_id = ?"));
@@ -93,14 +99,19 @@ impl SelectSql<'_> {
         page: Page,
         map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
     ) -> AppResult<Vec<T>> {
-        let (sql, params) = self.sql(visible, which);
+        let (sql, params) = self.sql(conn, visible, which);
         paged(conn, &sql, &params, page, map)
     }
 
     /// The page's SQL (its last two parameters are the limit and the offset) and the
     /// parameters before them.
-    pub fn sql(&self, visible: &impl Visible, which: Which<'_>) -> (String, Vec<String>) {
-        let (filter, params) = filter(visible, self.alias, which);
+    pub fn sql(
+        &self,
+        conn: &Connection,
+        visible: &impl Visible,
+        which: Which<'_>,
+    ) -> (String, Vec<String>) {
+        let (filter, params) = filter(conn, visible, self.alias, which);
         let sql = format!(
             "{} {filter} ORDER BY {} LIMIT ? OFFSET ?",
             self.select, self.order_by
@@ -141,7 +152,7 @@ impl ListSql<'_> {
             // page's own rows are read from the table.
             Order::Creation => {
                 let table = self.from.split_whitespace().next().unwrap_or(self.from);
-                let (filter, params) = filter(visible, "s", which);
+                let (filter, params) = filter(conn, visible, "s", which);
                 let sql = format!(
                     "SELECT {} FROM {} WHERE t.seq IN
                      (SELECT s.seq FROM {table} s {filter} ORDER BY s.seq LIMIT ? OFFSET ?)
@@ -155,13 +166,18 @@ impl ListSql<'_> {
 
     /// The SQL of a page in [`Order::Session`] and its parameters before the limit and
     /// the offset (for a test of its query plan).
-    pub fn session_sql(&self, visible: &impl Visible, which: Which<'_>) -> (String, Vec<String>) {
+    pub fn session_sql(
+        &self,
+        conn: &Connection,
+        visible: &impl Visible,
+        which: Which<'_>,
+    ) -> (String, Vec<String>) {
         SelectSql {
             select: &format!("SELECT {} FROM {}", self.columns, self.from),
             alias: "t",
             order_by: self.session_order,
         }
-        .sql(visible, which)
+        .sql(conn, visible, which)
     }
 
     /// One record by id, when the caller sees it: 404 (`<label> not found: <id>`)
@@ -174,7 +190,7 @@ impl ListSql<'_> {
         id: &str,
         map: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
     ) -> AppResult<T> {
-        let (cond, params) = visible.condition("t");
+        let (cond, params) = visible.condition(conn, "t");
         let sql = format!(
             "SELECT {} FROM {} WHERE t.id = ? AND {cond}",
             self.columns, self.from

@@ -174,7 +174,7 @@ pub fn list_for(
     entity: Option<&str>,
     page: crate::http::paging::Page,
 ) -> AppResult<Vec<Connection>> {
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(conn, "");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM import_connections
          WHERE {cond} AND (? IS NULL OR entity_id = ?)
@@ -390,7 +390,7 @@ async fn create(
 /// Deletes connection `id`, when the caller sees it, and its credentials (404 when
 /// unknown or foreign).
 pub fn delete_connection(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(tx, "");
     let mut args = vec![id.to_owned()];
     args.extend(seen);
     let n = tx.execute(

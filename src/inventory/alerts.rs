@@ -51,7 +51,7 @@ pub fn list_alerts(
 ) -> AppResult<Vec<Alert>> {
     let mut alerts = Vec::new();
     if location.is_none() {
-        let (cond, mut args) = scope.condition("p");
+        let (cond, mut args) = scope.condition(conn, "p");
         let mut sql = format!(
             "SELECT p.id, p.name, p.sku, p.stock_qty, p.low_stock_threshold FROM products p
              WHERE {cond} AND p.active = 1 AND p.stock_qty <= p.low_stock_threshold"
@@ -79,7 +79,7 @@ pub fn list_alerts(
             alerts.push(a?);
         }
     }
-    let (cond, mut args) = scope.condition("s");
+    let (cond, mut args) = scope.condition(conn, "s");
     let mut sql = format!(
         "SELECT p.id, p.name, p.sku, l.id, l.name, s.quantity, s.reorder_point
          FROM warehouse_stock s
@@ -125,7 +125,7 @@ pub fn count_alerts(
 ) -> AppResult<i64> {
     let mut total = 0;
     if location.is_none() {
-        let (cond, mut args) = scope.condition("p");
+        let (cond, mut args) = scope.condition(conn, "p");
         let mut sql = format!(
             "SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1
                  AND p.stock_qty <= p.low_stock_threshold"
@@ -133,7 +133,7 @@ pub fn count_alerts(
         and_eq(&mut sql, &mut args, "p.entity_id", entity);
         total += conn.query_row(&sql, params_from_iter(args.iter()), |r| r.get::<_, i64>(0))?;
     }
-    let (cond, mut args) = scope.condition("s");
+    let (cond, mut args) = scope.condition(conn, "s");
     let mut sql = format!(
         "SELECT COUNT(*) FROM warehouse_stock s JOIN products p ON p.id = s.product_id
          WHERE {cond} AND p.active = 1 AND s.quantity <= s.reorder_point"

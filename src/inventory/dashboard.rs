@@ -37,12 +37,12 @@ pub fn inventory_summary(
     scope: &Scope,
     entity: Option<&str>,
 ) -> AppResult<Value> {
-    let (cond, mut args) = scope.condition("p");
+    let (cond, mut args) = scope.condition(conn, "p");
     let mut sql = format!("SELECT COUNT(*) FROM products p WHERE {cond} AND p.active = 1");
     and_eq(&mut sql, &mut args, "p.entity_id", entity);
     let total_products = count(conn, &sql, &args)?;
 
-    let (cond, mut args) = scope.condition("l");
+    let (cond, mut args) = scope.condition(conn, "l");
     let mut sql =
         format!("SELECT COUNT(*) FROM warehouse_locations l WHERE {cond} AND l.status = 'active'");
     and_eq(&mut sql, &mut args, "l.entity_id", entity);
@@ -50,7 +50,7 @@ pub fn inventory_summary(
 
     // The valuation's totalCostValue: Σ stock_qty × cost_price over every product
     // (its stock rows plus its unallocated stock), in-transit units excluded.
-    let (cond, mut args) = scope.condition("p");
+    let (cond, mut args) = scope.condition(conn, "p");
     // The same sum per category, for the dashboard's chart (each category's sum
     // of unrounded values, rounded once).
     let mut sql =
@@ -133,7 +133,7 @@ pub fn location_figures(
     // The products once, by id, then the stock rows in one pass that finds each row's
     // product in memory: 100,000 products at 5 locations take one read of each table,
     // not 500,000 lookups of a product by its text id.
-    let (cond, mut args) = scope.condition("p");
+    let (cond, mut args) = scope.condition(conn, "p");
     let mut sql =
         format!("SELECT p.id, p.active, p.cost_price, p.unit_price FROM products p WHERE {cond}");
     and_eq(&mut sql, &mut args, "p.entity_id", entity);
@@ -144,7 +144,7 @@ pub fn location_figures(
         products.insert(r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?));
     }
     drop(q);
-    let (cond, mut args) = scope.condition("s");
+    let (cond, mut args) = scope.condition(conn, "s");
     let mut sql = format!(
         "SELECT s.location_id, s.product_id, s.quantity, s.reorder_point
          FROM warehouse_stock s WHERE {cond}"
@@ -182,7 +182,7 @@ pub fn location_figures(
     drop(q);
     let mut totals: HashMap<String, LocationTotals> = by_location.into_iter().collect();
 
-    let (cond, mut args) = scope.condition("l");
+    let (cond, mut args) = scope.condition(conn, "l");
     let mut sql = format!("SELECT l.id, l.name, l.status FROM warehouse_locations l WHERE {cond}");
     and_eq(&mut sql, &mut args, "l.entity_id", entity);
     sql.push_str(" ORDER BY l.name COLLATE NOCASE, l.seq");

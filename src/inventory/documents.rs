@@ -133,7 +133,7 @@ pub fn list<D: LinedDocument>(
 /// One document visible to `scope`, with its lines: 404 (`<LABEL> not found: <id>`) when
 /// unknown or foreign.
 pub fn get<D: LinedDocument>(conn: &Connection, scope: &Scope, id: &str) -> AppResult<D> {
-    let (cond, mut args) = scope.condition(D::ALIAS);
+    let (cond, mut args) = scope.condition(conn, D::ALIAS);
     args.insert(0, id.to_owned());
     let doc = conn
         .query_row(

@@ -50,7 +50,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Location> {
 }
 
 pub fn get_location(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Location> {
-    let (cond, mut args) = scope.condition("");
+    let (cond, mut args) = scope.condition(conn, "");
     args.insert(0, id.to_owned());
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM warehouse_locations WHERE id = ? AND {cond}"),
@@ -73,7 +73,7 @@ pub fn list_locations(
     limit: i64,
     offset: i64,
 ) -> AppResult<Vec<Location>> {
-    let (cond, mut args) = scope.condition("");
+    let (cond, mut args) = scope.condition(conn, "");
     let mut sql = format!("SELECT {COLUMNS} FROM warehouse_locations WHERE {cond}");
     and_eq(&mut sql, &mut args, "entity_id", entity);
     if let Some(since) = updated_since {

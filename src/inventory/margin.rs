@@ -157,7 +157,7 @@ pub fn gross_margin(
 ) -> AppResult<(Vec<MarginRow>, MarginSummary)> {
     let mut by_product: HashMap<String, Sums> = HashMap::new();
     for source in SOURCES {
-        let (cond, mut args) = scope.condition("i");
+        let (cond, mut args) = scope.condition(conn, "i");
         let mut filter = format!("{} AND {cond}", source.posted);
         and_eq(&mut filter, &mut args, "i.entity_id", entity);
         if let Some(d) = from {

@@ -144,7 +144,7 @@ fn filter_condition(
     scope: &Scope,
     f: &MovementFilter,
 ) -> AppResult<(String, Vec<String>)> {
-    let (mut cond, mut args) = scope.condition("m");
+    let (mut cond, mut args) = scope.condition(conn, "m");
     if let Some(p) = &f.product_id {
         product_ref(conn, scope, p)?;
         cond.push_str(" AND m.product_id = ?");

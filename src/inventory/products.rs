@@ -116,7 +116,7 @@ pub fn list_products(
     scope: &Scope,
     f: &ProductFilter,
 ) -> AppResult<Vec<Product>> {
-    let (sql, args) = list_query(scope, f);
+    let (sql, args) = list_query(conn, scope, f);
     let mut stmt = conn.prepare(&sql)?;
     let mut products = stmt
         .query_map(params_from_iter(args.iter()), damage::named(from_row))?
@@ -137,7 +137,7 @@ pub fn write_product_list(
     chunk: usize,
     send: Sink<'_>,
 ) -> AppResult<()> {
-    let (sql, args) = list_query(scope, f);
+    let (sql, args) = list_query(conn, scope, f);
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     let mut w = ChunkWriter::new(chunk, send);
@@ -173,14 +173,14 @@ pub fn write_product_list(
 }
 
 /// The list's SQL and its arguments.
-fn list_query(scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
+fn list_query(conn: &Connection, scope: &Scope, f: &ProductFilter) -> (String, Vec<String>) {
     // The filter names `alias`: the listed table itself in name order, the inner page
     // query in creation order.
     let alias = match f.order {
         Order::Session => "p",
         Order::Creation => "s",
     };
-    let (cond, mut args) = scope.condition(alias);
+    let (cond, mut args) = scope.condition(conn, alias);
     let mut filter = cond;
     if let Some(e) = &f.entity_id {
         filter.push_str(&format!(" AND {alias}.entity_id = ?"));
@@ -262,7 +262,7 @@ fn attach_stock_levels(conn: &Connection, products: &mut [Product]) -> AppResult
 
 /// One product visible to `scope`, with stock levels: 404 when unknown or foreign.
 pub fn get_product(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Product> {
-    let (cond, mut args) = scope.condition("p");
+    let (cond, mut args) = scope.condition(conn, "p");
     args.insert(0, id.to_owned());
     let mut p = conn
         .query_row(

@@ -54,7 +54,7 @@ pub fn list_stock(
     scope: &Scope,
     f: &StockFilter,
 ) -> AppResult<Vec<StockRow>> {
-    let (mut cond, mut args) = scope.condition("s");
+    let (mut cond, mut args) = scope.condition(conn, "s");
     if let Some(p) = &f.product_id {
         product_ref(conn, scope, p)?;
         cond.push_str(" AND s.product_id = ?");

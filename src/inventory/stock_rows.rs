@@ -96,7 +96,7 @@ pub fn query_page(
 
 /// One stock row visible to `scope`: 404 when unknown or foreign.
 pub fn get_visible(conn: &Connection, scope: &Scope, id: &str) -> AppResult<StockRow> {
-    let (cond, args) = scope.condition("s");
+    let (cond, args) = scope.condition(conn, "s");
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id];
     params.extend(args.iter().map(|a| a as &dyn rusqlite::ToSql));
     query(conn, &format!("s.id = ? AND {cond}"), &params)?

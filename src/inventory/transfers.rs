@@ -874,7 +874,7 @@ pub fn in_transit(
     entity: Option<&str>,
     source: Option<&str>,
 ) -> AppResult<(i128, i128)> {
-    let (cond, mut args) = scope.condition("o");
+    let (cond, mut args) = scope.condition(conn, "o");
     let mut sql = format!(
         "SELECT tl.quantity, p.cost_price
          FROM transfer_order_lines tl

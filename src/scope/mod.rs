@@ -12,6 +12,8 @@
 pub mod access;
 pub mod members;
 
+use std::sync::OnceLock;
+
 use rusqlite::Connection;
 
 pub use access::{Cap, Role};
@@ -31,9 +33,11 @@ pub struct Scope {
     pub actor_id: String,
     /// What the route needs of the caller's role (docs/auth.md#members-and-roles).
     pub need: Cap,
-    /// Whether the actor was a member of an entity someone else owns when the request
-    /// was authenticated: then their lists reach beyond their own books.
-    elsewhere: bool,
+    /// Whether the actor is a member of an entity someone else owns: then their lists
+    /// reach beyond their own books. Read by the first list that needs it, on that
+    /// list's own connection ([`Scope::condition`]), so a request that lists nothing
+    /// (a write, a record by id) reads no memberships before its transaction.
+    elsewhere: OnceLock<bool>,
 }
 
 impl Scope {
@@ -46,7 +50,21 @@ impl Scope {
             owner_id,
             entity_id: None,
             need: Cap::Owner,
-            elsewhere: false,
+            elsewhere: OnceLock::from(false),
+        }
+    }
+
+    /// The scope of a signed-in user's request to a route that needs `need`: their own
+    /// books, and every entity where their role allows it, the role read where it is
+    /// used (docs/auth.md#members-and-roles).
+    pub fn signed_in(actor: impl Into<String>, need: Cap) -> Self {
+        let actor = actor.into();
+        Self {
+            owner_id: actor.clone(),
+            actor_id: actor,
+            entity_id: None,
+            need,
+            elsewhere: OnceLock::new(),
         }
     }
 
@@ -76,7 +94,7 @@ impl Scope {
             entity_id: entity.map(str::to_owned),
             actor_id: actor.to_owned(),
             need,
-            elsewhere,
+            elsewhere: OnceLock::from(elsewhere),
         })
     }
 
@@ -175,7 +193,14 @@ impl Scope {
     /// A record table's visibility condition, for SQL built by list endpoints, with its
     /// parameters: the caller's own entity-less records and the records of every entity
     /// where their role may what the route needs, the role read by the query itself.
-    pub fn condition(&self, alias: &str) -> (String, Vec<String>) {
+    ///
+    /// `conn` is the list's own connection: whether the caller is a member elsewhere is
+    /// read there once (an error reads as yes, the condition that is right either way;
+    /// the list's own query then reports the fault).
+    pub fn condition(&self, conn: &Connection, alias: &str) -> (String, Vec<String>) {
+        let elsewhere = *self.elsewhere.get_or_init(|| {
+            access::member_elsewhere(conn, &self.actor_id).unwrap_or(true)
+        });
         let a = if alias.is_empty() {
             String::new()
         } else {
@@ -188,7 +213,7 @@ impl Scope {
                 vec![self.owner_id.clone(), e.clone(), self.actor_id.clone()],
             ),
             // Only their own books: the `owner_id` index still leads.
-            None if !self.elsewhere => (
+            None if !elsewhere => (
                 format!(
                     "{a}owner_id = ? AND ({a}entity_id IS NULL OR {a}entity_id IN ({entities}))"
                 ),
@@ -280,8 +305,8 @@ impl Scope {
 
 /// List queries ([`crate::http::list_sql`]) see what the scope sees.
 impl crate::http::list_sql::Visible for Scope {
-    fn condition(&self, alias: &str) -> (String, Vec<String>) {
-        Scope::condition(self, alias)
+    fn condition(&self, conn: &Connection, alias: &str) -> (String, Vec<String>) {
+        Scope::condition(self, conn, alias)
     }
 
     fn refusal(&self, conn: &Connection, table: &str, id: &str) -> AppResult<Option<AppError>> {

@@ -98,7 +98,7 @@ fn check_amount(a: Money) -> AppResult<Money> {
 
 /// One adjustment the caller sees (404 otherwise).
 pub fn get_one(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Adjustment> {
-    let (cond, values) = scope.condition("");
+    let (cond, values) = scope.condition(conn, "");
     let sql = format!("SELECT {COLUMNS} FROM vat_adjustments WHERE id = ? AND {cond}");
     let mut params: Vec<&dyn rusqlite::ToSql> = vec![&id];
     params.extend(values.iter().map(|v| v as &dyn rusqlite::ToSql));

@@ -85,7 +85,7 @@ pub fn list_deliveries(
     if let Some(id) = webhook {
         get_webhook(conn, scope, id)?;
     }
-    let (cond, seen) = scope.condition("w");
+    let (cond, seen) = scope.condition(conn, "w");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d
          JOIN webhooks w ON w.id = d.webhook_id

@@ -73,7 +73,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Webhook> {
 
 /// One of the caller's webhooks: 404 when unknown or another user's.
 pub fn get_webhook(conn: &Connection, scope: &Scope, id: &str) -> AppResult<Webhook> {
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(conn, "");
     let mut args = vec![id.to_owned()];
     args.extend(seen);
     conn.query_row(
@@ -154,7 +154,7 @@ pub async fn check_url(config: &AppConfig, raw: &str) -> AppResult<String> {
 
 /// The caller's webhooks, newest first.
 pub fn list_webhooks(conn: &Connection, scope: &Scope, page: Page) -> AppResult<Vec<Webhook>> {
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(conn, "");
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks WHERE {cond}
          ORDER BY seq DESC LIMIT ? OFFSET ?"
@@ -348,7 +348,7 @@ pub fn update_webhook(tx: &Transaction, scope: &Scope, c: WebhookChange) -> AppR
 
 /// Deletes a webhook of the caller and its deliveries (pending ones are never sent).
 pub fn delete_webhook(tx: &Transaction, scope: &Scope, id: &str) -> AppResult<()> {
-    let (cond, seen) = scope.condition("");
+    let (cond, seen) = scope.condition(tx, "");
     let mut args = vec![id.to_owned()];
     args.extend(seen);
     if tx.execute(

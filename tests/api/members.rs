@@ -429,8 +429,10 @@ fn a_request_authenticated_before_a_removal_commits_is_refused_in_its_own_transa
             )?)
         })
         .unwrap();
-    // Authenticated: the scope is built ...
-    let stale =
+    // Authenticated: the scope is built (as a signed-in request builds it, and with the
+    // memberships read at once, as a scoped key's is) ...
+    let signed_in = Scope::signed_in(sam.clone(), Cap::WriteStock);
+    let loaded =
         t.db.read_sync(|c| Scope::load(c, &sam, None, Cap::WriteStock))
             .unwrap();
     // ... the owner removes the member ...
@@ -448,25 +450,27 @@ fn a_request_authenticated_before_a_removal_commits_is_refused_in_its_own_transa
     t.db.write_sync(|tx| members::remove(tx, &owner, &id))
         .unwrap();
     // ... and the request, going on, reaches nothing.
-    let entity = team.entity.clone();
-    let named = t.db.read_sync(|c| stale.entity(c, "entity_id", &entity));
-    assert!(
-        matches!(named, Err(stockbook::error::AppError::NotFound(_))),
-        "{named:?}"
-    );
     team.as_owner();
     assert_eq!(product(t, &team.entity, "Mug").0, Status::Created);
-    let (cond, args) = stale.condition("p");
-    let seen: i64 =
-        t.db.read_sync(|c| {
-            Ok(c.query_row(
-                &format!("SELECT COUNT(*) FROM products p WHERE {cond}"),
-                rusqlite::params_from_iter(args),
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
-    assert_eq!(seen, 0);
+    let entity = team.entity.clone();
+    for stale in [signed_in, loaded] {
+        let named = t.db.read_sync(|c| stale.entity(c, "entity_id", &entity));
+        assert!(
+            matches!(named, Err(stockbook::error::AppError::NotFound(_))),
+            "{named:?}"
+        );
+        let seen: i64 =
+            t.db.read_sync(|c| {
+                let (cond, args) = stale.condition(c, "p");
+                Ok(c.query_row(
+                    &format!("SELECT COUNT(*) FROM products p WHERE {cond}"),
+                    rusqlite::params_from_iter(args),
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(seen, 0, "{stale:?}");
+    }
 }
 
 #[test]

@@ -280,7 +280,7 @@ mod tests {
                     entity,
                     ..Which::default()
                 };
-                let (sql, mut params) = list_sql(&from, &cols).session_sql(&scope, which);
+                let (sql, mut params) = list_sql(&from, &cols).session_sql(&conn, &scope, which);
                 params.extend(["101".to_owned(), "0".to_owned()]);
                 let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
                 let plan: Vec<String> = stmt

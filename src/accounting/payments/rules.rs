@@ -66,7 +66,7 @@ pub fn list(
     page: Page,
     order: Order,
 ) -> AppResult<Vec<Payment>> {
-    let (cond, mut values) = scope.condition("t");
+    let (cond, mut values) = scope.condition(conn, "t");
     let mut sql = format!("SELECT {COLUMNS} FROM payments t WHERE {cond}");
     for (column, value) in [
         ("entity_id", which.entity),
@@ -103,7 +103,7 @@ pub fn list(
 /// when none.
 fn document(conn: &Connection, scope: &Scope, raw: &str) -> AppResult<(DocKind, Document)> {
     let id = parse_id("document_id", raw)?;
-    let (cond, params) = scope.condition("t");
+    let (cond, params) = scope.condition(conn, "t");
     for kind in DocKind::ALL {
         let sql = format!("SELECT 1 FROM {} t WHERE t.id = ? AND {cond}", kind.table());
         let mut values: Vec<&dyn ToSql> = vec![&id];

@@ -76,7 +76,7 @@ impl Products {
         entity: Option<&str>,
         location: Option<&str>,
     ) -> AppResult<Self> {
-        let (cond, mut args) = scope.condition("p");
+        let (cond, mut args) = scope.condition(conn, "p");
         let mut sql = format!(
             "SELECT p.id, p.name, p.sku, p.category, p.cost_price, p.unit_price, p.stock_qty
              FROM products p WHERE {cond}"
@@ -170,7 +170,7 @@ fn locations(
     entity: Option<&str>,
     location: Option<&str>,
 ) -> AppResult<Vec<Location>> {
-    let (cond, mut args) = scope.condition("l");
+    let (cond, mut args) = scope.condition(conn, "l");
     let mut sql = format!("SELECT l.seq, l.id, l.name FROM warehouse_locations l WHERE {cond}");
     and_eq(&mut sql, &mut args, "l.entity_id", entity);
     and_eq(&mut sql, &mut args, "l.id", location);
