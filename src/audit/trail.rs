@@ -129,7 +129,6 @@ fn readable_entities(conn: &Connection, viewer: &Scope) -> AppResult<Vec<String>
 /// The query of a page of the trail and its parameters. `readable` is the viewer's
 /// entities ([`readable_entities`]) when the page is read as one stream per entity.
 fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String, Vec<String>) {
-    let dated = f.date_from.is_some() || f.date_to.is_some();
     let mut args: Vec<String> = Vec::new();
     let dates = |sql: &mut String, args: &mut Vec<String>| {
         if let Some(v) = &f.date_from {
@@ -142,9 +141,9 @@ fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String
         }
     };
     if let Some(entities) = readable {
-        // One arm per entity read from (entity, id) or (entity, at), and one for the
-        // viewer's entries without an entity from the partial indexes; SQLite merges the
-        // ordered arms and stops at the page's end (migration V32).
+        // One arm per entity read from (entity, at), and one for the viewer's entries
+        // without an entity from the partial index; SQLite merges the ordered arms and
+        // stops at the page's end (migration V32).
         let mut sql = String::new();
         for e in entities {
             sql.push_str(LISTED);
@@ -157,18 +156,20 @@ fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String
         sql.push_str("a.entity_id IS NULL AND a.owner_id = ?");
         args.push(viewer.actor().to_owned());
         dates(&mut sql, &mut args);
-        let order = if dated { "2 DESC, 1 DESC" } else { "1 DESC" };
         sql.push_str(&format!(
-            " ORDER BY {order} LIMIT {} OFFSET {}",
+            " ORDER BY 2 DESC, 1 DESC LIMIT {} OFFSET {}",
             f.limit, f.offset
         ));
         return (sql, args);
     }
     let mut sql = String::from(LISTED);
+    let filtered = f.entity_id.is_some() || f.record_id.is_some() || f.user_id.is_some();
     if f.entity_id.is_none() {
         // A record's or a user's entries, read from their index newest first and kept
         // to the entities the viewer may read and their own entries without an entity
         // (kept under their id as `owner_id`); the unary `+` keeps SQLite on that index.
+        // (Without either, this is the walk of the whole trail by number for a reader
+        // in more than [`MAX_STREAMS`] entities.)
         sql.push_str(&format!(
             "(+a.entity_id IN ({}) OR (+a.entity_id IS NULL AND +a.owner_id = ?))",
             crate::scope::access::entities_where(Cap::Vat)
@@ -189,10 +190,10 @@ fn list_sql(viewer: &Scope, f: &Filters, readable: Option<&[String]>) -> (String
     add(" AND a.record_id = ?", &f.record_id);
     add(" AND a.user_id = ?", &f.user_id);
     dates(&mut sql, &mut args);
-    // Entries are numbered in the order they are written, so newest first is the
-    // number's order; an entity's or a user's page with dates is read from (entity, at)
-    // or (user, at).
-    let order = if (f.entity_id.is_some() || f.user_id.is_some()) && dated {
+    // Newest first by time, ties by number, read from (entity, at), (record, at) or
+    // (user, at); the walk of the whole trail goes by number, the order entries are
+    // written in.
+    let order = if filtered {
         "a.at DESC, a.id DESC"
     } else {
         "a.id DESC"

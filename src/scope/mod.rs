@@ -198,9 +198,9 @@ impl Scope {
     /// read there once (an error reads as yes, the condition that is right either way;
     /// the list's own query then reports the fault).
     pub fn condition(&self, conn: &Connection, alias: &str) -> (String, Vec<String>) {
-        let elsewhere = *self.elsewhere.get_or_init(|| {
-            access::member_elsewhere(conn, &self.actor_id).unwrap_or(true)
-        });
+        let elsewhere = *self
+            .elsewhere
+            .get_or_init(|| access::member_elsewhere(conn, &self.actor_id).unwrap_or(true));
         let a = if alias.is_empty() {
             String::new()
         } else {
