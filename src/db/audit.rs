@@ -13,14 +13,20 @@
 //! a write that names none is the row's owner's.
 //!
 //! Each entry's `hash` is [`entry_hash`]: the SHA-256 of the previous entry's hash and
-//! the entry's own content, computed by the SQL function `audit_hash` when the view
-//! `audit_append` (V28) numbers the entry.
+//! the entry's own content. The triggers (and [`record`], for sign-ins and role changes)
+//! put each entry, dated, into this connection's TEMP table `audit_pending`, which
+//! savepoints and rollbacks treat like any other table; [`flush`] numbers and chains
+//! them into `audit_log`, in the order they were made, just before the transaction
+//! commits (the writer's batches and [`super::Db::write_sync`]). So a refused change
+//! still leaves nothing, and the trail's own pages are written once per transaction,
+//! not copied into every job's savepoint and every statement's journal on the way
+//! (BENCHMARKS.md, issue 28).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, OptionalExtension, Transaction};
 use serde_json::Value;
 
 use crate::error::AppResult;
@@ -167,33 +173,12 @@ fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// Binds `audit_actor()` and `audit_hash(...)` on `conn` (every connection that may
-/// write: the pool's, and the one that migrates).
+/// Binds `audit_actor()` on `conn` (every connection that may write: the pool's, and
+/// the one that migrates).
 pub fn register(conn: &Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function("audit_actor", 0, FunctionFlags::SQLITE_UTF8, |_| {
         Ok(ACTOR.with(|a| a.borrow().clone()))
-    })?;
-    conn.create_scalar_function(
-        "audit_hash",
-        10,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let text = |i: usize| lossy_ref(ctx.get_raw(i));
-            let id = ctx.get::<i64>(1)?;
-            Ok(entry_hash(
-                text(0).as_deref(),
-                id,
-                &text(2).unwrap_or_default(),
-                text(3).as_deref(),
-                &text(4).unwrap_or_default(),
-                &text(5).unwrap_or_default(),
-                text(6).as_deref(),
-                text(7).as_deref(),
-                text(8).as_deref(),
-                &text(9).unwrap_or_default(),
-            ))
-        },
-    )
+    })
 }
 
 /// A value as the hash reads it: text as text (bytes that are not UTF-8, which only
@@ -227,22 +212,132 @@ pub struct Entry<'a> {
     pub changes: Value,
 }
 
+/// The per-connection table of entries made in the open transaction and not yet
+/// numbered (see the module's documentation).
+const PENDING_TABLE: &str = "CREATE TEMP TABLE IF NOT EXISTS audit_pending (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    user_id TEXT,
+    action TEXT NOT NULL,
+    record_type TEXT NOT NULL,
+    record_id TEXT,
+    entity_id TEXT,
+    owner_id TEXT,
+    changes TEXT NOT NULL
+)";
+
+/// The statement that makes one entry whose fields are these SQL expressions, dated
+/// now (`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`), waiting for [`flush`].
+pub fn pending_sql(
+    user: &str,
+    action: &str,
+    record_type: &str,
+    record_id: &str,
+    entity: &str,
+    owner: &str,
+    changes: &str,
+) -> String {
+    format!(
+        "INSERT INTO audit_pending (at, user_id, action, record_type, record_id, entity_id,
+                                    owner_id, changes)
+         VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), {user}, {action}, {record_type},
+                 {record_id}, {entity}, {owner}, {changes})"
+    )
+}
+
+/// Numbers and chains the entries this connection's open transaction has made into
+/// `audit_log`, oldest first, and empties `audit_pending`: called just before every
+/// commit. A connection without the trail's machinery (the migrations', a tool's) has
+/// nothing pending.
+pub fn flush(conn: &Connection) -> rusqlite::Result<()> {
+    type Pending = (
+        String,
+        Option<String>,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+    );
+    let Ok(mut stmt) = conn.prepare_cached(
+        "SELECT at, user_id, action, record_type, record_id, entity_id, owner_id, changes
+         FROM temp.audit_pending ORDER BY seq",
+    ) else {
+        return Ok(());
+    };
+    let pending: Vec<Pending> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let (mut id, mut prev): (i64, Option<String>) = conn
+        .prepare_cached("SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1")?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .unwrap_or((0, None));
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO audit_log (id, at, user_id, action, record_type, record_id, entity_id,
+                                owner_id, changes, hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for (at, user, action, record_type, record_id, entity, owner, changes) in pending {
+        id += 1;
+        let hash = entry_hash(
+            prev.as_deref(),
+            id,
+            &at,
+            user.as_deref(),
+            &action,
+            &record_type,
+            record_id.as_deref(),
+            entity.as_deref(),
+            owner.as_deref(),
+            &changes,
+        );
+        insert.execute(rusqlite::params![
+            id,
+            at,
+            user,
+            action,
+            record_type,
+            record_id,
+            entity,
+            owner,
+            changes,
+            hash
+        ])?;
+        prev = Some(hash);
+    }
+    conn.prepare_cached("DELETE FROM temp.audit_pending")?
+        .execute([])?;
+    Ok(())
+}
+
 /// Appends `entry` in the caller's transaction.
 pub fn record(tx: &Transaction, entry: &Entry<'_>) -> AppResult<()> {
-    tx.prepare_cached(
-        "INSERT INTO audit_append
-             (user_id, action, record_type, record_id, entity_id, owner_id, changes)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(rusqlite::params![
-        entry.user_id,
-        entry.action,
-        entry.record_type,
-        entry.record_id,
-        entry.entity_id,
-        entry.owner_id,
-        entry.changes.to_string(),
-    ])?;
+    tx.prepare_cached(&pending_sql("?1", "?2", "?3", "?4", "?5", "?6", "?7"))?
+        .execute(rusqlite::params![
+            entry.user_id,
+            entry.action,
+            entry.record_type,
+            entry.record_id,
+            entry.entity_id,
+            entry.owner_id,
+            entry.changes.to_string(),
+        ])?;
     Ok(())
 }
 
@@ -326,13 +421,18 @@ pub fn triggers_for(
             .collect();
         format!("json_object({})", pairs.join(", "))
     };
+    // An update's trigger fires only when an audited column changed (its WHEN, below,
+    // makes the same comparisons as its changes), so no entry is ever empty.
     let append = |action: &str, row: &str, changes: &str| {
-        format!(
-            "INSERT INTO audit_append (user_id, action, record_type, record_id, entity_id, owner_id, changes)\n\
-             SELECT coalesce(audit_actor(), {row}.owner_id), '{action}', '{record_type}', {row}.id, {entity}, {row}.owner_id, c\n\
-             FROM (SELECT {changes} AS c) WHERE c <> '{{}}';",
-            entity = entity(row)
-        )
+        pending_sql(
+            &format!("coalesce(audit_actor(), {row}.owner_id)"),
+            &format!("'{action}'"),
+            &format!("'{record_type}'"),
+            &format!("{row}.id"),
+            &entity(row),
+            &format!("{row}.owner_id"),
+            changes,
+        ) + ";"
     };
     let changed: Vec<String> = cols
         .iter()
@@ -373,6 +473,7 @@ pub fn triggers_for(
 /// made from the tables' columns as they are; a table not there yet (an in-memory
 /// database before its migrations) is skipped, and a second call adds what is missing.
 pub fn install_triggers(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(PENDING_TABLE)?;
     for (table, record_type, left_out) in TABLES {
         let exists: bool = conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE type = 'table' AND name = ?1)",

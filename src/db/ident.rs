@@ -70,6 +70,7 @@ pub fn fill_missing_keys(conn: &mut Connection) -> rusqlite::Result<Unkeyed> {
             unkeyed.users.push((id, email));
         }
     }
+    super::audit::flush(&tx)?;
     tx.commit()?;
     Ok(unkeyed)
 }

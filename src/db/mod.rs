@@ -414,6 +414,7 @@ impl Db {
         let out = (|| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let out = f(&tx)?;
+            audit::flush(&tx)?;
             tx.commit()?;
             Ok(out)
         })();

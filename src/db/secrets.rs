@@ -269,7 +269,8 @@ pub fn prepare(conn: &mut Connection, key: &Key, read_only: bool) -> Result<(), 
         )
         .map_err(|e| format!("cannot seal {table}.{column}: {e}"))?;
     }
-    tx.commit()
+    super::audit::flush(&tx)
+        .and_then(|()| tx.commit())
         .and_then(|()| conn.pragma_update(None, "secure_delete", "OFF"))
         .map_err(|e| format!("cannot seal secrets: {e}"))
 }

@@ -438,7 +438,12 @@ fn run_batch(conn: &mut Connection, jobs: Vec<Box<dyn Job>>, note: &dyn Fn(&AppR
         let _ = tx.rollback();
         Err(storage_fault.clone().unwrap_or_else(transaction_lost))
     } else {
-        tx.commit().map_err(AppError::from)
+        // The batch's audit entries are numbered and chained into the trail in the same
+        // transaction, once every job has run (`audit::flush`); if that fails, dropping
+        // `tx` rolls the whole batch back and every job gets the error.
+        super::audit::flush(&tx)
+            .and_then(|()| tx.commit())
+            .map_err(AppError::from)
     };
     match (&storage_fault, &commit) {
         (Some(e), _) | (None, Err(e)) => note(&Err(e.clone())),
@@ -636,6 +641,75 @@ mod tests {
         }
         // The writer survived the panic.
         assert!(rt.block_on(db.write(|_| Ok(1))).is_ok());
+    }
+
+    /// The audit entries of a shared batch wait in each job's savepoint and are chained
+    /// into the trail at the commit (docs/audit.md#how-entries-are-written): a refused
+    /// or panicking job's entry goes with its savepoint, the others are numbered in the
+    /// order they were made, and the chain checks.
+    #[test]
+    fn a_shared_batch_chains_the_entries_of_the_jobs_it_keeps_and_none_of_the_others() {
+        let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+        let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let recorded: Vec<String> = rt.block_on(async {
+            let writes: Vec<_> = (0..60_i64)
+                .map(|i| {
+                    let db = db.clone();
+                    rocket::tokio::spawn(async move {
+                        db.write(move |tx| {
+                            let id = i.to_string();
+                            crate::db::audit::record(
+                                tx,
+                                &crate::db::audit::Entry {
+                                    user_id: "u",
+                                    action: "update",
+                                    record_type: "test",
+                                    record_id: Some(&id),
+                                    entity_id: None,
+                                    owner_id: "u",
+                                    changes: serde_json::json!({ "v": { "after": i } }),
+                                },
+                            )?;
+                            assert!(i != 31, "boom");
+                            if i % 3 == 0 {
+                                return Err(AppError::conflict("refused"));
+                            }
+                            Ok(i)
+                        })
+                        .await
+                    })
+                })
+                .collect();
+            for w in writes {
+                let _ = w.await.unwrap();
+            }
+            db.read(|c| {
+                let mut s = c.prepare("SELECT record_id FROM audit_log ORDER BY id")?;
+                let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                Ok(v)
+            })
+            .await
+            .unwrap()
+        });
+        let mut got: Vec<i64> = recorded.iter().map(|r| r.parse().unwrap()).collect();
+        got.sort_unstable();
+        let expected: Vec<i64> = (0..60).filter(|i| i % 3 != 0 && *i != 31).collect();
+        assert_eq!(got, expected);
+        let (ids, breaches) = db
+            .read_sync(|c| {
+                let ids: Vec<i64> = c
+                    .prepare("SELECT id FROM audit_log ORDER BY id")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                Ok((ids, crate::audit::check::breaches(c)?))
+            })
+            .unwrap();
+        assert_eq!(ids, (1..=expected.len() as i64).collect::<Vec<_>>());
+        assert!(breaches.is_empty(), "{breaches:?}");
     }
 
     #[test]
