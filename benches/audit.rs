@@ -25,6 +25,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+use stockbook::clock::utc_millis;
 use stockbook::db::audit::entry_hash;
 use support::*;
 use time::{Duration, OffsetDateTime};
@@ -55,20 +56,6 @@ impl Lcg {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-}
-
-/// An entry's time as the trail's trigger writes it (`strftime('%Y-%m-%dT%H:%M:%fZ')`).
-fn stamp(t: OffsetDateTime) -> String {
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
 }
 
 struct Shop {
@@ -113,7 +100,7 @@ fn write_year(db: &std::path::Path, shop: &Shop, n: usize) {
             "expense",
         ];
         for i in 0..n {
-            let at = stamp(start + Duration::milliseconds(span_ms * i as i64 / n as i64));
+            let at = utc_millis(start + Duration::milliseconds(span_ms * i as i64 / n as i64));
             // D traded in the year's first week only; then A, B and C at 50:25:20
             // (D's share taken by A).
             let e = if i < n / 50 && rng.below(2) == 0 {

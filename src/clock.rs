@@ -53,6 +53,22 @@ pub fn rfc3339(t: OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
+/// `yyyy-MM-ddThh:mm:ss.sssZ` in UTC: the audit trail's `at` (SQLite's
+/// `strftime('%Y-%m-%dT%H:%M:%fZ')`) and HMRC's fraud-prevention timestamps.
+pub fn utc_millis(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    )
+}
+
 pub fn parse_rfc3339(s: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(s, &Rfc3339).ok()
 }

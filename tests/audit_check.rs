@@ -132,3 +132,72 @@ fn a_sound_trail_is_not_changed_by_a_refused_write() {
         .unwrap();
     assert_eq!(n, 7);
 }
+
+/// The audit entries of a shared batch wait in each job's savepoint and are chained
+/// into the trail at the commit (docs/audit.md#how-entries-are-written): a refused
+/// or panicking job's entry goes with its savepoint, the others are numbered in the
+/// order they were made, and the chain checks.
+#[test]
+fn a_shared_batch_chains_the_entries_of_the_jobs_it_keeps_and_none_of_the_others() {
+    let db = Db::open(":memory:", Synchronous::Normal).unwrap();
+    let rt = rocket::tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let recorded: Vec<String> = rt.block_on(async {
+        let writes: Vec<_> = (0..60_i64)
+            .map(|i| {
+                let db = db.clone();
+                rocket::tokio::spawn(async move {
+                    db.write(move |tx| {
+                        let id = i.to_string();
+                        stockbook::db::audit::record(
+                            tx,
+                            &stockbook::db::audit::Entry {
+                                user_id: "u",
+                                action: "update",
+                                record_type: "test",
+                                record_id: Some(&id),
+                                entity_id: None,
+                                owner_id: "u",
+                                changes: serde_json::json!({ "v": { "after": i } }),
+                            },
+                        )?;
+                        assert!(i != 31, "boom");
+                        if i % 3 == 0 {
+                            return Err(stockbook::error::AppError::conflict("refused"));
+                        }
+                        Ok(i)
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for w in writes {
+            let _ = w.await.unwrap();
+        }
+        db.read(|c| {
+            let mut s = c.prepare("SELECT record_id FROM audit_log ORDER BY id")?;
+            let v = s.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+        .await
+        .unwrap()
+    });
+    let mut got: Vec<i64> = recorded.iter().map(|r| r.parse().unwrap()).collect();
+    got.sort_unstable();
+    let expected: Vec<i64> = (0..60).filter(|i| i % 3 != 0 && *i != 31).collect();
+    assert_eq!(got, expected);
+    let (ids, breaches) = db
+        .read_sync(|c| {
+            let ids: Vec<i64> = c
+                .prepare("SELECT id FROM audit_log ORDER BY id")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok((ids, stockbook::audit::check::breaches(c)?))
+        })
+        .unwrap();
+    assert_eq!(ids, (1..=expected.len() as i64).collect::<Vec<_>>());
+    assert!(breaches.is_empty(), "{breaches:?}");
+}

@@ -250,34 +250,19 @@ pub fn pending_sql(
 /// commit. A connection without the trail's machinery (the migrations', a tool's) has
 /// nothing pending.
 pub fn flush(conn: &Connection) -> rusqlite::Result<()> {
-    type Pending = (
-        String,
-        Option<String>,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        String,
-    );
     let Ok(mut stmt) = conn.prepare_cached(
         "SELECT at, user_id, action, record_type, record_id, entity_id, owner_id, changes
          FROM temp.audit_pending ORDER BY seq",
     ) else {
         return Ok(());
     };
-    let pending: Vec<Pending> = stmt
+    // Stored byte for byte as they were made; hashed as `stockbook check` reads them
+    // (text that is not UTF-8, which only damage leaves, replaced in the hash rather than
+    // refused).
+    let pending: Vec<[Raw; 8]> = stmt
         .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-                r.get(7)?,
-            ))
+            let v = |i: usize| r.get_ref(i).map(Raw::from);
+            Ok([v(0)?, v(1)?, v(2)?, v(3)?, v(4)?, v(5)?, v(6)?, v(7)?])
         })?
         .collect::<Result<_, _>>()?;
     if pending.is_empty() {
@@ -293,20 +278,22 @@ pub fn flush(conn: &Connection) -> rusqlite::Result<()> {
                                 owner_id, changes, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
-    for (at, user, action, record_type, record_id, entity, owner, changes) in pending {
+    for entry in pending {
         id += 1;
+        let text = |i: usize| lossy_ref(entry[i].as_ref());
         let hash = entry_hash(
             prev.as_deref(),
             id,
-            &at,
-            user.as_deref(),
-            &action,
-            &record_type,
-            record_id.as_deref(),
-            entity.as_deref(),
-            owner.as_deref(),
-            &changes,
+            &text(0).unwrap_or_default(),
+            text(1).as_deref(),
+            &text(2).unwrap_or_default(),
+            &text(3).unwrap_or_default(),
+            text(4).as_deref(),
+            text(5).as_deref(),
+            text(6).as_deref(),
+            &text(7).unwrap_or_default(),
         );
+        let [at, user, action, record_type, record_id, entity, owner, changes] = entry;
         insert.execute(rusqlite::params![
             id,
             at,
@@ -324,6 +311,47 @@ pub fn flush(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached("DELETE FROM temp.audit_pending")?
         .execute([])?;
     Ok(())
+}
+
+/// A value read from `audit_pending`, kept as SQLite stored it.
+enum Raw {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(Vec<u8>),
+    Blob(Vec<u8>),
+}
+
+impl From<rusqlite::types::ValueRef<'_>> for Raw {
+    fn from(v: rusqlite::types::ValueRef<'_>) -> Self {
+        use rusqlite::types::ValueRef;
+        match v {
+            ValueRef::Null => Self::Null,
+            ValueRef::Integer(i) => Self::Integer(i),
+            ValueRef::Real(f) => Self::Real(f),
+            ValueRef::Text(b) => Self::Text(b.to_vec()),
+            ValueRef::Blob(b) => Self::Blob(b.to_vec()),
+        }
+    }
+}
+
+impl Raw {
+    fn as_ref(&self) -> rusqlite::types::ValueRef<'_> {
+        use rusqlite::types::ValueRef;
+        match self {
+            Self::Null => ValueRef::Null,
+            Self::Integer(i) => ValueRef::Integer(*i),
+            Self::Real(f) => ValueRef::Real(*f),
+            Self::Text(b) => ValueRef::Text(b),
+            Self::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+}
+
+impl rusqlite::ToSql for Raw {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(self.as_ref()))
+    }
 }
 
 /// Appends `entry` in the caller's transaction.

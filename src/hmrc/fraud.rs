@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use serde::Deserialize;
 use time::OffsetDateTime;
 
+use crate::clock::utc_millis;
 use crate::error::{AppError, AppResult};
 
 /// The connection method every call declares.
@@ -175,21 +176,6 @@ pub fn multi_factor(factor: Option<&Factor>) -> Option<String> {
         pct(&stamp),
         pct(&f.unique_reference)
     ))
-}
-
-/// `yyyy-MM-ddThh:mm:ss.sssZ`.
-fn utc_millis(t: OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.millisecond()
-    )
 }
 
 /// One `X-Forwarded-For` entry: an address with, perhaps, a port (`1.2.3.4:5678`,
