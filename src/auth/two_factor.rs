@@ -367,6 +367,14 @@ struct CodeBody {
     code: Option<String>,
 }
 
+impl CodeBody {
+    /// The code sent: 400 naming `code` without one.
+    fn code(self) -> AppResult<String> {
+        self.code
+            .ok_or_else(|| AppError::invalid("code", "is required"))
+    }
+}
+
 /// `GET /api/auth/2fa`: whether two-factor sign-in is on, and how many recovery codes
 /// are left.
 #[get("/auth/2fa")]
@@ -407,10 +415,7 @@ async fn enable(
     db: &State<Db>,
     clock: &State<Clock>,
 ) -> AppResult<Json<Value>> {
-    let code = body
-        .into_inner()
-        .code
-        .ok_or_else(|| AppError::invalid("code", "is required"))?;
+    let code = body.into_inner().code()?;
     let now = clock.now();
     let uid = user.user.id;
     let codes = db
@@ -436,10 +441,7 @@ async fn disable(
     db: &State<Db>,
     clock: &State<Clock>,
 ) -> AppResult<Json<Value>> {
-    let code = body
-        .into_inner()
-        .code
-        .ok_or_else(|| AppError::invalid("code", "is required"))?;
+    let code = body.into_inner().code()?;
     let now = clock.now();
     let uid = user.user.id;
     let email = user.user.email;
